@@ -1,0 +1,45 @@
+/** cli/context: what every store-acting subcommand shares — config from the environment, the migrated store, output. */
+import { ConfigError, ensureDataDir, loadConfig, type Config } from "../src/config";
+import { ApiError } from "../src/errors";
+import { systemClock, type Clock } from "../src/lib/clock";
+import { migrate } from "../src/store/migrate";
+import { openStore, type Store } from "../src/store/open";
+
+export interface CliContext {
+  config: Config;
+  store: Store;
+  clock: Clock;
+}
+
+/** withStore opens DATA_DIR's store (migrated), runs `fn`, and always closes it. */
+export async function withStore<T>(fn: (ctx: CliContext) => T | Promise<T>, dataDir?: string): Promise<T> {
+  const config = loadConfig(process.env, dataDir ? { dataDir } : {});
+  ensureDataDir(config);
+  const store = openStore(config.dataDir);
+  try {
+    migrate(store, systemClock);
+    return await fn({ config, store, clock: systemClock });
+  } finally {
+    store.close();
+  }
+}
+
+/** fail prints one clear line to stderr and exits non-zero: 2 for bad input or configuration, 1 otherwise. */
+export function fail(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`renderd: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (error instanceof ApiError) {
+    const detail = error.details?.map((d) => (d.path ? `${d.path.replace(/^\//, "")}: ${d.message}` : d.message)).join("; ");
+    process.stderr.write(`renderd: ${error.message}${detail ? ` (${detail})` : ""}\n`);
+    process.exit(error.status >= 500 ? 1 : 2);
+  }
+  process.stderr.write(`renderd: ${(error as Error)?.message ?? String(error)}\n`);
+  process.exit(1);
+}
+
+/** print writes a value as JSON (`--json`) or as the human text. */
+export function print(json: boolean, value: unknown, human: () => string): void {
+  process.stdout.write(json ? JSON.stringify(value, null, 2) + "\n" : human() + "\n");
+}

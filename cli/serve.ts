@@ -1,0 +1,37 @@
+/** cli/serve: `renderd serve` — every OPTIONS entry is a flag with its environment twin. */
+import { Command } from "commander";
+import { loadConfig, OPTIONS } from "../src/config";
+import { startServer } from "../src/server";
+import { fail } from "./context";
+
+/** serveCommand builds `renderd serve`. */
+export function serveCommand(): Command {
+  const cmd = new Command("serve").description("start the public and internal HTTP ports and serve until SIGTERM/SIGINT");
+  for (const [, option] of Object.entries(OPTIONS)) {
+    cmd.option(`${option.flag} <value>`, `${option.help} [env ${option.env}]`);
+  }
+  cmd.action(async (flags: Record<string, string>) => {
+    let running;
+    try {
+      const config = loadConfig(process.env, flags);
+      running = await startServer({
+        config,
+        onFirstStart: (first) => {
+          process.stdout.write(`renderd: first start: created workspace "default" and its platform administrator ${first.email}\n`);
+          if (first.generatedPassword) process.stdout.write(`renderd: generated password (shown once, change it): ${first.generatedPassword}\n`);
+        },
+      });
+    } catch (e) {
+      fail(e);
+    }
+    const server = running;
+    const shutdown = async (signal: string) => {
+      process.stderr.write(`renderd: ${signal} received, finishing in-flight requests\n`);
+      await server.stop();
+      process.exit(0);
+    };
+    process.once("SIGTERM", () => void shutdown("SIGTERM"));
+    process.once("SIGINT", () => void shutdown("SIGINT"));
+  });
+  return cmd;
+}

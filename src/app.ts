@@ -1,0 +1,85 @@
+/** app: the Elysia root — body parsing, error mapping, every module mounted — and `handle`, which wraps each request
+ * with its request id, the /v1/ rate limit and one log line. */
+import { Elysia, ValidationError } from "elysia";
+import type { AppContext } from "./context";
+import { ApiError } from "./errors";
+import { authPlugin } from "./auth/plugin";
+import { readJsonBody } from "./http/body";
+import { clientAddress } from "./http/client-address";
+import { RateLimiter } from "./http/rate-limit";
+import { RequestMeta } from "./http/request-meta";
+import { errorResponse } from "./http/responses";
+import { RoutesIndex } from "./http/routes-index";
+import { validationToApiError } from "./http/validation";
+import { parseCidrList } from "./lib/cidr";
+import { apiKeyRoutes } from "./modules/api-keys";
+import { auditRoutes } from "./modules/audit";
+import { authRoutes } from "./modules/auth";
+import { healthRoutes } from "./modules/health";
+import { workspaceRoutes } from "./modules/workspaces";
+
+/** Api is what the listener calls: one function from request (and the peer's address) to response. */
+export interface Api {
+  handle(request: Request, peerAddress?: string): Promise<Response>;
+}
+
+function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ValidationError) return validationToApiError(error);
+  if (code === "PARSE") return new ApiError("BAD_REQUEST", "The request body could not be read.", { details: [{ path: "", message: "malformed body" }] });
+  if (code === "NOT_FOUND") {
+    const url = new URL(request.url);
+    const allowed = routes.allowedMethods(url.pathname);
+    if (allowed.length > 0)
+      return new ApiError("BAD_REQUEST", `${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}.`, { status: 405, headers: { allow: allowed.join(", ") } });
+    return new ApiError("NOT_FOUND", `No route matches ${request.method} ${url.pathname}.`);
+  }
+  return new ApiError("INTERNAL", "Something went wrong on our side; try again.");
+}
+
+/** createApi builds the public API of one renderd process. */
+export function createApi(app: AppContext): Api {
+  const meta = new RequestMeta();
+  const auth = authPlugin(app);
+  const trusted = parseCidrList(app.config.trustedProxyRanges);
+  const limiter = new RateLimiter(app.config.apiRateLimitPerMinute, () => app.clock.now().getTime());
+  let routes: RoutesIndex | null = null;
+
+  const elysia = new Elysia({ normalize: false })
+    .onParse(async ({ request, contentType }) => {
+      if (contentType?.startsWith("application/json")) return (await readJsonBody(request, app.config.renderMaxInputBytes)) ?? null;
+      throw new ApiError("BAD_REQUEST", "Send the request body as JSON with content-type application/json.", {
+        details: [{ path: "", message: `content-type ${contentType || "(none)"} is not accepted` }],
+      });
+    })
+    .onError(({ error, code, request }) => {
+      const apiError = toApiError(error, code, (routes ??= new RoutesIndex(elysia.routes)), request);
+      if (apiError.code === "INTERNAL" && !(error instanceof ApiError)) app.log.error({ err: error, requestId: meta.of(request).requestId }, "unhandled error");
+      return errorResponse(apiError, meta.of(request).requestId);
+    })
+    .use(healthRoutes(app.store))
+    .use(authRoutes(app, auth, meta))
+    .use(apiKeyRoutes(app, auth, meta))
+    .use(workspaceRoutes(app, auth, meta))
+    .use(auditRoutes(app, auth));
+
+  return {
+    async handle(request, peerAddress) {
+      const m = meta.begin(request, clientAddress(peerAddress, request.headers.get("x-forwarded-for"), trusted));
+      const path = new URL(request.url).pathname;
+      let response: Response;
+      const retryAfter = path.startsWith("/v1/") ? limiter.hit(m.clientAddress) : null;
+      if (retryAfter !== null) {
+        response = errorResponse(new ApiError("RATE_LIMITED", "Too many requests from this address; slow down.", { retryAfter }), m.requestId);
+      } else {
+        response = await elysia.handle(request);
+        response.headers.set("x-request-id", m.requestId);
+      }
+      app.log.info(
+        { requestId: m.requestId, method: request.method, path, status: response.status, ms: Math.round(performance.now() - m.startedAt), client: m.clientAddress },
+        "request",
+      );
+      return response;
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/** auth/principal: who is calling — a console session or an API key — and whether they may do what the route needs. */
+import type { Config } from "../config";
+import { ApiError } from "../errors";
+import type { Clock } from "../lib/clock";
+import { safeEqual, sha256Hex } from "../lib/hash";
+import type { Store } from "../store/open";
+import type { Actor } from "../modules/audit/model";
+import { findUser, membershipsOf, type Membership } from "../modules/users/service";
+import { looksLikeApiKey, readCookieValue } from "./secrets";
+import { scopesOfRole, type Role, type Scope } from "./scopes";
+
+interface PrincipalBase {
+  workspaceId: string | null;
+  scopes: ReadonlySet<Scope>;
+  actor: Actor;
+}
+
+export interface SessionPrincipal extends PrincipalBase {
+  kind: "session";
+  sessionId: string;
+  user: { id: string; email: string; name: string | null; platformAdmin: boolean };
+  role: Role | null;
+  memberships: Membership[];
+}
+
+export interface ApiKeyPrincipal extends PrincipalBase {
+  kind: "api_key";
+  workspaceId: string;
+  keyId: string;
+}
+
+export type Principal = SessionPrincipal | ApiKeyPrincipal;
+
+/** AuthRequirement is what a route declares: a scope, a console session, or a platform administrator. */
+export interface AuthRequirement {
+  scope?: Scope;
+  session?: boolean;
+  platformAdmin?: boolean;
+}
+
+export interface AuthDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+}
+
+const LAST_USED_EVERY_MS = 60_000;
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** readCookie answers one cookie's value from a Cookie header. */
+export function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}
+
+function unauthorized(message: string): ApiError {
+  return new ApiError("UNAUTHORIZED", message);
+}
+
+function fromApiKey(deps: AuthDeps, secret: string): ApiKeyPrincipal {
+  if (!looksLikeApiKey(secret)) throw unauthorized("The API key is not valid.");
+  const hash = sha256Hex(secret);
+  const key = deps.store.get<{ id: string; name: string; workspace_id: string; secret_hash: string; scopes: string; enabled: number; expires_at: string | null; last_used_at: string | null; suspended: number }>(
+    `SELECT k.id, k.name, k.workspace_id, k.secret_hash, k.scopes, k.enabled, k.expires_at, k.last_used_at, w.suspended
+     FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.secret_hash = $hash`,
+    { hash },
+  );
+  // The lookup is by hash; the constant-time compare keeps the final decision free of early exits.
+  if (!key || !safeEqual(key.secret_hash, hash)) throw unauthorized("The API key is not valid.");
+  if (key.enabled !== 1) throw unauthorized("The API key has been revoked.");
+  const now = deps.clock.now();
+  if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) throw unauthorized("The API key has expired.");
+  // spec 5.3.7: a suspended workspace refuses its API keys.
+  if (key.suspended === 1) throw new ApiError("FORBIDDEN", "The workspace is suspended; its API keys are refused.");
+  if (!key.last_used_at || now.getTime() - Date.parse(key.last_used_at) >= LAST_USED_EVERY_MS) {
+    deps.store.run("UPDATE api_keys SET last_used_at = $now WHERE id = $id", { now: now.toISOString(), id: key.id });
+  }
+  return {
+    kind: "api_key",
+    keyId: key.id,
+    workspaceId: key.workspace_id,
+    scopes: new Set(JSON.parse(key.scopes) as Scope[]),
+    actor: { type: "api_key", id: key.id, name: key.name },
+  };
+}
+
+function fromSession(deps: AuthDeps, cookieValue: string, workspaceHeader: string | null): SessionPrincipal {
+  const token = readCookieValue(deps.config.secretKey, cookieValue);
+  if (!token) throw unauthorized("The session is not valid; sign in again.");
+  const session = deps.store.get<{ id: string; user_id: string; expires_at: string }>(
+    "SELECT id, user_id, expires_at FROM sessions WHERE token_hash = $hash",
+    { hash: sha256Hex(token) },
+  );
+  if (!session || Date.parse(session.expires_at) <= deps.clock.now().getTime()) throw unauthorized("The session has expired; sign in again.");
+  const user = findUser(deps.store, session.user_id);
+  if (!user) throw unauthorized("The session is not valid; sign in again.");
+  const memberships = membershipsOf(deps.store, user.id);
+  const chosen = workspaceHeader ? memberships.find((m) => m.workspaceId === workspaceHeader) : memberships[0];
+  if (workspaceHeader && !chosen) throw new ApiError("NOT_FOUND", `Workspace ${workspaceHeader} was not found.`);
+  return {
+    kind: "session",
+    sessionId: session.id,
+    user: { id: user.id, email: user.email, name: user.name, platformAdmin: user.platform_admin === 1 },
+    role: chosen?.role ?? null,
+    memberships,
+    workspaceId: chosen?.workspaceId ?? null,
+    scopes: new Set(chosen ? scopesOfRole(chosen.role) : []),
+    actor: { type: "user", id: user.id, email: user.email, ...(user.name ? { name: user.name } : {}) },
+  };
+}
+
+/** authenticate answers the caller of a request, or null when it carries no credential; a bad credential is 401. */
+export function authenticate(deps: AuthDeps, request: Request): Principal | null {
+  const apiKey = request.headers.get("x-api-key");
+  if (apiKey !== null) return fromApiKey(deps, apiKey);
+  const cookie = readCookie(request.headers.get("cookie"), deps.config.sessionCookieName);
+  if (cookie !== null) return fromSession(deps, cookie, request.headers.get("x-workspace-id"));
+  return null;
+}
+
+/** authorize applies a route's requirement (spec 5.3) to an authenticated caller, throwing 401/403 when it falls short. */
+export function authorize(deps: AuthDeps, request: Request, principal: Principal | null, need: AuthRequirement): Principal {
+  if (!principal) throw unauthorized("Sign in or send an API key in the x-api-key header.");
+  if ((need.session || need.platformAdmin) && principal.kind !== "session")
+    throw new ApiError("FORBIDDEN", "This operation needs a signed-in console session; API keys are refused here.");
+  if (principal.kind === "session" && !SAFE_METHODS.has(request.method)) {
+    // A cookie rides along on cross-site requests; only our own console's Origin may write with it.
+    const origin = request.headers.get("origin");
+    if (origin !== new URL(deps.config.publicUrl).origin)
+      throw new ApiError("FORBIDDEN", "A request authenticated by the session cookie must carry the console's Origin.");
+  }
+  if (need.platformAdmin && !(principal.kind === "session" && principal.user.platformAdmin))
+    throw new ApiError("FORBIDDEN", "This operation needs a platform administrator.");
+  if (need.scope) {
+    if (!principal.workspaceId) throw new ApiError("FORBIDDEN", "You are not a member of any workspace.");
+    if (!principal.scopes.has(need.scope)) throw new ApiError("FORBIDDEN", `This operation needs the ${need.scope} scope.`);
+  }
+  return principal;
+}
+
+/** workspaceOf answers the workspace a scoped route acts on (authorize has made sure there is one). */
+export function workspaceOf(principal: Principal): string {
+  if (!principal.workspaceId) throw new ApiError("FORBIDDEN", "You are not a member of any workspace.");
+  return principal.workspaceId;
+}

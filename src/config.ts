@@ -1,0 +1,151 @@
+/** config: every option of `renderd serve` declared once — name, environment twin, default, bounds, help. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join, resolve } from "node:path";
+import { parseCidrList } from "./lib/cidr";
+
+/** ConfigError is bad configuration: start-up prints its one line and exits non-zero. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+type Parser<T> = (raw: string, name: string) => T;
+
+interface Option<T> {
+  env: string;
+  flag: string;
+  help: string;
+  /** Default, as the text a user would type; undefined = unset. */
+  fallback: () => string | undefined;
+  parse: Parser<T>;
+}
+
+function integer(min: number, max: number): Parser<number> {
+  return (raw, name) => {
+    if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name}=${raw} is not allowed: use a whole number from ${min} to ${max}.`);
+    const value = Number(raw.trim());
+    if (value < min || value > max) throw new ConfigError(`${name}=${raw} is not allowed: use a whole number from ${min} to ${max}.`);
+    return value;
+  };
+}
+
+const boolean: Parser<boolean> = (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off", ""].includes(v)) return false;
+  throw new ConfigError(`${name}=${raw} is not allowed: use 1/true/yes/on or 0/false/no/off.`);
+};
+
+const text: Parser<string> = (raw) => raw;
+
+function oneOf<T extends string>(values: readonly T[]): Parser<T> {
+  return (raw, name) => {
+    if ((values as readonly string[]).includes(raw)) return raw as T;
+    throw new ConfigError(`${name}=${raw} is not allowed: use one of ${values.join(", ")}.`);
+  };
+}
+
+const url: Parser<string> = (raw, name) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name}=${raw} is not allowed: use an absolute http(s) URL such as https://render.example.com.`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new ConfigError(`${name}=${raw} is not allowed: use an absolute http(s) URL such as https://render.example.com.`);
+  return parsed.origin + parsed.pathname.replace(/\/+$/, "");
+};
+
+const cookieName: Parser<string> = (raw, name) => {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new ConfigError(`${name}=${raw} is not allowed: use 1 to 64 letters, digits, _ or -.`);
+  return raw;
+};
+
+const secretKey: Parser<string> = (raw, name) => {
+  if (raw.length < 32) throw new ConfigError(`${name} is not allowed: use at least 32 characters (it was ${raw.length}).`);
+  return raw;
+};
+
+const cidrs: Parser<string[]> = (raw, name) => {
+  const list = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  try {
+    parseCidrList(list);
+  } catch (e) {
+    throw new ConfigError(`${name}=${raw} is not allowed: ${(e as Error).message}; use a comma-separated list of CIDR ranges such as 10.0.0.0/8,::1/128.`);
+  }
+  return list;
+};
+
+const MB = 1_000_000;
+
+/** OPTIONS declares each setting once; `renderd serve --help` and the README table are derived from it. */
+export const OPTIONS = {
+  dataDir: { env: "DATA_DIR", flag: "--data-dir", help: "folder of the SQLite store, assets and outputs", fallback: () => "./data", parse: text },
+  port: { env: "PORT", flag: "--port", help: "public port: /health, /v1/*, console, upload and download addresses (0 = any free port)", fallback: () => "8080", parse: integer(0, 65535) },
+  host: { env: "HOST", flag: "--host", help: "address the public port binds to", fallback: () => "0.0.0.0", parse: text },
+  internalPort: { env: "INTERNAL_PORT", flag: "--internal-port", help: "internal port on 127.0.0.1: /health/live (0 = any free port)", fallback: () => "8081", parse: integer(0, 65535) },
+  publicUrl: { env: "PUBLIC_URL", flag: "--public-url", help: "base of upload and download addresses; the console's Origin (default http://localhost:$PORT)", fallback: () => undefined, parse: url },
+  secretKey: { env: "SECRET_KEY", flag: "--secret-key", help: "signs sessions and addresses, encrypts webhook secrets (default: generated into DATA_DIR/secret.key)", fallback: () => undefined, parse: secretKey },
+  sessionCookieName: { env: "SESSION_COOKIE_NAME", flag: "--session-cookie-name", help: "name of the console's session cookie", fallback: () => "renderd_session", parse: cookieName },
+  chromiumPath: { env: "CHROMIUM_PATH", flag: "--chromium-path", help: "Chromium executable", fallback: () => "/usr/bin/chromium", parse: text },
+  renderWorkers: { env: "RENDER_WORKERS", flag: "--render-workers", help: "warm Chromium pages rendering at once (default: CPU count)", fallback: () => String(Math.max(1, cpus().length)), parse: integer(1, 256) },
+  renderTimeoutMs: { env: "RENDER_TIMEOUT_MS", flag: "--render-timeout-ms", help: "render time limit, 1 s to 1 h", fallback: () => "30000", parse: integer(1000, 3_600_000) },
+  // spec 8.2: pages, output and input limits may only be lowered.
+  renderMaxPages: { env: "RENDER_MAX_PAGES", flag: "--render-max-pages", help: "pages per document (may only be lowered)", fallback: () => "500", parse: integer(1, 500) },
+  renderMaxOutputBytes: { env: "RENDER_MAX_OUTPUT_BYTES", flag: "--render-max-output-bytes", help: "bytes per PDF (may only be lowered)", fallback: () => String(50 * MB), parse: integer(1, 50 * MB) },
+  renderMaxInputBytes: { env: "RENDER_MAX_INPUT_BYTES", flag: "--render-max-input-bytes", help: "bytes per request body and render data (may only be lowered)", fallback: () => String(10 * MB), parse: integer(1024, 10 * MB) },
+  renderMaxWasmBytes: { env: "RENDER_MAX_WASM_BYTES", flag: "--render-max-wasm-bytes", help: "WebAssembly bytes per render", fallback: () => String(16 * 1024 * 1024), parse: integer(0, 4 * 1024 * 1024 * 1024) },
+  renderMaxHeapBytes: { env: "RENDER_MAX_HEAP_BYTES", flag: "--render-max-heap-bytes", help: "JavaScript heap bytes per render page", fallback: () => String(512 * 1024 * 1024), parse: integer(16 * 1024 * 1024, 16 * 1024 * 1024 * 1024) },
+  apiRateLimitPerMinute: { env: "API_RATE_LIMIT_PER_MINUTE", flag: "--api-rate-limit-per-minute", help: "/v1/ requests per client address per minute", fallback: () => "1200", parse: integer(1, 10_000_000) },
+  trustedProxyRanges: { env: "TRUSTED_PROXY_RANGES", flag: "--trusted-proxy-ranges", help: "CIDR list of proxies whose X-Forwarded-For is believed", fallback: () => "", parse: cidrs },
+  webhookAllowHttp: { env: "WEBHOOK_ALLOW_HTTP", flag: "--webhook-allow-http", help: "accept http:// webhook URLs (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
+  webhookAllowPrivate: { env: "WEBHOOK_ALLOW_PRIVATE", flag: "--webhook-allow-private", help: "accept webhook URLs on private addresses (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
+  retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
+  logLevel: { env: "LOG_LEVEL", flag: "--log-level", help: "fatal, error, warn, info, debug, trace or silent", fallback: () => "info", parse: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const) },
+  adminEmail: { env: "RENDERD_ADMIN_EMAIL", flag: "--admin-email", help: "first start only: e-mail of the platform administrator", fallback: () => "admin@renderd.local", parse: text },
+  adminPassword: { env: "RENDERD_ADMIN_PASSWORD", flag: "--admin-password", help: "first start only: that administrator's password (default: generated and printed once)", fallback: () => undefined, parse: text },
+} satisfies Record<string, Option<unknown>>;
+
+type Options = typeof OPTIONS;
+type Parsed<K extends keyof Options> = ReturnType<Options[K]["parse"]>;
+
+/** Config is the parsed, validated configuration; `publicUrl` and `secretKey` are always set after loadConfig. */
+export type Config = { [K in keyof Options]: Parsed<K> } & { publicUrl: string; secretKey: string };
+
+/** loadConfig reads each option from `values` (flags) first, then `env`, then its default, and validates it. */
+export function loadConfig(env: Record<string, string | undefined>, values: Partial<Record<keyof Options, string>> = {}): Config {
+  const out: Record<string, unknown> = {};
+  for (const [key, option] of Object.entries(OPTIONS) as [keyof Options, Option<unknown>][]) {
+    const raw = values[key] ?? env[option.env] ?? option.fallback();
+    out[key] = raw === undefined ? undefined : option.parse(raw, option.env);
+  }
+  const config = out as Config;
+  config.dataDir = resolve(config.dataDir);
+  config.publicUrl ??= `http://localhost:${config.port}`;
+  if (config.adminEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(config.adminEmail))
+    throw new ConfigError(`RENDERD_ADMIN_EMAIL=${config.adminEmail} is not allowed: use an e-mail address.`);
+  if (config.adminPassword !== undefined && config.adminPassword.length < 8)
+    throw new ConfigError("RENDERD_ADMIN_PASSWORD is not allowed: use at least 8 characters.");
+  return config;
+}
+
+/** ensureDataDir creates DATA_DIR and, when SECRET_KEY is unset, reads or generates DATA_DIR/secret.key (mode 0600). */
+export function ensureDataDir(config: Config): void {
+  try {
+    mkdirSync(config.dataDir, { recursive: true });
+  } catch (e) {
+    throw new ConfigError(`DATA_DIR=${config.dataDir} is not allowed: ${(e as Error).message}.`);
+  }
+  if (config.secretKey) return;
+  const file = join(config.dataDir, "secret.key");
+  if (!existsSync(file)) {
+    const generated = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url") + "\n";
+    writeFileSync(file, generated, { mode: 0o600, flag: "wx" });
+  }
+  config.secretKey = readFileSync(file, "utf8").trim();
+  if (config.secretKey.length < 32) throw new ConfigError(`SECRET_KEY is not allowed: ${file} holds fewer than 32 characters.`);
+}

@@ -1,0 +1,116 @@
+/** api-keys/service: creating, listing, rotating, revoking and deleting a workspace's API keys, each audited. */
+import { ApiError } from "../../errors";
+import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import type { Clock } from "../../lib/clock";
+import { newId } from "../../lib/ids";
+import type { Store } from "../../store/open";
+import { newApiKeySecret } from "../../auth/secrets";
+import type { Scope } from "../../auth/scopes";
+import type { ChangeContext } from "../audit/model";
+import { markResourceDeleted, recordAudit } from "../audit/service";
+import type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from "./model";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+interface KeyRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prefix: string;
+  start: string;
+  scopes: string;
+  enabled: number;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+}
+
+function toApiKey(r: KeyRow): ApiKey {
+  const key: ApiKey = {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    start: r.start,
+    scopes: JSON.parse(r.scopes) as Scope[],
+    enabled: r.enabled === 1,
+    createdAt: r.created_at,
+  };
+  if (r.last_used_at) key.lastUsedAt = r.last_used_at;
+  if (r.expires_at) key.expiresAt = r.expires_at;
+  return key;
+}
+
+function keyRow(store: Store, workspaceId: string, id: string): KeyRow {
+  const r = store.get<KeyRow>("SELECT * FROM api_keys WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+  if (!r) throw new ApiError("NOT_FOUND", `API key ${id} was not found.`);
+  return r;
+}
+
+/** createApiKey makes a key and answers it with its secret, shown this once (spec 5.3.5). */
+export function createApiKey(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, input: CreateApiKeyBody): ApiKeyCreated {
+  const { secret, hash, prefix, start } = newApiKeySecret();
+  const now = clock.now();
+  const id = newId("key");
+  const expiresAt = input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS).toISOString() : null;
+  return store.tx(() => {
+    store.run(
+      `INSERT INTO api_keys (id, workspace_id, name, prefix, start, secret_hash, scopes, enabled, created_at, expires_at)
+       VALUES ($id, $ws, $name, $prefix, $start, $hash, $scopes, 1, $now, $exp)`,
+      { id, ws: workspaceId, name: input.name, prefix, start, hash, scopes: JSON.stringify(input.scopes), now: now.toISOString(), exp: expiresAt },
+    );
+    recordAudit(store, clock, ctx, {
+      workspaceId,
+      action: "api_key.created",
+      resourceType: "api_key",
+      resourceId: id,
+      resourceName: input.name,
+      metadata: { scopes: input.scopes.join(" "), expiresAt },
+    });
+    return { ...toApiKey(keyRow(store, workspaceId, id)), secret };
+  });
+}
+
+/** listApiKeys answers one page of the workspace's keys, newest first, never with secrets. */
+export function listApiKeys(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: ApiKey[]; nextCursor?: string } {
+  const page = parsePageQuery(query);
+  const keyset = keysetClause(page);
+  const rows = store.all<KeyRow>(
+    `SELECT * FROM api_keys WHERE workspace_id = $ws AND ${keyset.sql} ORDER BY created_at DESC, id DESC LIMIT $limit`,
+    { ws: workspaceId, limit: page.limit + 1, ...keyset.params },
+  );
+  return toPage(rows, page, toApiKey);
+}
+
+/** rotateApiKey replaces a key's secret; the old one stops working at once (spec 3.3). */
+export function rotateApiKey(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): ApiKeyCreated {
+  const { secret, hash, start } = newApiKeySecret();
+  return store.tx(() => {
+    const r = keyRow(store, workspaceId, id);
+    store.run("UPDATE api_keys SET secret_hash = $hash, start = $start WHERE id = $id", { hash, start, id });
+    recordAudit(store, clock, ctx, { workspaceId, action: "api_key.rotated", resourceType: "api_key", resourceId: id, resourceName: r.name });
+    return { ...toApiKey(keyRow(store, workspaceId, id)), secret };
+  });
+}
+
+/** revokeApiKey disables a key for good; revoking a revoked key changes nothing and writes no event. */
+export function revokeApiKey(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; revoked: true } {
+  return store.tx(() => {
+    const r = keyRow(store, workspaceId, id);
+    if (r.enabled === 1) {
+      store.run("UPDATE api_keys SET enabled = 0 WHERE id = $id", { id });
+      recordAudit(store, clock, ctx, { workspaceId, action: "api_key.revoked", resourceType: "api_key", resourceId: id, resourceName: r.name });
+    }
+    return { id, revoked: true as const };
+  });
+}
+
+/** deleteApiKey removes a key and marks its audit history as about a deleted resource. */
+export function deleteApiKey(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
+  return store.tx(() => {
+    const r = keyRow(store, workspaceId, id);
+    store.run("DELETE FROM api_keys WHERE id = $id", { id });
+    markResourceDeleted(store, workspaceId, "api_key", id);
+    recordAudit(store, clock, ctx, { workspaceId, action: "api_key.deleted", resourceType: "api_key", resourceId: id, resourceName: r.name, resourceDeleted: true });
+    return { id, deleted: true as const };
+  });
+}

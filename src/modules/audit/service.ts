@@ -1,0 +1,141 @@
+/** audit/service: writes audit rows inside the caller's transaction and reads them back newest first. */
+import { ApiError } from "../../errors";
+import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import type { Clock } from "../../lib/clock";
+import { newId } from "../../lib/ids";
+import type { Store } from "../../store/open";
+import type { AuditEvent, AuditQuery, ChangeContext, Metadata } from "./model";
+
+export interface AuditEntry {
+  workspaceId: string;
+  action: string;
+  resourceType: string;
+  resourceId: string;
+  resourceName?: string;
+  resourceDeleted?: boolean;
+  metadata?: Metadata;
+}
+
+/** recordAudit writes one audit event; call it inside the store transaction that makes the change. */
+export function recordAudit(store: Store, clock: Clock, ctx: ChangeContext, entry: AuditEntry): string {
+  if (!store.db.inTransaction) throw new Error("recordAudit must run inside the transaction of the change it records");
+  const id = newId("aud");
+  store.run(
+    `INSERT INTO audit_events (id, workspace_id, actor_type, actor_id, actor_name, actor_email, action, resource_type,
+       resource_id, resource_name, resource_deleted, request_id, metadata, created_at)
+     VALUES ($id, $ws, $actorType, $actorId, $actorName, $actorEmail, $action, $resourceType, $resourceId, $resourceName,
+       $resourceDeleted, $requestId, $metadata, $createdAt)`,
+    {
+      id,
+      ws: entry.workspaceId,
+      actorType: ctx.actor.type,
+      actorId: ctx.actor.id,
+      actorName: ctx.actor.name ?? null,
+      actorEmail: ctx.actor.email ?? null,
+      action: entry.action,
+      resourceType: entry.resourceType,
+      resourceId: entry.resourceId,
+      resourceName: entry.resourceName ?? null,
+      resourceDeleted: entry.resourceDeleted === undefined ? null : entry.resourceDeleted ? 1 : 0,
+      requestId: ctx.requestId,
+      metadata: JSON.stringify(entry.metadata ?? {}),
+      createdAt: clock.now().toISOString(),
+    },
+  );
+  return id;
+}
+
+/** markResourceDeleted flags the earlier events of a deleted resource, in the deleting transaction. */
+export function markResourceDeleted(store: Store, workspaceId: string, resourceType: string, resourceId: string): void {
+  store.run("UPDATE audit_events SET resource_deleted = 1 WHERE workspace_id = $ws AND resource_type = $t AND resource_id = $id", {
+    ws: workspaceId,
+    t: resourceType,
+    id: resourceId,
+  });
+}
+
+interface AuditRow {
+  id: string;
+  actor_type: AuditEvent["actorType"];
+  actor_id: string;
+  actor_name: string | null;
+  actor_email: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  resource_name: string | null;
+  resource_deleted: number | null;
+  request_id: string;
+  metadata: string;
+  created_at: string;
+}
+
+function toEvent(r: AuditRow): AuditEvent {
+  const e: AuditEvent = {
+    id: r.id,
+    actorType: r.actor_type,
+    actorId: r.actor_id,
+    action: r.action,
+    resourceType: r.resource_type,
+    resourceId: r.resource_id,
+    requestId: r.request_id,
+    metadata: JSON.parse(r.metadata),
+    createdAt: r.created_at,
+  };
+  if (r.actor_name) e.actorName = r.actor_name;
+  if (r.actor_email) e.actorEmail = r.actor_email;
+  if (r.resource_name) e.resourceName = r.resource_name;
+  if (r.resource_deleted !== null) e.resourceDeleted = r.resource_deleted === 1;
+  return e;
+}
+
+// Stored times are UTC with milliseconds; a filter with an offset is moved to that form so text comparison holds.
+function utc(value: string, path: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms))
+    throw new ApiError("BAD_REQUEST", "The query string is not valid.", { details: [{ path, message: "is not a valid date-time" }] });
+  return new Date(ms).toISOString();
+}
+
+/** listAuditEvents answers one page of a workspace's events, newest first, with the 4.6 filters. */
+export function listAuditEvents(store: Store, workspaceId: string, query: AuditQuery): { items: AuditEvent[]; nextCursor?: string } {
+  const page = parsePageQuery(query);
+  const where = ["workspace_id = $ws"];
+  const params: Record<string, string | number> = { ws: workspaceId, limit: page.limit + 1 };
+  const eq: Array<[keyof AuditQuery, string]> = [
+    ["action", "action"],
+    ["actorType", "actor_type"],
+    ["actorId", "actor_id"],
+    ["resourceType", "resource_type"],
+    ["resourceId", "resource_id"],
+  ];
+  for (const [field, column] of eq) {
+    const value = query[field];
+    if (value !== undefined) {
+      where.push(`${column} = $${field}`);
+      params[field] = value;
+    }
+  }
+  if (query.from) {
+    where.push("created_at >= $from");
+    params.from = utc(query.from, "/from");
+  }
+  if (query.to) {
+    where.push("created_at <= $to");
+    params.to = utc(query.to, "/to");
+  }
+  const keyset = keysetClause(page);
+  where.push(keyset.sql);
+  const rows = store.all<AuditRow>(
+    `SELECT * FROM audit_events WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT $limit`,
+    { ...params, ...keyset.params },
+  );
+  return toPage(rows, page, toEvent);
+}
+
+/** getAuditEvent answers one event of the workspace, or 404 (also for another workspace's event). */
+export function getAuditEvent(store: Store, workspaceId: string, id: string): AuditEvent {
+  const row = store.get<AuditRow>("SELECT * FROM audit_events WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+  if (!row) throw new ApiError("NOT_FOUND", `Audit event ${id} was not found.`);
+  return toEvent(row);
+}

@@ -1,0 +1,57 @@
+/** auth routes: POST /v1/auth/sign-in, POST /v1/auth/sign-out, GET /v1/auth/me. */
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { ApiError } from "../../errors";
+import { RateLimiter } from "../../http/rate-limit";
+import type { AuthPlugin } from "../../auth/plugin";
+import { signCookieValue } from "../../auth/secrets";
+import { Me, SignInBody } from "./model";
+import { describeSession, signIn, signOut } from "./service";
+import type { RequestMeta } from "../../http/request-meta";
+
+// spec 8.3.2: the sign-in rate is fixed, not configurable; it slows password guessing per address.
+const SIGN_IN_PER_MINUTE = 10;
+
+/** authRoutes mounts the console session endpoints. */
+export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
+  const limiter = new RateLimiter(SIGN_IN_PER_MINUTE, () => app.clock.now().getTime());
+  const secure = app.config.publicUrl.startsWith("https:");
+  const cookie = (value: string, maxAgeSeconds: number) =>
+    `${app.config.sessionCookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
+
+  return new Elysia({ normalize: false })
+    .use(auth)
+    .post(
+      "/v1/auth/sign-in",
+      async ({ body, request, set }) => {
+        const { requestId, clientAddress } = meta.of(request);
+        const origin = request.headers.get("origin");
+        // A login from another site's form would sign the victim in as the attacker (login CSRF).
+        if (origin !== null && origin !== new URL(app.config.publicUrl).origin)
+          throw new ApiError("FORBIDDEN", "Sign-in must come from the console's Origin.");
+        const retryAfter = limiter.hit(clientAddress);
+        if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many sign-in attempts; try again later.", { retryAfter });
+        const session = await signIn(app.store, app.clock, requestId, body.email, body.password);
+        set.headers["set-cookie"] = cookie(signCookieValue(app.config.secretKey, session.token), Math.floor((session.expiresAt.getTime() - app.clock.now().getTime()) / 1000));
+        return { signedIn: true, expiresAt: session.expiresAt.toISOString() };
+      },
+      { body: SignInBody },
+    )
+    .post(
+      "/v1/auth/sign-out",
+      ({ principal, set }) => {
+        if (principal.kind === "session") signOut(app.store, principal.sessionId);
+        set.headers["set-cookie"] = cookie("", 0);
+        return { signedOut: true };
+      },
+      { auth: { session: true } },
+    )
+    .get(
+      "/v1/auth/me",
+      ({ principal }) => {
+        if (principal.kind !== "session") throw new ApiError("FORBIDDEN", "This operation needs a signed-in console session.");
+        return describeSession(principal);
+      },
+      { auth: { session: true }, response: Me },
+    );
+}

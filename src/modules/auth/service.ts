@@ -1,0 +1,56 @@
+/** auth/service: signing in and out of the console; sessions are rows, the cookie carries a signed token. */
+import { ApiError } from "../../errors";
+import type { Clock } from "../../lib/clock";
+import { newId } from "../../lib/ids";
+import type { Store } from "../../store/open";
+import type { SessionPrincipal } from "../../auth/principal";
+import { newSessionToken } from "../../auth/secrets";
+import { recordAudit } from "../audit/service";
+import { findUserByEmail, membershipsOf } from "../users/service";
+import type { Me } from "./model";
+
+export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+// Verifying against a real hash when the e-mail is unknown keeps both failures equally slow.
+const UNKNOWN_USER_HASH = Bun.password.hashSync("renderd-unknown-user", { algorithm: "argon2id" });
+
+/** signIn checks the password, opens a session and audits the sign-in in each of the user's workspaces. */
+export async function signIn(store: Store, clock: Clock, requestId: string, email: string, password: string): Promise<{ token: string; expiresAt: Date }> {
+  const user = findUserByEmail(store, email);
+  const ok = await Bun.password.verify(password, user?.password_hash ?? UNKNOWN_USER_HASH);
+  if (!user || !ok) throw new ApiError("UNAUTHORIZED", "The e-mail or password is not correct.");
+  const { token, hash } = newSessionToken();
+  const now = clock.now();
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  const sessionId = newId("ses");
+  store.tx(() => {
+    store.run("DELETE FROM sessions WHERE expires_at <= $now", { now: now.toISOString() });
+    store.run("INSERT INTO sessions (token_hash, id, user_id, created_at, expires_at) VALUES ($hash, $id, $user, $now, $exp)", {
+      hash,
+      id: sessionId,
+      user: user.id,
+      now: now.toISOString(),
+      exp: expiresAt.toISOString(),
+    });
+    const actor = { type: "user" as const, id: user.id, email: user.email, ...(user.name ? { name: user.name } : {}) };
+    for (const m of membershipsOf(store, user.id)) {
+      recordAudit(store, clock, { actor, requestId }, { workspaceId: m.workspaceId, action: "user.signed_in", resourceType: "user", resourceId: user.id, resourceName: user.email, metadata: { sessionId } });
+    }
+  });
+  return { token, expiresAt };
+}
+
+/** signOut ends the session. */
+export function signOut(store: Store, sessionId: string): void {
+  store.run("DELETE FROM sessions WHERE id = $id", { id: sessionId });
+}
+
+/** describeSession answers who is signed in and in which workspace. */
+export function describeSession(principal: SessionPrincipal): Me {
+  const workspaces = principal.memberships.map((m) => ({ id: m.workspaceId, name: m.workspaceName, role: m.role }));
+  return {
+    user: principal.user,
+    workspace: workspaces.find((w) => w.id === principal.workspaceId) ?? null,
+    workspaces,
+  };
+}

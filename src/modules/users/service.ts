@@ -1,0 +1,102 @@
+/** users/service: console users, their passwords and their workspace memberships (DESIGN.md 3). */
+import { ApiError } from "../../errors";
+import type { Clock } from "../../lib/clock";
+import { newId } from "../../lib/ids";
+import type { Store } from "../../store/open";
+import type { Role } from "../../auth/scopes";
+import type { ChangeContext } from "../audit/model";
+import { recordAudit } from "../audit/service";
+import { getWorkspace } from "../workspaces/service";
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  password_hash: string;
+  platform_admin: number;
+  created_at: string;
+}
+
+export interface Membership {
+  workspaceId: string;
+  workspaceName: string;
+  role: Role;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+/** hashPassword hashes with argon2id; done before the transaction because it is slow on purpose. */
+export function hashPassword(password: string): Promise<string> {
+  return Bun.password.hash(password, { algorithm: "argon2id" });
+}
+
+/** validatePassword refuses passwords a console should not accept. */
+export function validatePassword(password: string): void {
+  if (password.length < 8 || password.length > 1024)
+    throw new ApiError("BAD_REQUEST", "The password must be 8 to 1024 characters.", { details: [{ path: "/password", message: "must be 8 to 1024 characters" }] });
+}
+
+/** createUser makes a user who is a member of one workspace with a role, and audits both; `passwordHash` comes from hashPassword. */
+export function createUser(
+  store: Store,
+  clock: Clock,
+  ctx: ChangeContext,
+  input: { email: string; name?: string; passwordHash: string; workspace: string; role: Role; platformAdmin: boolean },
+): { id: string; email: string; workspaceId: string; role: Role; platformAdmin: boolean } {
+  const email = input.email.trim();
+  if (!EMAIL.test(email)) throw new ApiError("BAD_REQUEST", `${email} is not an e-mail address.`, { details: [{ path: "/email", message: "must be an e-mail address" }] });
+  return store.tx(() => {
+    const ws = getWorkspace(store, input.workspace);
+    if (store.get("SELECT 1 FROM users WHERE email = $email", { email }))
+      throw new ApiError("CONFLICT", `A user with e-mail ${email} already exists.`, { details: [{ path: "/email", message: "is taken" }] });
+    const id = newId("usr");
+    const now = clock.now().toISOString();
+    store.run("INSERT INTO users (id, email, name, password_hash, platform_admin, created_at) VALUES ($id, $email, $name, $hash, $admin, $now)", {
+      id,
+      email,
+      name: input.name ?? null,
+      hash: input.passwordHash,
+      admin: input.platformAdmin ? 1 : 0,
+      now,
+    });
+    store.run("INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($ws, $user, $role, $now)", {
+      ws: ws.id,
+      user: id,
+      role: input.role,
+      now,
+    });
+    recordAudit(store, clock, ctx, {
+      workspaceId: ws.id,
+      action: "user.created",
+      resourceType: "user",
+      resourceId: id,
+      resourceName: email,
+      metadata: { role: input.role, platformAdmin: input.platformAdmin },
+    });
+    return { id, email, workspaceId: ws.id, role: input.role, platformAdmin: input.platformAdmin };
+  });
+}
+
+/** findUserByEmail answers the user with that e-mail (case-insensitive), or null. */
+export function findUserByEmail(store: Store, email: string): UserRow | null {
+  return store.get<UserRow>("SELECT * FROM users WHERE email = $email", { email: email.trim() });
+}
+
+/** findUser answers the user with that id, or null. */
+export function findUser(store: Store, id: string): UserRow | null {
+  return store.get<UserRow>("SELECT * FROM users WHERE id = $id", { id });
+}
+
+/** membershipsOf answers a user's workspaces, oldest membership first (the default workspace is the first). */
+export function membershipsOf(store: Store, userId: string): Membership[] {
+  return store.all<{ workspace_id: string; name: string; role: Role }>(
+    `SELECT m.workspace_id, w.name, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+     WHERE m.user_id = $user ORDER BY m.created_at, m.workspace_id`,
+    { user: userId },
+  ).map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role }));
+}
+
+/** countUsers answers how many users exist (first start creates the administrator when there are none). */
+export function countUsers(store: Store): number {
+  return store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n;
+}

@@ -1,0 +1,42 @@
+/** workspace routes: render limits and allowances (spec 4.2), platform administration of workspaces (4.3). */
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context";
+import type { AuthPlugin } from "../../auth/plugin";
+import { workspaceOf } from "../../auth/principal";
+import { IdParams, Page } from "../../http/schemas";
+import type { RequestMeta } from "../../http/request-meta";
+import { AllowancesReplacement, CompanyAllowances, PlatformWorkspace, PlatformWorkspaceQuery, RenderLimits } from "./model";
+import { usageCounters } from "./counters";
+import { getAllowances, getWorkspace, listWorkspaces, replaceAllowances } from "./service";
+
+const platform = { platformAdmin: true } as const;
+const NoQuery = t.Object({}, { additionalProperties: false });
+
+/** workspaceRoutes mounts /v1/render-limits, /v1/companies/:id/allowances and /v1/platform/workspaces. */
+export function workspaceRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
+  return new Elysia({ normalize: false })
+    .use(auth)
+    .get(
+      "/v1/render-limits",
+      ({ principal }) => {
+        const ws = workspaceOf(principal);
+        return { ...getAllowances(app.store, ws), ...usageCounters(app.store, app.clock, ws) };
+      },
+      { auth: { scope: "render:read" }, query: NoQuery, response: RenderLimits },
+    )
+    .put(
+      "/v1/companies/:id/allowances",
+      ({ params, body, principal, request }) => replaceAllowances(app.store, app.clock, meta.change(request, principal), params.id, body),
+      { auth: platform, params: IdParams, body: AllowancesReplacement, response: CompanyAllowances },
+    )
+    .get("/v1/platform/workspaces", ({ query }) => listWorkspaces(app.store, query), {
+      auth: platform,
+      query: PlatformWorkspaceQuery,
+      response: Page(PlatformWorkspace),
+    })
+    .get("/v1/platform/workspaces/:id", ({ params }) => getWorkspace(app.store, params.id), {
+      auth: platform,
+      params: IdParams,
+      response: PlatformWorkspace,
+    });
+}

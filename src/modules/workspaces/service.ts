@@ -1,0 +1,155 @@
+/** workspaces/service: creating workspaces, reading and replacing their allowances, suspension. */
+import { ApiError } from "../../errors";
+import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import type { Clock } from "../../lib/clock";
+import { newId } from "../../lib/ids";
+import type { Store } from "../../store/open";
+import type { ChangeContext } from "../audit/model";
+import { recordAudit } from "../audit/service";
+import { SLUG_PATTERN, type AllowancesReplacement, type CompanyAllowances, type PlatformWorkspace, type PlatformWorkspaceQuery } from "./model";
+
+interface WorkspaceRow {
+  id: string;
+  name: string;
+  slug: string;
+  created_at: string;
+  max_active_renders: number;
+  renders_per_minute: number;
+  documents_per_month: number | null;
+  max_storage_bytes: number | null;
+  test_renders_per_day: number | null;
+  template_conversions_per_month: number | null;
+  suspended: number;
+}
+
+function allowancesOf(r: WorkspaceRow): CompanyAllowances {
+  return {
+    maxActiveRenders: r.max_active_renders,
+    rendersPerMinute: r.renders_per_minute,
+    documentsPerMonth: r.documents_per_month,
+    maxStorageBytes: r.max_storage_bytes,
+    testRendersPerDay: r.test_renders_per_day,
+    templateConversionsPerMonth: r.template_conversions_per_month,
+    suspended: r.suspended === 1,
+  };
+}
+
+function platformWorkspaceOf(r: WorkspaceRow): PlatformWorkspace {
+  return { id: r.id, name: r.name, slug: r.slug, createdAt: r.created_at, ...allowancesOf(r) };
+}
+
+function row(store: Store, idOrSlug: string): WorkspaceRow {
+  const r = store.get<WorkspaceRow>("SELECT * FROM workspaces WHERE id = $v OR slug = $v", { v: idOrSlug });
+  if (!r) throw new ApiError("NOT_FOUND", `Workspace ${idOrSlug} was not found.`);
+  return r;
+}
+
+/** slugify derives a slug from a workspace name. */
+export function slugify(name: string): string {
+  const slug = name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 63);
+  return slug || "workspace";
+}
+
+/** createWorkspace makes a workspace with the default allowances and audits it; call inside a transaction. */
+export function createWorkspace(store: Store, clock: Clock, ctx: ChangeContext, input: { name: string; slug?: string }): PlatformWorkspace {
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 128) throw new ApiError("BAD_REQUEST", "The workspace name must be 1 to 128 characters.", { details: [{ path: "/name", message: "must be 1 to 128 characters" }] });
+  const slug = input.slug ?? slugify(name);
+  if (!SLUG_PATTERN.test(slug))
+    throw new ApiError("BAD_REQUEST", "The workspace slug is not valid.", { details: [{ path: "/slug", message: "must be 1 to 63 lowercase letters, digits or -, starting with a letter or digit" }] });
+  if (store.get("SELECT 1 FROM workspaces WHERE slug = $slug", { slug }))
+    throw new ApiError("CONFLICT", `A workspace with slug ${slug} already exists.`, { details: [{ path: "/slug", message: "is taken" }] });
+  const id = newId("ws");
+  store.run("INSERT INTO workspaces (id, name, slug, created_at) VALUES ($id, $name, $slug, $createdAt)", {
+    id,
+    name,
+    slug,
+    createdAt: clock.now().toISOString(),
+  });
+  recordAudit(store, clock, ctx, { workspaceId: id, action: "workspace.created", resourceType: "workspace", resourceId: id, resourceName: name, metadata: { slug } });
+  return platformWorkspaceOf(row(store, id));
+}
+
+/** getWorkspace answers a workspace by id or slug, or 404. */
+export function getWorkspace(store: Store, idOrSlug: string): PlatformWorkspace {
+  return platformWorkspaceOf(row(store, idOrSlug));
+}
+
+/** getAllowances answers a workspace's seven allowance fields. */
+export function getAllowances(store: Store, workspaceId: string): CompanyAllowances {
+  return allowancesOf(row(store, workspaceId));
+}
+
+/** listWorkspaces answers one page of all workspaces, newest first, optionally matching `search` in name or slug. */
+export function listWorkspaces(store: Store, query: PlatformWorkspaceQuery): { items: PlatformWorkspace[]; nextCursor?: string } {
+  const page = parsePageQuery(query);
+  const keyset = keysetClause(page);
+  const where = [keyset.sql];
+  const params: Record<string, string | number> = { limit: page.limit + 1, ...keyset.params };
+  if (query.search) {
+    where.push("(name LIKE $search ESCAPE '\\' OR slug LIKE $search ESCAPE '\\')");
+    params.search = `%${query.search.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
+  }
+  const rows = store.all<WorkspaceRow>(`SELECT * FROM workspaces WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT $limit`, params);
+  return toPage(rows, page, platformWorkspaceOf);
+}
+
+/** replaceAllowances replaces every allowance (omitted nullable fields become null, `suspended` false) and audits it (spec 4.2, 3.4). */
+export function replaceAllowances(store: Store, clock: Clock, ctx: ChangeContext, idOrSlug: string, input: AllowancesReplacement): CompanyAllowances {
+  const next: CompanyAllowances = {
+    maxActiveRenders: input.maxActiveRenders,
+    rendersPerMinute: input.rendersPerMinute,
+    documentsPerMonth: input.documentsPerMonth ?? null,
+    maxStorageBytes: input.maxStorageBytes ?? null,
+    testRendersPerDay: input.testRendersPerDay ?? null,
+    templateConversionsPerMonth: input.templateConversionsPerMonth ?? null,
+    suspended: input.suspended ?? false,
+  };
+  return store.tx(() => {
+    const before = row(store, idOrSlug);
+    store.run(
+      `UPDATE workspaces SET max_active_renders = $a, renders_per_minute = $b, documents_per_month = $c, max_storage_bytes = $d,
+         test_renders_per_day = $e, template_conversions_per_month = $f, suspended = $g WHERE id = $id`,
+      {
+        a: next.maxActiveRenders,
+        b: next.rendersPerMinute,
+        c: next.documentsPerMonth,
+        d: next.maxStorageBytes,
+        e: next.testRendersPerDay,
+        f: next.templateConversionsPerMonth,
+        g: next.suspended ? 1 : 0,
+        id: before.id,
+      },
+    );
+    const previous = allowancesOf(before);
+    const metadata: Record<string, number | boolean | null> = {};
+    for (const [k, v] of Object.entries(next) as [keyof CompanyAllowances, number | boolean | null][]) {
+      metadata[k] = v;
+      if (previous[k] !== v) metadata[`previous.${k}`] = previous[k];
+    }
+    recordAudit(store, clock, ctx, { workspaceId: before.id, action: "workspace.allowances_updated", resourceType: "workspace", resourceId: before.id, resourceName: before.name, metadata });
+    if (previous.suspended !== next.suspended) auditSuspension(store, clock, ctx, before, next.suspended);
+    return next;
+  });
+}
+
+function auditSuspension(store: Store, clock: Clock, ctx: ChangeContext, ws: WorkspaceRow, suspended: boolean): void {
+  recordAudit(store, clock, ctx, {
+    workspaceId: ws.id,
+    action: suspended ? "workspace.suspended" : "workspace.restored",
+    resourceType: "workspace",
+    resourceId: ws.id,
+    resourceName: ws.name,
+  });
+}
+
+/** setSuspended suspends or restores a workspace (spec 3.4); answers false when it already was in that state. */
+export function setSuspended(store: Store, clock: Clock, ctx: ChangeContext, idOrSlug: string, suspended: boolean): boolean {
+  return store.tx(() => {
+    const ws = row(store, idOrSlug);
+    if ((ws.suspended === 1) === suspended) return false;
+    store.run("UPDATE workspaces SET suspended = $s WHERE id = $id", { s: suspended ? 1 : 0, id: ws.id });
+    auditSuspension(store, clock, ctx, ws, suspended);
+    return true;
+  });
+}

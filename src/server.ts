@@ -1,0 +1,81 @@
+/** server: config → store → migrate → first start → app → listen; and the graceful stop. */
+import type { Server } from "bun";
+import type { Logger } from "pino";
+import { createApi } from "./app";
+import { bootstrapIfEmpty, type FirstStart } from "./bootstrap";
+import { ensureDataDir, type Config } from "./config";
+import { createLogger } from "./logger";
+import { systemClock, type Clock } from "./lib/clock";
+import { internalHandle } from "./modules/health/internal";
+import { migrate } from "./store/migrate";
+import { openStore, type Store } from "./store/open";
+
+export interface ServerOptions {
+  config: Config;
+  clock?: Clock;
+  log?: Logger;
+  /** Told once about the first start (the CLI prints it; tests read it). */
+  onFirstStart?: (info: FirstStart) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  internalPort: number;
+  store: Store;
+  /** stop stops accepting, lets in-flight requests finish, then closes the store. */
+  stop(): Promise<void>;
+}
+
+// Long enough for a render waited on with ?wait=60 (DESIGN.md 4); Bun's default is 10 s.
+const IDLE_TIMEOUT_SECONDS = 120;
+
+/** startServer opens the store, applies migrations and listens on the public and internal ports. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.logLevel);
+  ensureDataDir(config);
+  const store = openStore(config.dataDir);
+  let publicServer: Server<undefined> | undefined;
+  let internalServer: Server<undefined> | undefined;
+  try {
+    const applied = migrate(store, clock);
+    if (applied.length) log.info({ migrations: applied }, "migrations applied");
+    const first = await bootstrapIfEmpty(store, clock, { email: config.adminEmail, password: config.adminPassword });
+    if (first) {
+      log.info({ email: first.email }, "first start: created workspace default and its administrator");
+      options.onFirstStart?.(first);
+    }
+    const api = createApi({ config, store, clock, log });
+    publicServer = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      fetch: (request, server) => api.handle(request, server.requestIP(request)?.address),
+    });
+    internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
+  } catch (e) {
+    publicServer?.stop(true);
+    store.close();
+    throw e;
+  }
+  const pub = publicServer;
+  const internal = internalServer;
+  log.info({ port: pub.port, internalPort: internal.port, dataDir: config.dataDir }, "renderd listening");
+  let stopping: Promise<void> | null = null;
+  return {
+    url: `http://127.0.0.1:${pub.port}`,
+    port: pub.port!,
+    internalPort: internal.port!,
+    store,
+    stop() {
+      stopping ??= (async () => {
+        await Promise.all([pub.stop(false), internal.stop(false)]);
+        store.close();
+        log.info("renderd stopped");
+      })();
+      return stopping;
+    },
+  };
+}

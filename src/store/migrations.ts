@@ -1,0 +1,7 @@
+/** store/migrations: the SQL files of migrations/, embedded in the binary at build time. */
+import init from "../../migrations/0001_init.sql" with { type: "text" };
+
+/** MIGRATIONS lists every migration in order; a new file is added here and never edited once shipped. */
+export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  { version: 1, name: "0001_init", sql: init },
+];

@@ -1,0 +1,61 @@
+/** store/open: the one SQLite connection, its pragmas and write transactions (DESIGN.md 1). */
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+
+export type Row = Record<string, unknown>;
+export type Params = Record<string, string | number | bigint | boolean | null | Uint8Array>;
+
+/** Store wraps the SQLite file; every write goes through `tx` so a change and its audit row commit together. */
+export class Store {
+  readonly db: Database;
+  readonly path: string;
+
+  constructor(path: string) {
+    this.path = path;
+    this.db = new Database(path, { create: true, strict: true });
+    // busy_timeout first so the WAL switch itself waits for another process (the CLI) instead of failing.
+    this.db.run("PRAGMA busy_timeout = 5000");
+    this.db.run("PRAGMA journal_mode = WAL");
+    // A revoked key or an acknowledged render must survive a power cut; our write rate is low.
+    this.db.run("PRAGMA synchronous = FULL");
+    this.db.run("PRAGMA foreign_keys = ON");
+  }
+
+  /** tx runs `fn` in one IMMEDIATE transaction; `fn` must not await (bun:sqlite is synchronous). */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** get answers the first row of a query, or null. */
+  get<T = Row>(sql: string, params: Params = {}): T | null {
+    return (this.db.query(sql).get(params) as T | null) ?? null;
+  }
+
+  /** all answers every row of a query. */
+  all<T = Row>(sql: string, params: Params = {}): T[] {
+    return this.db.query(sql).all(params) as T[];
+  }
+
+  /** run executes a statement and answers the number of rows it changed. */
+  run(sql: string, params: Params = {}): number {
+    return this.db.query(sql).run(params).changes;
+  }
+
+  /** ping tells whether the store answers a query (GET /health). */
+  ping(): boolean {
+    try {
+      return this.db.query("SELECT 1 AS ok").get() !== null;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.db.close(false);
+  }
+}
+
+/** openStore opens or creates DATA_DIR/renderd.db. */
+export function openStore(dataDir: string): Store {
+  return new Store(join(dataDir, "renderd.db"));
+}
