@@ -25,6 +25,8 @@ export interface Api {
 
 function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request): ApiError {
   if (error instanceof ApiError) return error;
+  // Elysia wraps whatever the parse hook throws (our 413 and bad-JSON errors) in a ParseError.
+  if (code === "PARSE" && (error as Error).cause instanceof ApiError) return (error as Error).cause as ApiError;
   if (error instanceof ValidationError) return validationToApiError(error);
   if (code === "PARSE") return new ApiError("BAD_REQUEST", "The request body could not be read.", { details: [{ path: "", message: "malformed body" }] });
   if (code === "NOT_FOUND") {
@@ -48,6 +50,8 @@ export function createApi(app: AppContext): Api {
   const elysia = new Elysia({ normalize: false })
     .onParse(async ({ request, contentType }) => {
       if (contentType?.startsWith("application/json")) return (await readJsonBody(request, app.config.renderMaxInputBytes)) ?? null;
+      // A bodyless POST (rotate, revoke, sign-out) often comes without any content type.
+      if (!contentType && (await readJsonBody(request, app.config.renderMaxInputBytes)) === undefined) return null;
       throw new ApiError("BAD_REQUEST", "Send the request body as JSON with content-type application/json.", {
         details: [{ path: "", message: `content-type ${contentType || "(none)"} is not accepted` }],
       });

@@ -18,9 +18,35 @@ export function randomBase62(length: number): string {
 
 export type IdPrefix = "ws" | "usr" | "key" | "aud" | "ses" | "req" | "ast" | "tpl" | "tv" | "rnd" | "bat" | "evt" | "whe" | "whd";
 
-/** newId gives `<prefix>_<22 base62 chars>` (131 bits of randomness), a valid spec Identifier. */
+let lastMs = 0;
+let sequence = 0;
+
+function base62(n: number, width: number): string {
+  let out = "";
+  for (let i = 0; i < width; i++) {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+/** newId gives `<prefix>_<22 base62 chars>`: 8 of wall-clock milliseconds, 3 of a sequence within the millisecond,
+ * 11 random. Ids made later sort later (the alphabet is in ASCII order), so "newest first" is stable even when
+ * two rows share a timestamp, as the changes of one transaction do. */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomBase62(22)}`;
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = 0;
+  } else {
+    sequence += 1;
+    // 62^3 ids in one millisecond: borrow the next millisecond rather than wrap around.
+    if (sequence >= 62 ** 3) {
+      lastMs += 1;
+      sequence = 0;
+    }
+  }
+  return `${prefix}_${base62(lastMs, 8)}${base62(sequence, 3)}${randomBase62(11)}`;
 }
 
 /** IDENTIFIER is the spec 2.1 Identifier pattern. */

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# install.sh — take a fresh Debian 12 machine with only node and npm to a built dist/renderd.
+#
+#   ./install.sh                 system packages, npm dependencies, build (each skipped when done)
+#   FORCE_BUILD=1 ./install.sh   rebuild dist/renderd even if nothing changed
+#
+# Safe to run again: every step checks first and says what it did or why it skipped.
+# See docs/install.md.
+set -Eeuo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
+trap 'die "step failed (line $LINENO): $BASH_COMMAND"' ERR
+
+# --- 0. what we start from ------------------------------------------------------------------------
+command -v node >/dev/null || die "node is not installed (Node.js 20 or later is needed to run npm)"
+command -v npm >/dev/null || die "npm is not installed"
+say "node $(node --version), npm $(npm --version)"
+
+# --- 1. system packages -----------------------------------------------------------------------------
+# chromium:            the only browser renderd drives (never downloaded by playwright)
+# fonts-*:             a basic Latin font set so documents do not render with a fallback bitmap font
+# poppler-utils:       pdftotext/pdfinfo, used by the tests to read the PDFs renderd produces
+# ca-certificates:     TLS roots for outbound webhook deliveries
+CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+packages=(fonts-dejavu-core fonts-liberation poppler-utils ca-certificates)
+if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
+  say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
+else
+  packages=(chromium "${packages[@]}")
+fi
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
+missing=()
+for package in "${packages[@]}"; do
+  installed "$package" || missing+=("$package")
+done
+
+if ((${#missing[@]} == 0)); then
+  say "system packages already installed: ${packages[*]}"
+else
+  command -v apt-get >/dev/null || die "missing ${missing[*]} and apt-get is not available (Debian 12 is expected); install them by hand"
+  if ((EUID == 0)); then
+    as_root=()
+  elif command -v sudo >/dev/null; then
+    # -n: never wait for a password on a machine without a terminal (CI); fail instead.
+    if [[ -t 0 ]]; then as_root=(sudo); else as_root=(sudo -n); fi
+  else
+    die "missing ${missing[*]}: run as root or install sudo"
+  fi
+  say "installing system packages: ${missing[*]}"
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q \
+    || die "apt-get update failed"
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
+    || die "apt-get install ${missing[*]} failed"
+fi
+
+[[ -x "$CHROMIUM_PATH" ]] || die "no Chromium at $CHROMIUM_PATH (set CHROMIUM_PATH to the browser executable)"
+# Debian's /usr/bin/chromium is a shell wrapper that may print harmless shell noise on stderr.
+chromium_version="$("$CHROMIUM_PATH" --version 2>/dev/null)" || die "$CHROMIUM_PATH --version failed"
+say "chromium: $chromium_version ($CHROMIUM_PATH)"
+
+# --- 2. npm dependencies (Bun comes from the npm package `bun`) -------------------------------------
+# The stamp is the hash of package.json and the lock file, kept inside node_modules: deleting
+# node_modules deletes the stamp, and any change to either file reinstalls.
+lockfile=package-lock.json
+stamp=node_modules/.install-stamp
+want_stamp="$(cat package.json "$lockfile" 2>/dev/null | sha256sum | cut -d' ' -f1)"
+if [[ -f "$lockfile" && -f "$stamp" && "$(cat "$stamp")" == "$want_stamp" && -x node_modules/.bin/bun ]]; then
+  say "npm dependencies up to date with $lockfile"
+else
+  if [[ -f "$lockfile" ]]; then
+    say "installing npm dependencies: npm ci"
+    npm ci --no-audit --no-fund || die "npm ci failed"
+  else
+    say "no $lockfile: npm install (commit the lock file it writes)"
+    npm install --no-audit --no-fund || die "npm install failed"
+    want_stamp="$(cat package.json "$lockfile" | sha256sum | cut -d' ' -f1)"
+  fi
+  printf '%s\n' "$want_stamp" >"$stamp"
+fi
+
+bun=node_modules/.bin/bun
+# The npm package `bun` puts the real binary in place in its postinstall script. npm 11 warns that
+# dependency install scripts are "not yet covered by allowScripts" and documents blocking them; if
+# they were skipped (or npm ran with --ignore-scripts), bin/bun.exe is a 450-byte placeholder: run the
+# package's own postinstall, as its placeholder message asks.
+if ! "$bun" --version >/dev/null 2>&1 && [[ -f node_modules/bun/install.js ]]; then
+  say "bun's postinstall did not run: running it (cd node_modules/bun && node install.js)"
+  (cd node_modules/bun && node install.js) || die "bun's postinstall failed"
+fi
+bun_version="$("$bun" --version 2>/dev/null)" \
+  || die "$bun does not run (the npm package 'bun' installs the binary for this CPU in its postinstall)"
+say "bun $bun_version"
+
+# --- 3. build dist/renderd ------------------------------------------------------------------------
+# Skip when the inputs of the binary are byte-for-byte those of the last build.
+build_stamp=dist/.build-stamp
+build_inputs() {
+  {
+    for dir in cli src scripts migrations; do if [[ -d "$dir" ]]; then find "$dir" -type f; fi; done
+    for file in package.json "$lockfile" tsconfig.json; do if [[ -f "$file" ]]; then echo "$file"; fi; done
+  } | LC_ALL=C sort | xargs -d '\n' sha256sum
+  printf 'bun %s\n' "$bun_version"
+}
+want_build="$(build_inputs | sha256sum | cut -d' ' -f1)"
+if [[ "${FORCE_BUILD:-}" != 1 && -x dist/renderd && -f "$build_stamp" && "$(cat "$build_stamp")" == "$want_build" ]]; then
+  say "dist/renderd is up to date (FORCE_BUILD=1 to rebuild)"
+else
+  say "building dist/renderd: $bun run scripts/build.ts"
+  rm -f "$build_stamp"
+  "$bun" run scripts/build.ts || die "build failed (see the messages above)"
+  printf '%s\n' "$want_build" >"$build_stamp"
+fi
+
+# --- 4. smoke test --------------------------------------------------------------------------------
+dist/renderd --help >/dev/null || die "dist/renderd --help failed: the binary does not start"
+say "done: dist/renderd ($(du -h dist/renderd | cut -f1)); it needs Chromium at run time: CHROMIUM_PATH=$CHROMIUM_PATH"

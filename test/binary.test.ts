@@ -1,0 +1,79 @@
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "..");
+const work = mkdtempSync(join(tmpdir(), "renderd-binary-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => done(port));
+    });
+  });
+}
+
+async function waitFor(url: string, deadlineMs: number): Promise<Response> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await fetch(url);
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      await Bun.sleep(50);
+    }
+  }
+}
+
+test("the compiled binary serves /health and /health/live and stops on SIGTERM", async () => {
+  const binary = join(work, "renderd");
+  const build = Bun.spawnSync([process.execPath, "run", "scripts/build.ts", "cli/main.ts", binary], { cwd: root, stderr: "pipe", stdout: "pipe" });
+  expect(build.exitCode, build.stderr.toString()).toBe(0);
+
+  const [port, internalPort] = [await freePort(), await freePort()];
+  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], {
+    // Started outside the checkout: the binary must need nothing from it.
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: join(work, "data"), LOG_LEVEL: "info", RENDERD_ADMIN_PASSWORD: "binary-test-pw" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  try {
+    const health = await waitFor(`http://127.0.0.1:${port}/health`, 15_000);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const live = await fetch(`http://127.0.0.1:${internalPort}/health/live`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: "ok" });
+    const signIn = await fetch(`http://127.0.0.1:${port}/v1/auth/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "admin@renderd.local", password: "binary-test-pw" }),
+    });
+    expect(signIn.status).toBe(200);
+  } finally {
+    proc.kill("SIGTERM");
+  }
+  expect(await proc.exited).toBe(0);
+  const out = await new Response(proc.stdout).text();
+  expect(out).toContain('"msg":"renderd stopped"');
+  expect(out).not.toContain("binary-test-pw");
+});
+
+test("bad configuration exits non-zero with one line naming the variable", () => {
+  const run = Bun.spawnSync([process.execPath, "cli/main.ts", "serve"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: join(work, "bad"), RENDER_TIMEOUT_MS: "500" },
+    stderr: "pipe",
+    stdout: "pipe",
+  });
+  expect(run.exitCode).toBe(2);
+  const lines = run.stderr.toString().trim().split("\n");
+  expect(lines).toEqual(["renderd: RENDER_TIMEOUT_MS=500 is not allowed: use a whole number from 1000 to 3600000."]);
+});

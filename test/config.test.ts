@@ -1,0 +1,98 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, statSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, ensureDataDir, loadConfig } from "../src/config";
+
+describe("loadConfig", () => {
+  test("defaults follow DESIGN.md 1", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      internalPort: 8081,
+      publicUrl: "http://localhost:8080",
+      sessionCookieName: "renderd_session",
+      chromiumPath: "/usr/bin/chromium",
+      renderTimeoutMs: 30000,
+      renderMaxPages: 500,
+      renderMaxOutputBytes: 50_000_000,
+      renderMaxInputBytes: 10_000_000,
+      renderMaxWasmBytes: 16 * 1024 * 1024,
+      renderMaxHeapBytes: 512 * 1024 * 1024,
+      retentionDays: 30,
+      webhookAllowHttp: false,
+      webhookAllowPrivate: false,
+      trustedProxyRanges: [],
+    });
+  });
+
+  test("flags win over the environment", () => {
+    expect(loadConfig({ PORT: "9000" }, { port: "9100" }).port).toBe(9100);
+  });
+
+  test.each([
+    [{ PORT: "http" }, "PORT=http"],
+    [{ PORT: "70000" }, "PORT=70000"],
+    [{ RENDER_TIMEOUT_MS: "999" }, "RENDER_TIMEOUT_MS=999"],
+    [{ RENDER_TIMEOUT_MS: "3600001" }, "RENDER_TIMEOUT_MS=3600001"],
+    [{ RENDER_MAX_PAGES: "501" }, "RENDER_MAX_PAGES=501"],
+    [{ RENDER_MAX_OUTPUT_BYTES: "50000001" }, "RENDER_MAX_OUTPUT_BYTES=50000001"],
+    [{ RENDER_MAX_INPUT_BYTES: "10000001" }, "RENDER_MAX_INPUT_BYTES=10000001"],
+    [{ API_RATE_LIMIT_PER_MINUTE: "0" }, "API_RATE_LIMIT_PER_MINUTE=0"],
+    [{ TRUSTED_PROXY_RANGES: "10.0.0.0/33" }, "TRUSTED_PROXY_RANGES=10.0.0.0/33"],
+    [{ TRUSTED_PROXY_RANGES: "proxy.local" }, "TRUSTED_PROXY_RANGES=proxy.local"],
+    [{ WEBHOOK_ALLOW_HTTP: "maybe" }, "WEBHOOK_ALLOW_HTTP=maybe"],
+    [{ LOG_LEVEL: "loud" }, "LOG_LEVEL=loud"],
+    [{ PUBLIC_URL: "ftp://x" }, "PUBLIC_URL=ftp://x"],
+    [{ SECRET_KEY: "short" }, "SECRET_KEY"],
+    [{ SESSION_COOKIE_NAME: "a b" }, "SESSION_COOKIE_NAME=a b"],
+    [{ RENDERD_ADMIN_PASSWORD: "123" }, "RENDERD_ADMIN_PASSWORD"],
+    [{ RENDERD_ADMIN_EMAIL: "nobody" }, "RENDERD_ADMIN_EMAIL=nobody"],
+  ])("%j is refused with a line naming %s", (env, start) => {
+    let error: unknown;
+    try {
+      loadConfig(env as Record<string, string>);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message.startsWith(start)).toBe(true);
+    expect(message).toContain("allowed");
+    expect(message).not.toContain("\n");
+  });
+
+  test("TRUSTED_PROXY_RANGES takes IPv4 and IPv6 CIDR lists", () => {
+    expect(loadConfig({ TRUSTED_PROXY_RANGES: "10.0.0.0/8, fd00::/8,192.0.2.1" }).trustedProxyRanges).toEqual(["10.0.0.0/8", "fd00::/8", "192.0.2.1"]);
+  });
+});
+
+describe("ensureDataDir", () => {
+  test("generates DATA_DIR/secret.key with mode 0600 once and reuses it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "renderd-config-"));
+    try {
+      const a = loadConfig({ DATA_DIR: dir });
+      ensureDataDir(a);
+      const file = join(dir, "secret.key");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(a.secretKey.length).toBeGreaterThanOrEqual(32);
+      const b = loadConfig({ DATA_DIR: dir });
+      ensureDataDir(b);
+      expect(b.secretKey).toBe(a.secretKey);
+      expect(readFileSync(file, "utf8").trim()).toBe(a.secretKey);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a SECRET_KEY given in the environment writes no file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "renderd-config-"));
+    try {
+      const c = loadConfig({ DATA_DIR: dir, SECRET_KEY: "k".repeat(40) });
+      ensureDataDir(c);
+      expect(() => statSync(join(dir, "secret.key"))).toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
