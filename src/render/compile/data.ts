@@ -1,0 +1,83 @@
+/** data: checking render data against a template's DataSchema, and finding what a data path points at in it. */
+import type { ErrorDetail } from "../../errors.ts";
+import type { DataSchema, DataType } from "./model.ts";
+import { pointer } from "./pointer.ts";
+import { isArrayIndex, isObject } from "./values.ts";
+
+// A bad payload of a million rows must not answer a million details: the first ones are enough to fix it.
+export const MAX_DATA_PROBLEMS = 100;
+
+function jsonType(value: unknown): DataType | undefined {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (isObject(value)) return "object";
+  if (typeof value === "number") return Number.isFinite(value) ? "number" : undefined;
+  if (typeof value === "boolean") return "boolean";
+  if (typeof value === "string") return "string";
+  return undefined;
+}
+
+function article(type: DataType): string {
+  return type === "null" ? "null" : type === "array" || type === "object" ? `an ${type}` : `a ${type}`;
+}
+
+function check(schema: DataSchema, value: unknown, path: string, problems: ErrorDetail[]): void {
+  if (problems.length >= MAX_DATA_PROBLEMS) return;
+  if (schema.type !== undefined) {
+    const allowed = Array.isArray(schema.type) ? schema.type : [schema.type];
+    const actual = jsonType(value);
+    if (!actual || !allowed.includes(actual)) {
+      // The other keywords describe a value of the right type; checking them here would only repeat this problem.
+      problems.push({ path, message: `must be ${allowed.map(article).join(" or ") || "of no type"}` });
+      return;
+    }
+  }
+  if (schema.const !== undefined && value !== schema.const) {
+    problems.push({ path, message: `must be ${JSON.stringify(schema.const)}` });
+  }
+  if (schema.anyOf && !schema.anyOf.some((branch) => validateData(branch, value).length === 0)) {
+    problems.push({ path, message: "must match one of the schemas in anyOf" });
+  }
+  if (isObject(value)) {
+    for (const name of schema.required ?? []) {
+      if (!Object.hasOwn(value, name)) problems.push({ path: pointer(path, name), message: "is required" });
+    }
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      if (Object.hasOwn(value, name)) check(property, value[name], pointer(path, name), problems);
+    }
+  }
+  if (Array.isArray(value) && schema.items) {
+    for (let i = 0; i < value.length && problems.length < MAX_DATA_PROBLEMS; i++) {
+      check(schema.items, value[i], pointer(path, i), problems);
+    }
+  }
+}
+
+/** validateData lists where `data` breaks `schema`, each with a JSON pointer below `at` (at most MAX_DATA_PROBLEMS). */
+export function validateData(schema: DataSchema, data: unknown, at = ""): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  check(schema, data, at, problems);
+  return problems.slice(0, MAX_DATA_PROBLEMS);
+}
+
+// A schema offers a step through `properties` (any key) or `items` (an index); anyOf offers each branch's steps.
+function step(schema: DataSchema, segment: string): DataSchema[] {
+  const found: DataSchema[] = [];
+  if (schema.properties && Object.hasOwn(schema.properties, segment)) found.push(schema.properties[segment]);
+  if (schema.items && isArrayIndex(segment)) found.push(schema.items);
+  for (const branch of schema.anyOf ?? []) found.push(...step(branch, segment));
+  return found;
+}
+
+/** schemasAt answers the schemas a data path can land on (several through anyOf); none when it points into no
+ * schema property. Root scope starts from [dataSchema], current scope from the item or component data schemas. */
+export function schemasAt(schemas: DataSchema[], path: string[]): DataSchema[] {
+  let current = schemas;
+  for (const segment of path) current = current.flatMap((schema) => step(schema, segment));
+  return current;
+}
+
+/** itemSchemas answers the element schemas of the arrays the given schemas describe (for repeat and table rows). */
+export function itemSchemas(schemas: DataSchema[]): DataSchema[] {
+  return schemas.flatMap((schema) => [...(schema.items ? [schema.items] : []), ...itemSchemas(schema.anyOf ?? [])]);
+}
