@@ -1,7 +1,10 @@
 /** cli/context: what every store-acting subcommand shares — config from the environment, the migrated store, output. */
+import type { Command } from "commander";
 import { ConfigError, ensureDataDir, loadConfig, type Config } from "../src/config";
 import { ApiError } from "../src/errors";
 import { systemClock, type Clock } from "../src/lib/clock";
+import { newId } from "../src/lib/ids";
+import { CLI_ACTOR, type ChangeContext } from "../src/modules/audit/model";
 import { migrate } from "../src/store/migrate";
 import { openStore, type Store } from "../src/store/open";
 
@@ -42,4 +45,22 @@ export function fail(error: unknown): never {
 /** print writes a value as JSON (`--json`) or as the human text. */
 export function print(json: boolean, value: unknown, human: () => string): void {
   process.stdout.write(json ? JSON.stringify(value, null, 2) + "\n" : human() + "\n");
+}
+
+/** cliChange is the ChangeContext of one CLI run: actor `system`/`cli` (DESIGN.md 3) and a fresh request id for the audit rows. */
+export function cliChange(): ChangeContext {
+  return { actor: CLI_ACTOR, requestId: newId("req") };
+}
+
+/** storeOptions adds the options every store-acting subcommand shares: `--json` and `--data-dir`. */
+export function storeOptions(cmd: Command, json = true): Command {
+  if (json) cmd.option("--json", "print JSON for scripts");
+  return cmd.option("--data-dir <dir>", "data folder holding renderd.db [env DATA_DIR, default ./data]");
+}
+
+/** table lays rows out in space-padded columns under a header line. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
+  return [line(headers), ...rows.map(line)].join("\n");
 }

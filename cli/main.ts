@@ -1,14 +1,25 @@
 #!/usr/bin/env bun
 /** cli/main: the `renderd` binary — serve, and the operator's commands acting on DATA_DIR. */
 import { Command } from "commander";
+import { allowancesCommand } from "./allowances";
+import { keysCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
+import { restoreCommand, suspendCommand } from "./suspension";
+import { usersCommand } from "./users";
+import { workspacesCommand } from "./workspaces";
 
 const program = new Command("renderd")
   .description("renderd: self-hosted document rendering appliance")
   .version("0.0.0")
   .showHelpAfterError()
   .addCommand(serveCommand())
-  .addCommand(migrateCommand());
+  .addCommand(migrateCommand())
+  .addCommand(workspacesCommand())
+  .addCommand(usersCommand())
+  .addCommand(keysCommand())
+  .addCommand(allowancesCommand())
+  .addCommand(suspendCommand())
+  .addCommand(restoreCommand());
 
 await program.parseAsync(process.argv);

@@ -1,7 +1,6 @@
 /** cli/serve: `renderd serve` — every OPTIONS entry is a flag with its environment twin. */
 import { Command } from "commander";
 import { loadConfig, OPTIONS } from "../src/config";
-import { startServer } from "../src/server";
 import { fail } from "./context";
 
 /** serveCommand builds `renderd serve`. */
@@ -14,6 +13,8 @@ export function serveCommand(): Command {
     let running;
     try {
       const config = loadConfig(process.env, flags);
+      // Loaded here so the other commands do not pay for Elysia and playwright at start-up.
+      const { startServer } = await import("../src/server");
       running = await startServer({
         config,
         onFirstStart: (first) => {

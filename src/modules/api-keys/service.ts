@@ -51,7 +51,7 @@ export function createApiKey(store: Store, clock: Clock, ctx: ChangeContext, wor
   const { secret, hash, prefix, start } = newApiKeySecret();
   const now = clock.now();
   const id = newId("key");
-  const expiresAt = input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS).toISOString() : null;
+  const expiresAt = input.expiresInDays !== undefined ? new Date(now.getTime() + input.expiresInDays * DAY_MS).toISOString() : null;
   return store.tx(() => {
     store.run(
       `INSERT INTO api_keys (id, workspace_id, name, prefix, start, secret_hash, scopes, enabled, created_at, expires_at)

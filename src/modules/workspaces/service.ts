@@ -50,24 +50,26 @@ export function slugify(name: string): string {
   return slug || "workspace";
 }
 
-/** createWorkspace makes a workspace with the default allowances and audits it; call inside a transaction. */
+/** createWorkspace makes a workspace with the default allowances and audits it, in one transaction. */
 export function createWorkspace(store: Store, clock: Clock, ctx: ChangeContext, input: { name: string; slug?: string }): PlatformWorkspace {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 128) throw new ApiError("BAD_REQUEST", "The workspace name must be 1 to 128 characters.", { details: [{ path: "/name", message: "must be 1 to 128 characters" }] });
   const slug = input.slug ?? slugify(name);
   if (!SLUG_PATTERN.test(slug))
     throw new ApiError("BAD_REQUEST", "The workspace slug is not valid.", { details: [{ path: "/slug", message: "must be 1 to 63 lowercase letters, digits or -, starting with a letter or digit" }] });
-  if (store.get("SELECT 1 FROM workspaces WHERE slug = $slug", { slug }))
-    throw new ApiError("CONFLICT", `A workspace with slug ${slug} already exists.`, { details: [{ path: "/slug", message: "is taken" }] });
-  const id = newId("ws");
-  store.run("INSERT INTO workspaces (id, name, slug, created_at) VALUES ($id, $name, $slug, $createdAt)", {
-    id,
-    name,
-    slug,
-    createdAt: clock.now().toISOString(),
+  return store.tx(() => {
+    if (store.get("SELECT 1 FROM workspaces WHERE slug = $slug", { slug }))
+      throw new ApiError("CONFLICT", `A workspace with slug ${slug} already exists.`, { details: [{ path: "/slug", message: "is taken" }] });
+    const id = newId("ws");
+    store.run("INSERT INTO workspaces (id, name, slug, created_at) VALUES ($id, $name, $slug, $createdAt)", {
+      id,
+      name,
+      slug,
+      createdAt: clock.now().toISOString(),
+    });
+    recordAudit(store, clock, ctx, { workspaceId: id, action: "workspace.created", resourceType: "workspace", resourceId: id, resourceName: name, metadata: { slug } });
+    return platformWorkspaceOf(row(store, id));
   });
-  recordAudit(store, clock, ctx, { workspaceId: id, action: "workspace.created", resourceType: "workspace", resourceId: id, resourceName: name, metadata: { slug } });
-  return platformWorkspaceOf(row(store, id));
 }
 
 /** getWorkspace answers a workspace by id or slug, or 404. */
