@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer } from "./harness";
+
+const root = resolve(import.meta.dir, "..");
+
+describe("graceful stop", () => {
+  test("a request in flight when stop begins is answered; new connections are refused", async () => {
+    const t = await startTestServer();
+    const url = t.url;
+    let push!: (s: string) => void;
+    let end!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        push = (s) => c.enqueue(new TextEncoder().encode(s));
+        end = () => c.close();
+      },
+    });
+    // A sign-in whose body is still arriving is in flight.
+    const inFlight = fetch(`${url}/v1/auth/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      // @ts-expect-error streaming request body
+      duplex: "half",
+    });
+    push(`{"email":"${ADMIN_EMAIL}",`);
+    await Bun.sleep(50);
+    const stopped = t.stop();
+    await Bun.sleep(50);
+    push(`"password":"${ADMIN_PASSWORD}"}`);
+    end();
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    await stopped;
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+});
+
+describe("readiness over HTTP", () => {
+  test("/health answers 503 naming the database once the store cannot be queried", async () => {
+    const t = await startTestServer();
+    try {
+      expect((await t.call("/health")).status).toBe(200);
+      t.server.store.db.close(false);
+      const res = await t.call("/health");
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: "unavailable", unavailable: ["database"] });
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
+describe("first start", () => {
+  test("without RENDERD_ADMIN_PASSWORD a generated password is printed once and signs in", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "renderd-first-"));
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const proc = Bun.spawn([process.execPath, "cli/main.ts", "serve", "--port", String(port), "--internal-port", "0", "--host", "127.0.0.1"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, LOG_LEVEL: "info" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const reader = proc.stdout.getReader();
+      let out = "";
+      while (!out.includes("renderd listening")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      const password = /generated password \(shown once, change it\): (\S+)/.exec(out)?.[1];
+      expect(password).toBeTruthy();
+      // Printed for the operator, never written into a log line.
+      const logLines = out.split("\n").filter((l) => l.startsWith("{"));
+      expect(logLines.some((l) => l.includes(password!))).toBe(false);
+      const res = await fetch(`http://127.0.0.1:${port}/v1/auth/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "admin@renderd.local", password }),
+      });
+      expect(res.status).toBe(200);
+      reader.releaseLock();
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+    // The store the first start wrote is complete: nothing is left to migrate.
+    const again = Bun.spawnSync([process.execPath, "cli/main.ts", "migrate", "--json"], { cwd: root, env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir } });
+    expect(JSON.parse(again.stdout.toString())).toEqual({ applied: [] });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
