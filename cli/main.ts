@@ -7,6 +7,7 @@ import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
 import { restoreCommand, suspendCommand } from "./suspension";
 import { usersCommand } from "./users";
+import { webhooksCommand } from "./webhooks";
 import { workspacesCommand } from "./workspaces";
 
 const program = new Command("renderd")
@@ -20,6 +21,7 @@ const program = new Command("renderd")
   .addCommand(keysCommand())
   .addCommand(allowancesCommand())
   .addCommand(suspendCommand())
-  .addCommand(restoreCommand());
+  .addCommand(restoreCommand())
+  .addCommand(webhooksCommand());
 
 await program.parseAsync(process.argv);

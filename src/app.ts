@@ -13,10 +13,13 @@ import { RoutesIndex } from "./http/routes-index";
 import { validationToApiError } from "./http/validation";
 import { parseCidrList } from "./lib/cidr";
 import { apiKeyRoutes } from "./modules/api-keys";
+import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
 import { authRoutes } from "./modules/auth";
 import { healthRoutes } from "./modules/health";
+import { webhookEndpointRoutes } from "./modules/webhook-endpoints";
 import { workspaceRoutes } from "./modules/workspaces";
+import { FileStore } from "./store/files";
 
 /** Api is what the listener calls: one function from request (and the peer's address) to response. */
 export interface Api {
@@ -39,8 +42,8 @@ function toApiError(error: unknown, code: string | number, routes: RoutesIndex, 
   return new ApiError("INTERNAL", "Something went wrong on our side; try again.");
 }
 
-/** createApi builds the public API of one renderd process. */
-export function createApi(app: AppContext): Api {
+/** createApi builds the public API of one renderd process; `files` is the file store (server.ts shares it with the cleanup). */
+export function createApi(app: AppContext, files: FileStore = new FileStore(app.config.dataDir)): Api {
   const meta = new RequestMeta();
   const auth = authPlugin(app);
   const trusted = parseCidrList(app.config.trustedProxyRanges);
@@ -48,6 +51,13 @@ export function createApi(app: AppContext): Api {
   let routes: RoutesIndex | null = null;
 
   const elysia = new Elysia({ normalize: false })
+    .onError(({ error, code, request }) => {
+      const apiError = toApiError(error, code, (routes ??= new RoutesIndex(elysia.routes)), request);
+      if (apiError.code === "INTERNAL" && !(error instanceof ApiError)) app.log.error({ err: error, requestId: meta.of(request).requestId }, "unhandled error");
+      return errorResponse(apiError, meta.of(request).requestId);
+    })
+    // Before onParse: an upload body is streamed to disk by its route, never parsed or buffered by the JSON hook.
+    .use(assetAddressRoutes(app, meta, files))
     .onParse(async ({ request, contentType }) => {
       if (contentType?.startsWith("application/json")) return (await readJsonBody(request, app.config.renderMaxInputBytes)) ?? null;
       // A bodyless POST (rotate, revoke, sign-out) often comes without any content type.
@@ -56,16 +66,13 @@ export function createApi(app: AppContext): Api {
         details: [{ path: "", message: `content-type ${contentType || "(none)"} is not accepted` }],
       });
     })
-    .onError(({ error, code, request }) => {
-      const apiError = toApiError(error, code, (routes ??= new RoutesIndex(elysia.routes)), request);
-      if (apiError.code === "INTERNAL" && !(error instanceof ApiError)) app.log.error({ err: error, requestId: meta.of(request).requestId }, "unhandled error");
-      return errorResponse(apiError, meta.of(request).requestId);
-    })
     .use(healthRoutes(app.store))
     .use(authRoutes(app, auth, meta))
     .use(apiKeyRoutes(app, auth, meta))
     .use(workspaceRoutes(app, auth, meta))
-    .use(auditRoutes(app, auth));
+    .use(auditRoutes(app, auth))
+    .use(webhookEndpointRoutes(app, auth, meta))
+    .use(assetRoutes(app, auth, meta, files));
 
   return {
     async handle(request, peerAddress) {

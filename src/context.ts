@@ -3,10 +3,13 @@ import type { Logger } from "pino";
 import type { Config } from "./config";
 import type { Clock } from "./lib/clock";
 import type { Store } from "./store/open";
+import type { Resolver } from "./webhooks/destinations";
 
 export interface AppContext {
   config: Config;
   store: Store;
   clock: Clock;
   log: Logger;
+  /** DNS for the webhook destination check (spec 6.7); tests inject fake answers. Default: the system resolver. */
+  resolve?: Resolver;
 }

@@ -6,9 +6,13 @@ import { bootstrapIfEmpty, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
+import { startAssetCleanup } from "./modules/assets/cleanup";
 import { internalHandle } from "./modules/health/internal";
+import { FileStore } from "./store/files";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
+import { resolveHost, type Resolver } from "./webhooks/destinations";
+import { Dispatcher } from "./webhooks/dispatcher";
 
 export interface ServerOptions {
   config: Config;
@@ -16,6 +20,10 @@ export interface ServerOptions {
   log?: Logger;
   /** Told once about the first start (the CLI prints it; tests read it). */
   onFirstStart?: (info: FirstStart) => void;
+  /** DNS for the webhook destination check; tests inject fake answers (default: the system resolver). */
+  resolve?: Resolver;
+  /** The webhook response time (spec 6.5: 10 s); lowered only by tests. */
+  webhookTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -23,6 +31,10 @@ export interface RunningServer {
   port: number;
   internalPort: number;
   store: Store;
+  /** files is the file store under DATA_DIR (assets, temporary uploads). */
+  files: FileStore;
+  /** webhooks is the delivery dispatcher; `webhooks.runOnce()` sends what is due now (tests, benchmarks). */
+  webhooks: Dispatcher;
   /** stop stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
 }
@@ -36,7 +48,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   ensureDataDir(config);
+  const files = new FileStore(config.dataDir);
   const store = openStore(config.dataDir);
+  let cleanup: { stop(): void } | undefined;
   let publicServer: Server<undefined> | undefined;
   let internalServer: Server<undefined> | undefined;
   try {
@@ -47,7 +61,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log.info({ email: first.email }, "first start: created workspace default and its administrator");
       options.onFirstStart?.(first);
     }
-    const api = createApi({ config, store, clock, log });
+    const api = createApi({ config, store, clock, log, resolve: options.resolve }, files);
+    cleanup = startAssetCleanup({ store, clock, config, files }, log);
     publicServer = Bun.serve({
       hostname: config.host,
       port: config.port,
@@ -56,12 +71,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
   } catch (e) {
+    cleanup?.stop();
     publicServer?.stop(true);
     store.close();
     throw e;
   }
   const pub = publicServer;
   const internal = internalServer;
+  const webhooks = new Dispatcher({
+    store,
+    clock,
+    log,
+    secretKey: config.secretKey,
+    destinations: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate, resolve: options.resolve ?? resolveHost },
+    retentionDays: config.retentionDays,
+    timeoutMs: options.webhookTimeoutMs,
+  });
+  webhooks.start();
   log.info({ port: pub.port, internalPort: internal.port, dataDir: config.dataDir }, "renderd listening");
   let stopping: Promise<void> | null = null;
   return {
@@ -69,9 +95,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     port: pub.port!,
     internalPort: internal.port!,
     store,
+    files,
+    webhooks,
     stop() {
       stopping ??= (async () => {
-        await Promise.all([pub.stop(false), internal.stop(false)]);
+        cleanup?.stop();
+        // The dispatcher finishes its attempts in flight so their outcomes are recorded before the store closes.
+        await Promise.all([pub.stop(false), internal.stop(false), webhooks.stop()]);
         store.close();
         log.info("renderd stopped");
       })();

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { ManualClock } from "../src/lib/clock";
 import { createLogger } from "../src/logger";
-import { startServer, type RunningServer } from "../src/server";
+import { startServer, type RunningServer, type ServerOptions } from "../src/server";
 import type { Role, Scope } from "../src/auth/scopes";
 import { CLI_ACTOR } from "../src/modules/audit/model";
 import { createUser, hashPassword } from "../src/modules/users/service";
@@ -55,7 +55,12 @@ export interface TestServer {
 let counter = 0;
 
 /** startTestServer starts renderd in this process with a manual clock; `env` overrides settings. */
-export async function startTestServer(env: Record<string, string> = {}, keepDataDir?: string): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  keepDataDir?: string,
+  /** Server options beyond configuration: a fake DNS resolver, a shorter webhook timeout. */
+  options: Pick<ServerOptions, "resolve" | "webhookTimeoutMs"> = {},
+): Promise<TestServer> {
   const dataDir = keepDataDir ?? mkdtempSync(join(tmpdir(), "renderd-test-"));
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
   const config = () =>
@@ -71,7 +76,7 @@ export async function startTestServer(env: Record<string, string> = {}, keepData
       API_RATE_LIMIT_PER_MINUTE: "100000",
       ...env,
     });
-  let server = await startServer({ config: config(), clock, log: createLogger("silent") });
+  let server = await startServer({ ...options, config: config(), clock, log: createLogger("silent") });
 
   const t: TestServer = {
     url: server.url,
@@ -126,7 +131,7 @@ export async function startTestServer(env: Record<string, string> = {}, keepData
     },
     async restart() {
       await server.stop();
-      server = await startServer({ config: config(), clock, log: createLogger("silent") });
+      server = await startServer({ ...options, config: config(), clock, log: createLogger("silent") });
       t.server = server;
       t.url = server.url;
       t.internalUrl = `http://127.0.0.1:${server.internalPort}`;

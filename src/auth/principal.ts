@@ -31,9 +31,11 @@ export interface ApiKeyPrincipal extends PrincipalBase {
 
 export type Principal = SessionPrincipal | ApiKeyPrincipal;
 
-/** AuthRequirement is what a route declares: a scope, a console session, or a platform administrator. */
+/** AuthRequirement is what a route declares: a scope (or any one of several), a console session, or a platform administrator. */
 export interface AuthRequirement {
   scope?: Scope;
+  /** The caller must hold at least one of these scopes (spec 4.5: `asset:manage`, or `template:content` for images). */
+  anyScope?: readonly Scope[];
   session?: boolean;
   platformAdmin?: boolean;
 }
@@ -138,6 +140,11 @@ export function authorize(deps: AuthDeps, request: Request, principal: Principal
   if (need.scope) {
     if (!principal.workspaceId) throw new ApiError("FORBIDDEN", "You are not a member of any workspace.");
     if (!principal.scopes.has(need.scope)) throw new ApiError("FORBIDDEN", `This operation needs the ${need.scope} scope.`);
+  }
+  if (need.anyScope) {
+    if (!principal.workspaceId) throw new ApiError("FORBIDDEN", "You are not a member of any workspace.");
+    if (!need.anyScope.some((s) => principal.scopes.has(s)))
+      throw new ApiError("FORBIDDEN", `This operation needs one of the scopes ${need.anyScope.join(", ")}.`);
   }
   return principal;
 }

@@ -1,0 +1,25 @@
+/** assets/cleanup: the periodic sweep of registrations never uploaded and of stale temporary upload files. */
+import type { Logger } from "pino";
+import { sweepAssets, sweepOrphanFiles, type AssetDeps } from "./service";
+
+/** ASSET_SWEEP_EVERY_MS: how often the cleanup runs; expiry itself is decided by the injected clock. */
+export const ASSET_SWEEP_EVERY_MS = 60_000;
+
+/** startAssetCleanup sweeps once now — orphaned stored files, every temporary file (no upload is in flight yet),
+ * expired registrations — then expired registrations and stale temporary files every `everyMs`. */
+export function startAssetCleanup(deps: AssetDeps, log: Logger, everyMs = ASSET_SWEEP_EVERY_MS): { stop(): void } {
+  const run = (first: boolean) => {
+    try {
+      const orphanFiles = first ? sweepOrphanFiles(deps) : 0;
+      const swept = sweepAssets(deps);
+      if (orphanFiles || swept.expiredRegistrations || swept.tempFiles) log.info({ ...swept, orphanFiles }, "assets cleaned up");
+    } catch (err) {
+      // A failed sweep is retried at the next tick; it must never take the server down.
+      log.error({ err }, "asset cleanup failed");
+    }
+  };
+  run(true);
+  const timer = setInterval(() => run(false), everyMs);
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,319 @@
+/** assets/service: registering, uploading, reading, downloading and deleting a workspace's assets (spec 4.5), the
+ * storage allowance, and the cleanup of registrations never uploaded. Each change is audited in its transaction. */
+import type { BunFile } from "bun";
+import type { Config } from "../../config";
+import { ApiError, type ErrorDetail } from "../../errors";
+import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import type { Clock } from "../../lib/clock";
+import { newId } from "../../lib/ids";
+import { SourceFailed, TooManyBytes, type FileStore, type TempFile } from "../../store/files";
+import type { Store } from "../../store/open";
+import type { Actor, ChangeContext } from "../audit/model";
+import { markResourceDeleted, recordAudit } from "../audit/service";
+import { contentCheck } from "./content";
+import { MEDIA_TYPES_OF_KIND, type Asset, type AssetCreated, type AssetDetail, type AssetKind, type AssetListQuery, type MediaType, type RegisterAssetBody } from "./model";
+import { addressUrl, DOWNLOAD_ADDRESS_MS, signToken, UPLOAD_ADDRESS_MS, verifyToken, type AddressPurpose } from "./signing";
+
+/** AssetDeps is what the asset functions work with: the store, the clock, the file store and the signing settings. */
+export interface AssetDeps {
+  store: Store;
+  clock: Clock;
+  files: FileStore;
+  config: Pick<Config, "publicUrl" | "secretKey">;
+}
+
+/** SWEEP_ACTOR is the actor of the events the cleanup writes. */
+export const SWEEP_ACTOR: Actor = { type: "system", id: "renderd", name: "renderd cleanup" };
+
+interface AssetRow {
+  id: string;
+  workspace_id: string;
+  kind: AssetKind;
+  filename: string;
+  media_type: MediaType;
+  size: number;
+  sha256: string;
+  status: "pending" | "uploaded";
+  created_at: string;
+  upload_expires_at: string;
+  uploaded_at: string | null;
+  registered_by: string;
+}
+
+function toAsset(r: AssetRow): Asset {
+  return { id: r.id, kind: r.kind, filename: r.filename, mediaType: r.media_type, size: r.size, sha256: r.sha256, createdAt: r.created_at };
+}
+
+function auditFacts(r: Pick<AssetRow, "kind" | "size" | "sha256">) {
+  return { kind: r.kind, size: r.size, sha256: r.sha256 };
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError("NOT_FOUND", `Asset ${id} was not found.`);
+}
+
+function assetInvalid(details: ErrorDetail[]): ApiError {
+  return new ApiError("ASSET_INVALID", "The uploaded file does not match its registration; nothing was kept. Upload it again before the address expires.", { details });
+}
+
+/** registrationNeed is the auth requirement of registering an asset of `kind` (spec 4.5): `asset:manage`, or
+ * `template:content` for images (PNG and JPEG) only — SVG is active content (scripts, external references), so it
+ * stays with `asset:manage`. */
+export function registrationNeed(kind: AssetKind) {
+  return kind === "image" ? ({ anyScope: ["asset:manage", "template:content"] } as const) : ({ scope: "asset:manage" } as const);
+}
+
+/** storedBytes answers the bytes of a workspace's uploaded assets (spec 2.3 `storageBytes`): each asset counts its
+ * size, even when another asset holds the same bytes. */
+export function storedBytes(store: Store, workspaceId: string): number {
+  return store.get<{ bytes: number }>("SELECT COALESCE(SUM(size), 0) AS bytes FROM assets WHERE workspace_id = $ws AND status = 'uploaded'", { ws: workspaceId })!.bytes;
+}
+
+/** quotaDecision is the maxStorageBytes rule: uploaded bytes, plus bytes reserved by unexpired registrations, plus the
+ * new registration's size must not go over the allowance (null = unlimited). */
+export function quotaDecision(maxStorageBytes: number | null, keptOrReserved: number, size: number): "allow" | "refuse" {
+  return maxStorageBytes !== null && keptOrReserved + size > maxStorageBytes ? "refuse" : "allow";
+}
+
+// Must run inside a transaction. Registrations whose upload is still streaming in are spared: the address was valid
+// when the upload began, and the upload settles the row one way or the other when it ends.
+function expirePending(deps: AssetDeps, ctx: ChangeContext, workspaceId: string | null): number {
+  const rows = deps.store.all<AssetRow>(
+    `SELECT * FROM assets WHERE status = 'pending' AND upload_expires_at <= $now ${workspaceId ? "AND workspace_id = $ws" : ""}`,
+    workspaceId ? { now: deps.clock.now().toISOString(), ws: workspaceId } : { now: deps.clock.now().toISOString() },
+  );
+  let expired = 0;
+  for (const r of rows) {
+    if (deps.files.isHeldBy(r.id)) continue;
+    deps.store.run("DELETE FROM assets WHERE id = $id", { id: r.id });
+    markResourceDeleted(deps.store, r.workspace_id, "asset", r.id);
+    recordAudit(deps.store, deps.clock, ctx, {
+      workspaceId: r.workspace_id,
+      action: "asset.expired",
+      resourceType: "asset",
+      resourceId: r.id,
+      resourceName: r.filename,
+      resourceDeleted: true,
+      metadata: auditFacts(r),
+    });
+    expired += 1;
+  }
+  return expired;
+}
+
+/** registerAsset records a registration and answers its signed upload address (spec 4.5), or 429 QUOTA_EXCEEDED. */
+export function registerAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, input: RegisterAssetBody): AssetCreated {
+  if (!MEDIA_TYPES_OF_KIND[input.kind].includes(input.mediaType))
+    throw new ApiError("BAD_REQUEST", "The request body is not valid.", {
+      details: [{ path: "/mediaType", message: `a ${input.kind} asset must be one of: ${MEDIA_TYPES_OF_KIND[input.kind].join(", ")}` }],
+    });
+  const { store, clock } = deps;
+  const now = clock.now();
+  const uploadExpiresAt = new Date(now.getTime() + UPLOAD_ADDRESS_MS);
+  const id = newId("ast");
+  const asset = store.tx(() => {
+    // Lazy cleanup: the workspace's own stale registrations go before its allowance is counted.
+    expirePending(deps, { actor: SWEEP_ACTOR, requestId: ctx.requestId }, workspaceId);
+    const ws = store.get<{ max_storage_bytes: number | null }>("SELECT max_storage_bytes FROM workspaces WHERE id = $ws", { ws: workspaceId });
+    if (!ws) throw new ApiError("NOT_FOUND", `Workspace ${workspaceId} was not found.`);
+    const used = store.get<{ bytes: number }>(
+      `SELECT COALESCE(SUM(size), 0) AS bytes FROM assets
+       WHERE workspace_id = $ws AND (status = 'uploaded' OR upload_expires_at > $now)`,
+      { ws: workspaceId, now: now.toISOString() },
+    )!.bytes;
+    if (quotaDecision(ws.max_storage_bytes, used, input.size) === "refuse")
+      throw new ApiError(
+        "QUOTA_EXCEEDED",
+        `The workspace may keep ${ws.max_storage_bytes} bytes of files (maxStorageBytes); ${used} are kept or reserved by pending uploads, so ${input.size} more do not fit.`,
+        { details: [{ path: "/size", message: `${input.size} bytes would go over maxStorageBytes (${ws.max_storage_bytes}); ${used} are in use` }] },
+      );
+    store.run(
+      `INSERT INTO assets (id, workspace_id, kind, filename, media_type, size, sha256, status, created_at, upload_expires_at, registered_by)
+       VALUES ($id, $ws, $kind, $filename, $mediaType, $size, $sha256, 'pending', $now, $expires, $by)`,
+      {
+        id,
+        ws: workspaceId,
+        kind: input.kind,
+        filename: input.filename,
+        mediaType: input.mediaType,
+        size: input.size,
+        sha256: input.sha256,
+        now: now.toISOString(),
+        expires: uploadExpiresAt.toISOString(),
+        by: JSON.stringify(ctx.actor),
+      },
+    );
+    recordAudit(store, clock, ctx, { workspaceId, action: "asset.registered", resourceType: "asset", resourceId: id, resourceName: input.filename, metadata: auditFacts(input) });
+    return toAsset(assetRow(store, workspaceId, id));
+  });
+  return {
+    ...asset,
+    uploadMethod: "PUT",
+    uploadUrl: addressUrl(deps.config.publicUrl, "upload", id, signToken(deps.config.secretKey, "upload", id, uploadExpiresAt)),
+    uploadHeaders: { "content-type": input.mediaType, "content-length": String(input.size) },
+    uploadExpiresAt: uploadExpiresAt.toISOString(),
+  };
+}
+
+function assetRow(store: Store, workspaceId: string, id: string): AssetRow {
+  const r = store.get<AssetRow>("SELECT * FROM assets WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+  if (!r) throw notFound(id);
+  return r;
+}
+
+// A registration not yet uploaded is not an asset yet: reading it answers 404 like an unknown id (docs/assets.md).
+function uploadedRow(store: Store, workspaceId: string, id: string): AssetRow {
+  const r = assetRow(store, workspaceId, id);
+  if (r.status !== "uploaded") throw notFound(id);
+  return r;
+}
+
+/** listAssets answers one page of the workspace's uploaded assets, newest first, optionally of one kind. */
+export function listAssets(store: Store, workspaceId: string, query: AssetListQuery): { items: Asset[]; nextCursor?: string } {
+  const page = parsePageQuery(query);
+  const keyset = keysetClause(page);
+  const params: Record<string, string | number> = { ws: workspaceId, limit: page.limit + 1, ...keyset.params };
+  if (query.kind) params.kind = query.kind;
+  const rows = store.all<AssetRow>(
+    `SELECT * FROM assets WHERE workspace_id = $ws AND status = 'uploaded' ${query.kind ? "AND kind = $kind" : ""} AND ${keyset.sql}
+     ORDER BY created_at DESC, id DESC LIMIT $limit`,
+    params,
+  );
+  return toPage(rows, page, toAsset);
+}
+
+/** getAsset answers an uploaded asset with a signed download address valid for DOWNLOAD_ADDRESS_MS. */
+export function getAsset(deps: AssetDeps, workspaceId: string, id: string): AssetDetail {
+  const r = uploadedRow(deps.store, workspaceId, id);
+  const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
+  return {
+    ...toAsset(r),
+    downloadUrl: addressUrl(deps.config.publicUrl, "download", r.id, signToken(deps.config.secretKey, "download", r.id, expiresAt)),
+    expiresAt: expiresAt.toISOString(),
+  };
+}
+
+/** deleteAsset removes an asset (or cancels a registration) and, when no other uploaded asset has the same bytes,
+ * its file. The reference count is taken in the deleting transaction and the file goes right after the commit,
+ * with no await in between, so an upload of the same bytes cannot slip in and lose its file. */
+export function deleteAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
+  const { store, clock } = deps;
+  const { row, lastReference } = store.tx(() => {
+    const r = assetRow(store, workspaceId, id);
+    store.run("DELETE FROM assets WHERE id = $id", { id });
+    markResourceDeleted(store, workspaceId, "asset", id);
+    recordAudit(store, clock, ctx, { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, resourceDeleted: true, metadata: auditFacts(r) });
+    return { row: r, lastReference: r.status === "uploaded" && !isReferenced(store, r.sha256) };
+  });
+  if (lastReference) deps.files.removeAsset(row.sha256);
+  return { id, deleted: true as const };
+}
+
+function isReferenced(store: Store, sha256: string): boolean {
+  return store.get("SELECT 1 FROM assets WHERE sha256 = $sha AND status = 'uploaded' LIMIT 1", { sha: sha256 }) !== null;
+}
+
+function checkAddress(deps: AssetDeps, purpose: AddressPurpose, id: string, token: unknown): void {
+  const verdict = verifyToken(deps.config.secretKey, purpose, id, token, deps.clock.now());
+  if (verdict === "expired") throw new ApiError("FORBIDDEN", `The ${purpose} address has expired.`);
+  if (verdict === "invalid") throw new ApiError("FORBIDDEN", `The ${purpose} address is not valid.`);
+}
+
+function addressedRow(deps: AssetDeps, id: string): AssetRow {
+  const r = deps.store.get<AssetRow>("SELECT * FROM assets WHERE id = $id", { id });
+  if (!r) throw notFound(id);
+  return r;
+}
+
+/** Upload is the incoming body of an upload: its declared length and its chunks, never the whole body at once. */
+export interface Upload {
+  contentLength: string | null;
+  body: AsyncIterable<Uint8Array> | null;
+}
+
+/** receiveUpload takes the bytes of a registered asset from its signed address (spec 4.5 upload flow): streamed to a
+ * temporary file while hashing, checked for size, sha256 and content against the registration, then moved into the
+ * content-addressed store and marked uploaded with its audit event. Any mismatch keeps nothing (422 ASSET_INVALID)
+ * and the registration stays uploadable until its address expires. */
+export async function receiveUpload(deps: AssetDeps, requestId: string, id: string, token: unknown, upload: Upload): Promise<Asset> {
+  checkAddress(deps, "upload", id, token);
+  const r = addressedRow(deps, id);
+  if (r.status === "uploaded") throw new ApiError("CONFLICT", `Asset ${id} has already been uploaded.`);
+  if (deps.files.isHeldBy(id)) throw new ApiError("CONFLICT", `An upload of asset ${id} is already in progress.`);
+  if (upload.contentLength !== null && upload.contentLength.trim() !== String(r.size))
+    throw assetInvalid([{ path: "/size", message: `the content-length ${upload.contentLength} differs from the registered size ${r.size}` }]);
+
+  const check = contentCheck(r.media_type);
+  let temp: TempFile;
+  try {
+    temp = await deps.files.writeTemp(id, upload.body, { maxBytes: r.size, onChunk: (c) => check.update(c) });
+  } catch (e) {
+    if (e instanceof TooManyBytes) throw assetInvalid([{ path: "/size", message: `more than the registered ${r.size} bytes arrived` }]);
+    if (e instanceof SourceFailed) throw new ApiError("BAD_REQUEST", "The upload broke off before all its bytes arrived; nothing was kept.");
+    throw e;
+  }
+  const problems: ErrorDetail[] = [];
+  if (temp.bytes !== r.size) problems.push({ path: "/size", message: `${temp.bytes} bytes arrived; the registered size is ${r.size}` });
+  if (temp.sha256 !== r.sha256) problems.push({ path: "/sha256", message: `the bytes have sha256 ${temp.sha256}; the registered sha256 is ${r.sha256}` });
+  const content = check.finish();
+  if (content) problems.push({ path: "/mediaType", message: content });
+  if (problems.length) {
+    deps.files.discard(temp);
+    throw assetInvalid(problems);
+  }
+
+  // From here on nothing awaits: the rename and the transaction happen in one turn of the event loop (see deleteAsset).
+  try {
+    deps.files.commitAsset(temp);
+  } catch (e) {
+    deps.files.discard(temp);
+    throw e;
+  }
+  try {
+    return deps.store.tx(() => {
+      // The row may have changed while the bytes streamed in: deleted, or uploaded by a parallel request.
+      const current = addressedRow(deps, id);
+      if (current.status === "uploaded") throw new ApiError("CONFLICT", `Asset ${id} has already been uploaded.`);
+      deps.store.run("UPDATE assets SET status = 'uploaded', uploaded_at = $t WHERE id = $id", { t: deps.clock.now().toISOString(), id });
+      recordAudit(deps.store, deps.clock, { actor: JSON.parse(current.registered_by) as Actor, requestId }, {
+        workspaceId: current.workspace_id,
+        action: "asset.uploaded",
+        resourceType: "asset",
+        resourceId: id,
+        resourceName: current.filename,
+        metadata: auditFacts(current),
+      });
+      return toAsset(current);
+    });
+  } catch (e) {
+    if (!isReferenced(deps.store, r.sha256)) deps.files.removeAsset(r.sha256);
+    throw e;
+  }
+}
+
+/** Download is an uploaded asset ready to be served: its row's facts and its file on disk. */
+export interface Download {
+  asset: Asset;
+  file: BunFile;
+}
+
+/** openDownload checks a download address and answers the asset and its file; 403 for a bad or expired address. */
+export function openDownload(deps: AssetDeps, id: string, token: unknown): Download {
+  checkAddress(deps, "download", id, token);
+  const r = addressedRow(deps, id);
+  if (r.status !== "uploaded") throw notFound(id);
+  return { asset: toAsset(r), file: deps.files.openAsset(r.sha256) };
+}
+
+/** sweepAssets deletes registrations whose upload address has expired (each with an `asset.expired` event) and
+ * temporary upload files no upload is writing. The periodic cleanup calls it; so can a test, after moving the clock. */
+export function sweepAssets(deps: AssetDeps): { expiredRegistrations: number; tempFiles: number } {
+  const expiredRegistrations = deps.store.tx(() => expirePending(deps, { actor: SWEEP_ACTOR, requestId: newId("req") }, null));
+  return { expiredRegistrations, tempFiles: deps.files.sweepTemp() };
+}
+
+/** sweepOrphanFiles deletes stored files that no uploaded asset points at (a crash between an upload's rename and
+ * its commit, or between a deletion's commit and its unlink). It walks the whole store, so it runs at start. */
+export function sweepOrphanFiles(deps: AssetDeps): number {
+  return deps.files.sweepAssets((sha256) => isReferenced(deps.store, sha256));
+}
