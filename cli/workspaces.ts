@@ -33,7 +33,6 @@ export function workspacesCommand(): Command {
     ).action(async (name: string, flags: CreateFlags) => {
       try {
         await withStore(({ store, clock }) => {
-          // createWorkspace expects its caller's transaction (bootstrap creates a user in the same one).
           const ws = createWorkspace(store, clock, cliChange(), { name, slug: flags.slug });
           print(!!flags.json, ws, () => `created workspace ${ws.slug} (${ws.id}) "${ws.name}"`);
         }, flags.dataDir);

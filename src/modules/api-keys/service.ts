@@ -1,6 +1,6 @@
 /** api-keys/service: creating, listing, rotating, revoking and deleting a workspace's API keys, each audited. */
 import { ApiError } from "../../errors";
-import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
@@ -72,13 +72,7 @@ export function createApiKey(store: Store, clock: Clock, ctx: ChangeContext, wor
 
 /** listApiKeys answers one page of the workspace's keys, newest first, never with secrets. */
 export function listApiKeys(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: ApiKey[]; nextCursor?: string } {
-  const page = parsePageQuery(query);
-  const keyset = keysetClause(page);
-  const rows = store.all<KeyRow>(
-    `SELECT * FROM api_keys WHERE workspace_id = $ws AND ${keyset.sql} ORDER BY created_at DESC, id DESC LIMIT $limit`,
-    { ws: workspaceId, limit: page.limit + 1, ...keyset.params },
-  );
-  return toPage(rows, page, toApiKey);
+  return selectPage(store, query, { from: "api_keys", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, toApiKey);
 }
 
 /** rotateApiKey replaces a key's secret; the old one stops working at once (spec 3.3). */

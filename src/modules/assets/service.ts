@@ -3,7 +3,7 @@
 import type { BunFile } from "bun";
 import type { Config } from "../../config";
 import { ApiError, type ErrorDetail } from "../../errors";
-import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { SourceFailed, TooManyBytes, type FileStore, type TempFile } from "../../store/files";
@@ -170,16 +170,9 @@ function uploadedRow(store: Store, workspaceId: string, id: string): AssetRow {
 
 /** listAssets answers one page of the workspace's uploaded assets, newest first, optionally of one kind. */
 export function listAssets(store: Store, workspaceId: string, query: AssetListQuery): { items: Asset[]; nextCursor?: string } {
-  const page = parsePageQuery(query);
-  const keyset = keysetClause(page);
-  const params: Record<string, string | number> = { ws: workspaceId, limit: page.limit + 1, ...keyset.params };
-  if (query.kind) params.kind = query.kind;
-  const rows = store.all<AssetRow>(
-    `SELECT * FROM assets WHERE workspace_id = $ws AND status = 'uploaded' ${query.kind ? "AND kind = $kind" : ""} AND ${keyset.sql}
-     ORDER BY created_at DESC, id DESC LIMIT $limit`,
-    params,
-  );
-  return toPage(rows, page, toAsset);
+  const where = ["workspace_id = $ws", "status = 'uploaded'"];
+  if (query.kind) where.push("kind = $kind");
+  return selectPage(store, query, { from: "assets", where, params: { ws: workspaceId, ...(query.kind ? { kind: query.kind } : {}) } }, toAsset);
 }
 
 /** getAsset answers an uploaded asset with a signed download address valid for DOWNLOAD_ADDRESS_MS. */

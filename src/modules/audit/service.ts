@@ -1,6 +1,6 @@
 /** audit/service: writes audit rows inside the caller's transaction and reads them back newest first. */
 import { ApiError } from "../../errors";
-import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
@@ -99,9 +99,8 @@ function utc(value: string, path: string): string {
 
 /** listAuditEvents answers one page of a workspace's events, newest first, with the 4.6 filters. */
 export function listAuditEvents(store: Store, workspaceId: string, query: AuditQuery): { items: AuditEvent[]; nextCursor?: string } {
-  const page = parsePageQuery(query);
   const where = ["workspace_id = $ws"];
-  const params: Record<string, string | number> = { ws: workspaceId, limit: page.limit + 1 };
+  const params: Record<string, string> = { ws: workspaceId };
   const eq: Array<[keyof AuditQuery, string]> = [
     ["action", "action"],
     ["actorType", "actor_type"],
@@ -124,13 +123,7 @@ export function listAuditEvents(store: Store, workspaceId: string, query: AuditQ
     where.push("created_at <= $to");
     params.to = utc(query.to, "/to");
   }
-  const keyset = keysetClause(page);
-  where.push(keyset.sql);
-  const rows = store.all<AuditRow>(
-    `SELECT * FROM audit_events WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT $limit`,
-    { ...params, ...keyset.params },
-  );
-  return toPage(rows, page, toEvent);
+  return selectPage(store, query, { from: "audit_events", where, params }, toEvent);
 }
 
 /** getAuditEvent answers one event of the workspace, or 404 (also for another workspace's event). */

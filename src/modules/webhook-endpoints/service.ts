@@ -1,6 +1,6 @@
 /** webhook-endpoints/service: a workspace's webhook endpoints (spec 4.7) and their delivery records (2.9), each change audited. */
 import { ApiError } from "../../errors";
-import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
@@ -131,13 +131,7 @@ export async function createWebhookEndpoint(
 
 /** listWebhookEndpoints answers one page of the workspace's endpoints, newest first, without secrets. */
 export function listWebhookEndpoints(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: WebhookEndpoint[]; nextCursor?: string } {
-  const page = parsePageQuery(query);
-  const keyset = keysetClause(page);
-  const rows = store.all<EndpointRow>(
-    `SELECT * FROM webhook_endpoints WHERE workspace_id = $ws AND ${keyset.sql} ORDER BY created_at DESC, id DESC LIMIT $limit`,
-    { ws: workspaceId, limit: page.limit + 1, ...keyset.params },
-  );
-  return toPage(rows, page, toEndpoint);
+  return selectPage(store, query, { from: "webhook_endpoints", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, toEndpoint);
 }
 
 /** getWebhookEndpoint answers one endpoint of the workspace, without its secret. */
@@ -285,15 +279,17 @@ function toDelivery(r: DeliveryRow): WebhookDelivery {
 /** listWebhookDeliveries answers one page of an endpoint's delivery records (spec 2.9), newest first. */
 export function listWebhookDeliveries(store: Store, workspaceId: string, id: string, query: { limit?: string; cursor?: string }): { items: WebhookDelivery[]; nextCursor?: string } {
   endpointRow(store, workspaceId, id);
-  const page = parsePageQuery(query);
-  const keyset = keysetClause(page, "d.created_at", "d.id");
-  const rows = store.all<DeliveryRow>(
-    `SELECT d.id, d.event_id, e.type, e.render_id, d.status, d.attempts, d.last_status_code, d.last_error, d.last_attempt_at,
-       d.next_attempt_at, d.created_at
-     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-     WHERE d.endpoint_id = $endpoint AND ${keyset.sql}
-     ORDER BY d.created_at DESC, d.id DESC LIMIT $limit`,
-    { endpoint: id, limit: page.limit + 1, ...keyset.params },
+  return selectPage(
+    store,
+    query,
+    {
+      select: `d.id, d.event_id, e.type, e.render_id, d.status, d.attempts, d.last_status_code, d.last_error, d.last_attempt_at,
+       d.next_attempt_at, d.created_at`,
+      from: "webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id",
+      where: ["d.endpoint_id = $endpoint"],
+      params: { endpoint: id },
+      alias: "d",
+    },
+    toDelivery,
   );
-  return toPage(rows, page, toDelivery);
 }

@@ -1,6 +1,6 @@
 /** workspaces/service: creating workspaces, reading and replacing their allowances, suspension. */
 import { ApiError } from "../../errors";
-import { keysetClause, parsePageQuery, toPage } from "../../http/paging";
+import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
@@ -84,16 +84,13 @@ export function getAllowances(store: Store, workspaceId: string): CompanyAllowan
 
 /** listWorkspaces answers one page of all workspaces, newest first, optionally matching `search` in name or slug. */
 export function listWorkspaces(store: Store, query: PlatformWorkspaceQuery): { items: PlatformWorkspace[]; nextCursor?: string } {
-  const page = parsePageQuery(query);
-  const keyset = keysetClause(page);
-  const where = [keyset.sql];
-  const params: Record<string, string | number> = { limit: page.limit + 1, ...keyset.params };
+  const where: string[] = [];
+  const params: Record<string, string> = {};
   if (query.search) {
     where.push("(name LIKE $search ESCAPE '\\' OR slug LIKE $search ESCAPE '\\')");
     params.search = `%${query.search.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
   }
-  const rows = store.all<WorkspaceRow>(`SELECT * FROM workspaces WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT $limit`, params);
-  return toPage(rows, page, platformWorkspaceOf);
+  return selectPage(store, query, { from: "workspaces", where, params }, platformWorkspaceOf);
 }
 
 /** replaceAllowances replaces every allowance (omitted nullable fields become null, `suspended` false) and audits it (spec 4.2, 3.4). */
