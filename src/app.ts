@@ -19,7 +19,6 @@ import { authRoutes } from "./modules/auth";
 import { healthRoutes } from "./modules/health";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints";
 import { workspaceRoutes } from "./modules/workspaces";
-import { FileStore } from "./store/files";
 
 /** Api is what the listener calls: one function from request (and the peer's address) to response. */
 export interface Api {
@@ -42,8 +41,8 @@ function toApiError(error: unknown, code: string | number, routes: RoutesIndex, 
   return new ApiError("INTERNAL", "Something went wrong on our side; try again.");
 }
 
-/** createApi builds the public API of one renderd process; `files` is the file store (server.ts shares it with the cleanup). */
-export function createApi(app: AppContext, files: FileStore = new FileStore(app.config.dataDir)): Api {
+/** createApi builds the public API of one renderd process. */
+export function createApi(app: AppContext): Api {
   const meta = new RequestMeta();
   const auth = authPlugin(app);
   const trusted = parseCidrList(app.config.trustedProxyRanges);
@@ -57,7 +56,7 @@ export function createApi(app: AppContext, files: FileStore = new FileStore(app.
       return errorResponse(apiError, meta.of(request).requestId);
     })
     // Before onParse: an upload body is streamed to disk by its route, never parsed or buffered by the JSON hook.
-    .use(assetAddressRoutes(app, meta, files))
+    .use(assetAddressRoutes(app, meta))
     .onParse(async ({ request, contentType }) => {
       if (contentType?.startsWith("application/json")) return (await readJsonBody(request, app.config.renderMaxInputBytes)) ?? null;
       // A bodyless POST (rotate, revoke, sign-out) often comes without any content type.
@@ -72,7 +71,7 @@ export function createApi(app: AppContext, files: FileStore = new FileStore(app.
     .use(workspaceRoutes(app, auth, meta))
     .use(auditRoutes(app, auth))
     .use(webhookEndpointRoutes(app, auth, meta))
-    .use(assetRoutes(app, auth, meta, files));
+    .use(assetRoutes(app, auth, meta));
 
   return {
     async handle(request, peerAddress) {

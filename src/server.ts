@@ -61,7 +61,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log.info({ email: first.email }, "first start: created workspace default and its administrator");
       options.onFirstStart?.(first);
     }
-    const api = createApi({ config, store, clock, log, resolve: options.resolve }, files);
+    const api = createApi({ config, store, clock, log, files, resolve: options.resolve });
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
     publicServer = Bun.serve({
       hostname: config.host,

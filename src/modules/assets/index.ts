@@ -6,20 +6,19 @@ import type { AuthPlugin } from "../../auth/plugin";
 import { authorize, workspaceOf } from "../../auth/principal";
 import { IdParams, Page } from "../../http/schemas";
 import type { RequestMeta } from "../../http/request-meta";
-import type { FileStore } from "../../store/files";
 import { downloadResponse } from "./download";
 import { Asset, AssetCreated, AssetDeleted, AssetDetail, AssetListQuery, RegisterAssetBody } from "./model";
 import { deleteAsset, getAsset, listAssets, openDownload, receiveUpload, registerAsset, registrationNeed, type AssetDeps } from "./service";
 
 const manage = { scope: "asset:manage" } as const;
 
-function deps(app: AppContext, files: FileStore): AssetDeps {
-  return { store: app.store, clock: app.clock, config: app.config, files };
+function deps(app: AppContext): AssetDeps {
+  return { store: app.store, clock: app.clock, config: app.config, files: app.files };
 }
 
 /** assetRoutes mounts /v1/assets. */
-export function assetRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta, files: FileStore) {
-  const d = deps(app, files);
+export function assetRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
+  const d = deps(app);
   return new Elysia({ normalize: false })
     .use(auth)
     .post(
@@ -52,8 +51,8 @@ export function assetRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta
 /** assetAddressRoutes mounts PUT /uploads/:id and GET /downloads/:id. The upload body is never parsed or buffered
  * (`parse: "none"`): receiveUpload streams it to disk. app.ts mounts these before its JSON body parser, whose hook
  * would otherwise run for them too. */
-export function assetAddressRoutes(app: AppContext, meta: RequestMeta, files: FileStore) {
-  const d = deps(app, files);
+export function assetAddressRoutes(app: AppContext, meta: RequestMeta) {
+  const d = deps(app);
   return new Elysia({ normalize: false })
     .put(
       "/uploads/:id",
