@@ -1,0 +1,315 @@
+/** browser: one supervised Chromium process — launch, find its pid, ask whether it answers, kill its process group. */
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type CDPSession } from "playwright-core";
+
+/** ProcessInfo is one line of /proc: enough to walk a process tree and weigh it. */
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** The command name (/proc/<pid>/comm, at most 15 characters). */
+  name: string;
+  /** One letter from /proc/<pid>/stat: R, S, D, Z (zombie), T (stopped)… */
+  state: string;
+}
+
+/** readProcess reads /proc/<pid>/stat, or null when the process is gone. */
+export function readProcess(pid: number): ProcessInfo | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  // The command name sits in parentheses and may itself hold spaces or parentheses: split after the last ")".
+  const close = stat.lastIndexOf(")");
+  const fields = stat.slice(close + 2).split(" ");
+  return { pid, name: stat.slice(stat.indexOf("(") + 1, close), state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]) };
+}
+
+/** listProcesses reads every process of /proc; processes that end while it reads are left out. */
+export function listProcesses(): ProcessInfo[] {
+  const out: ProcessInfo[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const info = readProcess(Number(name));
+    if (info) out.push(info);
+  }
+  return out;
+}
+
+/**
+ * commandLine answers a process's arguments, or [] when it is gone (or a zombie, whose cmdline is empty). Chromium's
+ * child processes rewrite their title, leaving every switch in one space-joined string: match switches with hasSwitch.
+ */
+export function commandLine(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "");
+  } catch {
+    return [];
+  }
+}
+
+/** hasSwitch answers whether a command line holds `name` (`--type=renderer`) as a whole word, however it was joined. */
+export function hasSwitch(args: string[], name: string): boolean {
+  return args.some((arg) => arg === name || arg.split(/\s+/).includes(name));
+}
+
+/** residentBytes answers VmRSS of a process in bytes (0 when gone). */
+export function residentBytes(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** proportionalBytes answers the Pss of a process in bytes (its private pages plus its share of shared ones): unlike VmRSS it sums
+ * over processes without counting Chromium's shared binary once per process. Falls back to VmRSS without smaps_rollup. */
+export function proportionalBytes(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return match ? Number(match[1]) * 1024 : residentBytes(pid);
+  } catch {
+    return residentBytes(pid);
+  }
+}
+
+/** isAlive answers whether a process exists and is not a zombie (an exited child nobody has reaped yet). */
+export function isAlive(pid: number): boolean {
+  const info = readProcess(pid);
+  return info !== null && info.state !== "Z" && info.state !== "X";
+}
+
+/** descendants answers the processes below `root` by parent links, from one listing of /proc. */
+export function descendants(root: number, processes: ProcessInfo[] = listProcesses()): ProcessInfo[] {
+  const children = new Map<number, ProcessInfo[]>();
+  for (const p of processes) {
+    const list = children.get(p.ppid);
+    if (list) list.push(p);
+    else children.set(p.ppid, [p]);
+  }
+  const out: ProcessInfo[] = [];
+  const stack = [root];
+  while (stack.length) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      out.push(child);
+      stack.push(child.pid);
+    }
+  }
+  return out;
+}
+
+export interface ChromiumArgsOptions {
+  /** Bounds V8's old space in every renderer (`--js-flags=--max-old-space-size`); RENDER_MAX_HEAP_BYTES. */
+  maxHeapBytes?: number;
+  /** Chromium refuses to start as root unless its sandbox is off. */
+  asRoot?: boolean;
+}
+
+/** chromiumArgs answers the switches renderd starts Chromium with (playwright adds --headless, the pipe and its defaults). */
+export function chromiumArgs(options: ChromiumArgsOptions = {}): string[] {
+  const args = [
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    // No host name (nor IP literal: Chromium passes those through the same rules) resolves inside the browser, so
+    // `<link rel=dns-prefetch|preconnect>` — which open sockets without a request the route handler could see —
+    // reach nothing. The asset origin is answered by interception before any resolution.
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+  ];
+  if (options.asRoot) args.push("--no-sandbox");
+  if (options.maxHeapBytes !== undefined) {
+    const mib = Math.max(16, Math.floor(options.maxHeapBytes / (1024 * 1024)));
+    args.push(`--js-flags=--max-old-space-size=${mib}`);
+  }
+  // Never add --disable-crashpad-for-testing: with Chromium 156 it also silently turns off Fetch interception
+  // (the route handler is never called). The crash handlers it would remove are found through XDG_CONFIG_HOME instead.
+  return args;
+}
+
+export interface LaunchOptions extends ChromiumArgsOptions {
+  executablePath: string;
+  /** Milliseconds to wait for Chromium to answer on its pipe. */
+  launchTimeoutMs?: number;
+}
+
+/**
+ * BrowserProcess is one running Chromium and what is needed to end it for certain: its pid (the leader of its
+ * own process group, since playwright spawns it detached) and the private folder its crash handlers name.
+ */
+export class BrowserProcess {
+  private cdp: CDPSession | null = null;
+  private closing = false;
+
+  private constructor(
+    readonly browser: Browser,
+    /** pid of the browser process; also its process group id. */
+    readonly pid: number,
+    /** Private XDG_CONFIG_HOME: Chromium's crash handlers (setsid, outside the group) carry it in their arguments. */
+    readonly configDir: string,
+    readonly startedAt: Date,
+  ) {}
+
+  /** launch starts Chromium with renderd's switches and finds its pid in /proc. */
+  static async launch(options: LaunchOptions, startedAt: Date): Promise<BrowserProcess> {
+    // Checked first: playwright, asked to spawn a missing file under Bun, leaves its temporary profile behind.
+    try {
+      accessSync(options.executablePath, constants.X_OK);
+    } catch {
+      throw new Error(`Chromium at ${options.executablePath} did not start: no executable file there (CHROMIUM_PATH).`);
+    }
+    const configDir = mkdtempSync(join(tmpdir(), "renderd-chromium-"));
+    // A switch Chromium ignores but /proc shows: how the browser process is told apart from any other Chromium.
+    const marker = `--renderd-browser=${configDir}`;
+    let browser: Browser;
+    try {
+      browser = await chromium.launch({
+        executablePath: options.executablePath,
+        args: [...chromiumArgs(options), marker],
+        env: { ...process.env, XDG_CONFIG_HOME: configDir },
+        timeout: options.launchTimeoutMs ?? 30_000,
+        // The pool's owner decides when the browser ends (graceful stop drains renders first); playwright still
+        // kills it when this process exits.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    } catch (e) {
+      rmSync(configDir, { recursive: true, force: true });
+      throw new Error(`Chromium at ${options.executablePath} did not start: ${(e as Error).message.split("\n")[0]}`);
+    }
+    const pid = findBrowserPid(marker);
+    if (pid === null) {
+      await browser.close().catch(() => {});
+      rmSync(configDir, { recursive: true, force: true });
+      throw new Error(`Chromium at ${options.executablePath} started but its process was not found in /proc.`);
+    }
+    return new BrowserProcess(browser, pid, configDir, startedAt);
+  }
+
+  /** connected answers whether playwright still speaks to the browser. */
+  get connected(): boolean {
+    return this.browser.isConnected();
+  }
+
+  /** ping asks the browser for its version over CDP; false when it does not answer within `timeoutMs` (a hung browser). */
+  async ping(timeoutMs: number): Promise<boolean> {
+    if (!this.connected || !isAlive(this.pid)) return false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const answer = (async () => {
+      this.cdp ??= await this.browser.newBrowserCDPSession();
+      await this.cdp.send("Browser.getVersion");
+      return true;
+    })().catch(() => false);
+    try {
+      return await Promise.race([answer, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** processes answers every live process of this browser: its process group, descendants, and its crash handlers. */
+  processes(): ProcessInfo[] {
+    const all = listProcesses();
+    const found = new Map<number, ProcessInfo>();
+    for (const p of all) if (p.pid === this.pid || p.pgid === this.pid) found.set(p.pid, p);
+    for (const p of descendants(this.pid, all)) found.set(p.pid, p);
+    for (const p of all) {
+      if (found.has(p.pid) || !p.name.startsWith("chrome_crashpad")) continue;
+      if (commandLine(p.pid).some((arg) => arg.startsWith("--database=") && arg.includes(this.configDir))) found.set(p.pid, p);
+    }
+    return [...found.values()].filter((p) => p.state !== "Z" && p.state !== "X");
+  }
+
+  /** rssBytes sums VmRSS over processes(); shared pages count once per process, so it overstates a little. */
+  rssBytes(): number {
+    return this.processes().reduce((sum, p) => sum + residentBytes(p.pid), 0);
+  }
+
+  /** pssBytes sums Pss over processes(): the memory the browser really holds. */
+  pssBytes(): number {
+    return this.processes().reduce((sum, p) => sum + proportionalBytes(p.pid), 0);
+  }
+
+  /** rendererPssBytes sums Pss over the renderer processes only: the part that grows with documents. */
+  rendererPssBytes(): number {
+    let sum = 0;
+    for (const p of this.processes()) {
+      const args = commandLine(p.pid);
+      if (hasSwitch(args, "--type=renderer") && !hasSwitch(args, "--top-chrome-webui")) sum += proportionalBytes(p.pid);
+    }
+    return sum;
+  }
+
+  /** kill ends the browser at once: SIGKILL to its process group, then to any straggler found in /proc. */
+  kill(): void {
+    this.closing = true;
+    const stragglers = this.processes();
+    try {
+      process.kill(-this.pid, "SIGKILL");
+    } catch {
+      // the group is already gone
+    }
+    for (const p of stragglers) {
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  /** close asks the browser to close, kills it when it does not within `timeoutMs`, waits until none of its processes remain, and removes its folder. */
+  async close(timeoutMs: number): Promise<void> {
+    this.closing = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const closed = await Promise.race([
+      this.browser.close().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (!closed) this.kill();
+    await this.waitGone(timeoutMs);
+    rmSync(this.configDir, { recursive: true, force: true });
+  }
+
+  /** waitGone waits until processes() is empty, killing what is left after `timeoutMs`. */
+  async waitGone(timeoutMs: number): Promise<void> {
+    let until = performance.now() + timeoutMs;
+    let killed = false;
+    while (this.processes().length > 0) {
+      if (performance.now() > until) {
+        if (killed) return;
+        this.kill();
+        killed = true;
+        until = performance.now() + timeoutMs;
+      }
+      await Bun.sleep(20);
+    }
+  }
+
+  /** intentional answers whether renderd itself is ending this browser (so a disconnect is no crash). */
+  get intentional(): boolean {
+    return this.closing;
+  }
+}
+
+/** findBrowserPid answers the child of this process whose arguments carry `marker` (Debian's wrapper execs, keeping the pid). */
+function findBrowserPid(marker: string): number | null {
+  for (const p of descendants(process.pid)) {
+    const args = commandLine(p.pid);
+    if (hasSwitch(args, marker) && !args.some((arg) => /(^|\s)--type=/.test(arg))) return p.pid;
+  }
+  return null;
+}
