@@ -206,7 +206,13 @@ describe("the supervisor recovers", () => {
     await healthyAgain();
     const [pid] = browserPids();
     const mine = [...group(pid).map((p) => p.pid), pid];
-    const crashpad = processes().filter((p) => alive(p) && p.args[0]?.endsWith("chrome_crashpad_handler") && p.args.some((a) => a.includes("renderd-chromium-")));
+    // Only this browser's crashpad handlers: those of other pools (earlier tests, other runs) are not this stop's business.
+    const profile = processes()
+      .find((p) => p.pid === pid)
+      ?.args.join(" ")
+      .match(/renderd-chromium-[A-Za-z0-9]+/)?.[0];
+    expect(profile).toBeTruthy();
+    const crashpad = processes().filter((p) => alive(p) && p.args[0]?.endsWith("chrome_crashpad_handler") && p.args.some((a) => a.includes(profile!)));
     expect(crashpad.length).toBeGreaterThan(0);
     const { render, requested } = stalled();
     await requested;
