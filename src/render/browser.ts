@@ -103,6 +103,7 @@ export function descendants(root: number, processes: ProcessInfo[] = listProcess
   return out;
 }
 
+/** ChromiumArgsOptions are what varies in renderd's Chromium switches. */
 export interface ChromiumArgsOptions {
   /** Bounds V8's old space in every renderer (`--js-flags=--max-old-space-size`); RENDER_MAX_HEAP_BYTES. */
   maxHeapBytes?: number;
@@ -134,6 +135,7 @@ export function chromiumArgs(options: ChromiumArgsOptions = {}): string[] {
   return args;
 }
 
+/** LaunchOptions say which Chromium to start and how. */
 export interface LaunchOptions extends ChromiumArgsOptions {
   executablePath: string;
   /** Milliseconds to wait for Chromium to answer on its pipe. */
@@ -146,12 +148,13 @@ export interface LaunchOptions extends ChromiumArgsOptions {
  */
 export class BrowserProcess {
   private cdp: CDPSession | null = null;
-  private closing = false;
 
   private constructor(
     readonly browser: Browser,
     /** pid of the browser process; also its process group id. */
     readonly pid: number,
+    /** The switch that marks this browser's command line (see launch). */
+    private readonly marker: string,
     /** Private XDG_CONFIG_HOME: Chromium's crash handlers (setsid, outside the group) carry it in their arguments. */
     readonly configDir: string,
     readonly startedAt: Date,
@@ -191,7 +194,7 @@ export class BrowserProcess {
       rmSync(configDir, { recursive: true, force: true });
       throw new Error(`Chromium at ${options.executablePath} started but its process was not found in /proc.`);
     }
-    return new BrowserProcess(browser, pid, configDir, startedAt);
+    return new BrowserProcess(browser, pid, marker, configDir, startedAt);
   }
 
   /** connected answers whether playwright still speaks to the browser. */
@@ -216,12 +219,24 @@ export class BrowserProcess {
     }
   }
 
+  /**
+   * groupIsOurs answers whether the pid still names this browser (or nothing): once the browser has exited and been
+   * reaped its pid may be reused, and a stranger's process group must never be signalled.
+   */
+  private groupIsOurs(): boolean {
+    const leader = readProcess(this.pid);
+    if (!leader || leader.state === "Z" || leader.state === "X") return true;
+    return hasSwitch(commandLine(this.pid), this.marker);
+  }
+
   /** processes answers every live process of this browser: its process group, descendants, and its crash handlers. */
   processes(): ProcessInfo[] {
     const all = listProcesses();
     const found = new Map<number, ProcessInfo>();
-    for (const p of all) if (p.pid === this.pid || p.pgid === this.pid) found.set(p.pid, p);
-    for (const p of descendants(this.pid, all)) found.set(p.pid, p);
+    if (this.groupIsOurs()) {
+      for (const p of all) if (p.pid === this.pid || p.pgid === this.pid) found.set(p.pid, p);
+      for (const p of descendants(this.pid, all)) found.set(p.pid, p);
+    }
     for (const p of all) {
       if (found.has(p.pid) || !p.name.startsWith("chrome_crashpad")) continue;
       if (commandLine(p.pid).some((arg) => arg.startsWith("--database=") && arg.includes(this.configDir))) found.set(p.pid, p);
@@ -229,7 +244,7 @@ export class BrowserProcess {
     return [...found.values()].filter((p) => p.state !== "Z" && p.state !== "X");
   }
 
-  /** rssBytes sums VmRSS over processes(); shared pages count once per process, so it overstates a little. */
+  /** rssBytes sums VmRSS over processes(); Chromium's shared pages count once per process, so it overstates (see pssBytes). */
   rssBytes(): number {
     return this.processes().reduce((sum, p) => sum + residentBytes(p.pid), 0);
   }
@@ -251,12 +266,13 @@ export class BrowserProcess {
 
   /** kill ends the browser at once: SIGKILL to its process group, then to any straggler found in /proc. */
   kill(): void {
-    this.closing = true;
     const stragglers = this.processes();
-    try {
-      process.kill(-this.pid, "SIGKILL");
-    } catch {
-      // the group is already gone
+    if (this.groupIsOurs()) {
+      try {
+        process.kill(-this.pid, "SIGKILL");
+      } catch {
+        // the group is already gone
+      }
     }
     for (const p of stragglers) {
       try {
@@ -269,7 +285,6 @@ export class BrowserProcess {
 
   /** close asks the browser to close, kills it when it does not within `timeoutMs`, waits until none of its processes remain, and removes its folder. */
   async close(timeoutMs: number): Promise<void> {
-    this.closing = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const closed = await Promise.race([
       this.browser.close().then(
@@ -284,24 +299,23 @@ export class BrowserProcess {
     rmSync(this.configDir, { recursive: true, force: true });
   }
 
-  /** waitGone waits until processes() is empty, killing what is left after `timeoutMs`. */
+  /**
+   * waitGone waits until processes() is empty: `timeoutMs` for them to end by themselves, then SIGKILL, repeated
+   * every 500 ms for up to 10 s more (a process in uninterruptible IO dies only when its IO ends).
+   */
   async waitGone(timeoutMs: number): Promise<void> {
-    let until = performance.now() + timeoutMs;
-    let killed = false;
+    const killAt = performance.now() + timeoutMs;
+    const giveUpAt = killAt + 10_000;
+    let lastKill = 0;
     while (this.processes().length > 0) {
-      if (performance.now() > until) {
-        if (killed) return;
+      const now = performance.now();
+      if (now > giveUpAt) return;
+      if (now > killAt && now - lastKill >= 500) {
         this.kill();
-        killed = true;
-        until = performance.now() + timeoutMs;
+        lastKill = now;
       }
       await Bun.sleep(20);
     }
-  }
-
-  /** intentional answers whether renderd itself is ending this browser (so a disconnect is no crash). */
-  get intentional(): boolean {
-    return this.closing;
   }
 }
 

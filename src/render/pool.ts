@@ -114,6 +114,7 @@ export interface PoolLog {
   error(fields: object, message: string): void;
 }
 
+/** RenderPoolOptions are the pool's settings; poolOptions() fills them from the configuration. */
 export interface RenderPoolOptions {
   /** Warm pages, i.e. renders at once (RENDER_WORKERS). */
   size: number;
