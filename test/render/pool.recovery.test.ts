@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { readdirSync, readFileSync } from "node:fs";
 import { ApiError } from "../../src/errors.ts";
 import { PoolCrashError, RenderPool, assetUrl, type AssetBody } from "../../src/render/pool.ts";
+import { until, rejection } from "../wait";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.
 setDefaultTimeout(30_000);
@@ -65,22 +66,7 @@ const group = (pid: number) => processes().filter((p) => alive(p) && p.pgid === 
 const renderers = (pid: number) =>
   group(pid).filter((p) => p.args.includes("--type=renderer") && !p.args.includes("--top-chrome-webui"));
 
-async function until(condition: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(25);
-  }
-}
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected a rejection");
-}
 
 /** stalled starts a render whose stylesheet is held until released: a render certainly in flight. */
 function stalled(deadlineMs?: number): { render: Promise<unknown>; requested: Promise<void> } {

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ASSET_ORIGIN, RenderPool, assetUrl, newAssetScope } from "../../src/render/pool.ts";
+import { until } from "../wait";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.
 setDefaultTimeout(30_000);
@@ -48,13 +49,6 @@ const pdftotext = (pdf: Uint8Array) => Bun.spawnSync(["pdftotext", save(pdf), "-
 const pdffonts = (pdf: Uint8Array) => Bun.spawnSync(["pdffonts", save(pdf)]).stdout.toString();
 const pdfimages = (pdf: Uint8Array) => Bun.spawnSync(["pdfimages", "-list", save(pdf)]).stdout.toString();
 
-async function until(condition: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
-}
 
 /** gif is a 2×2 GIF: small, but a real image XObject in the PDF. */
 const GIF = Buffer.from("R0lGODlhAgACAPAAAP8AAAAAACH5BAAAAAAALAAAAAACAAIAAAIChFEAOw==", "base64");

@@ -6,6 +6,7 @@ import { deflateSync } from "node:zlib";
 import { ApiError } from "../../src/errors.ts";
 import { countPdfPages, countPageObjects } from "../../src/render/pdf.ts";
 import { ASSET_ORIGIN, PoolCrashError, RenderPool, assetIdOf, assetUrl, newAssetScope, parseAssetUrl, type AssetBody } from "../../src/render/pool.ts";
+import { until, rejection } from "../wait";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.
 setDefaultTimeout(30_000);
@@ -68,22 +69,7 @@ function png(w: number, h: number): Uint8Array {
 
 const text = (body: string, contentType: string): AssetBody => ({ body: new TextEncoder().encode(body), contentType });
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected a rejection");
-}
 
-async function until(condition: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
-}
 
 describe("asset URLs", () => {
   test("assetUrl and assetIdOf are inverse on the asset origin, null elsewhere", () => {
