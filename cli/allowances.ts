@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import { AllowancesReplacement, type CompanyAllowances } from "../src/modules/workspaces/model";
 import { getAllowances, getWorkspace, replaceAllowances } from "../src/modules/workspaces/service";
-import { cliChange, fail, print, storeOptions, withStore } from "./context";
+import { cliChange, guard, print, storeOptions, withStore } from "./context";
 import { checkInput, trueOrFalse, wholeNumber } from "./input";
 
 interface GetFlags {
@@ -38,16 +38,14 @@ export function allowancesCommand(): Command {
       new Command("get")
         .description("print a workspace's seven allowance fields")
         .requiredOption("--workspace <id|slug>", "workspace to read"),
-    ).action(async (flags: GetFlags) => {
-      try {
+    ).action(
+      guard(async (flags: GetFlags) => {
         await withStore(({ store }) => {
           const allowances = getAllowances(store, flags.workspace);
           print(!!flags.json, allowances, () => describeAllowances(allowances));
         }, flags.dataDir);
-      } catch (e) {
-        fail(e);
-      }
-    }),
+      }),
+    ),
   );
 
   cmd.addCommand(
@@ -72,8 +70,8 @@ export function allowancesCommand(): Command {
             "Bounds are those of the API (spec 2.2); a value outside them is refused naming the field.",
           ].join("\n"),
         ),
-    ).action(async (flags: SetFlags) => {
-      try {
+    ).action(
+      guard(async (flags: SetFlags) => {
         const input: Record<string, unknown> = {
           maxActiveRenders: wholeNumber(flags.maxActiveRenders),
           rendersPerMinute: wholeNumber(flags.rendersPerMinute),
@@ -86,10 +84,8 @@ export function allowancesCommand(): Command {
           const allowances = replaceAllowances(store, clock, cliChange(), ws.id, body);
           print(!!flags.json, allowances, () => `replaced the allowances of workspace ${ws.slug} (${ws.id})\n${describeAllowances(allowances)}`);
         }, flags.dataDir);
-      } catch (e) {
-        fail(e);
-      }
-    }),
+      }),
+    ),
   );
 
   return cmd;

@@ -12,6 +12,8 @@ export interface CliContext {
   config: Config;
   store: Store;
   clock: Clock;
+  /** The migrations this run applied before `fn` (usually none). */
+  migrated: string[];
 }
 
 /** withStore opens DATA_DIR's store (migrated), runs `fn`, and always closes it. */
@@ -20,8 +22,8 @@ export async function withStore<T>(fn: (ctx: CliContext) => T | Promise<T>, data
   ensureDataDir(config);
   const store = openStore(config.dataDir);
   try {
-    migrate(store, systemClock);
-    return await fn({ config, store, clock: systemClock });
+    const migrated = migrate(store, systemClock);
+    return await fn({ config, store, clock: systemClock, migrated });
   } finally {
     store.close();
   }
@@ -40,6 +42,17 @@ export function fail(error: unknown): never {
   }
   process.stderr.write(`renderd: ${(error as Error)?.message ?? String(error)}\n`);
   process.exit(1);
+}
+
+/** guard wraps a command action so any error ends the command through `fail`: one line, non-zero exit. */
+export function guard<A extends unknown[]>(action: (...args: A) => unknown): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await action(...args);
+    } catch (e) {
+      fail(e);
+    }
+  };
 }
 
 /** print writes a value as JSON (`--json`) or as the human text. */

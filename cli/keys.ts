@@ -4,7 +4,7 @@ import { SCOPES } from "../src/auth/scopes";
 import { CreateApiKeyBody, type ApiKey } from "../src/modules/api-keys/model";
 import { createApiKey, listApiKeys, revokeApiKey } from "../src/modules/api-keys/service";
 import { getWorkspace } from "../src/modules/workspaces/service";
-import { cliChange, fail, print, storeOptions, table, withStore } from "./context";
+import { cliChange, guard, print, storeOptions, table, withStore } from "./context";
 import { badInput, checkInput, kebab, listOption, wholeNumber } from "./input";
 
 interface CreateFlags {
@@ -45,8 +45,8 @@ export function keysCommand(): Command {
         )
         .option("--expires-in-days <n>", "the key stops working after n days, 1 to 365 (default: never)")
         .addHelpText("after", `\nScopes: ${SCOPES.join(", ")}`),
-    ).action(async (flags: CreateFlags) => {
-      try {
+    ).action(
+      guard(async (flags: CreateFlags) => {
         if (!flags.scope.length) throw badInput(`--scope needs at least one scope: use ${SCOPES.join(", ")}.`);
         const unknown = flags.scope.filter((s) => !(SCOPES as readonly string[]).includes(s));
         if (unknown.length) throw badInput(`Unknown scope ${unknown.join(", ")}: use ${SCOPES.join(", ")}.`);
@@ -76,10 +76,8 @@ export function keysCommand(): Command {
             ].join("\n"),
           );
         }, flags.dataDir);
-      } catch (e) {
-        fail(e);
-      }
-    }),
+      }),
+    ),
   );
 
   cmd.addCommand(
@@ -87,8 +85,8 @@ export function keysCommand(): Command {
       new Command("list")
         .description("list a workspace's API keys, newest first (never their secrets)")
         .requiredOption("--workspace <id|slug>", "workspace whose keys to list"),
-    ).action(async (flags: WorkspaceFlags) => {
-      try {
+    ).action(
+      guard(async (flags: WorkspaceFlags) => {
         await withStore(({ store, clock }) => {
           const ws = getWorkspace(store, flags.workspace);
           const keys: ApiKey[] = [];
@@ -108,10 +106,8 @@ export function keysCommand(): Command {
               : `no API keys in workspace ${ws.slug}`,
           );
         }, flags.dataDir);
-      } catch (e) {
-        fail(e);
-      }
-    }),
+      }),
+    ),
   );
 
   cmd.addCommand(
@@ -120,17 +116,15 @@ export function keysCommand(): Command {
         .description("revoke an API key for good: it stops working at once (audited as system/cli)")
         .argument("<keyId>", "the key's id (key_…)")
         .requiredOption("--workspace <id|slug>", "workspace the key belongs to"),
-    ).action(async (keyId: string, flags: WorkspaceFlags) => {
-      try {
+    ).action(
+      guard(async (keyId: string, flags: WorkspaceFlags) => {
         await withStore(({ store, clock }) => {
           const ws = getWorkspace(store, flags.workspace);
           const result = revokeApiKey(store, clock, cliChange(), ws.id, keyId);
           print(!!flags.json, result, () => `revoked API key ${result.id} in workspace ${ws.slug}`);
         }, flags.dataDir);
-      } catch (e) {
-        fail(e);
-      }
-    }),
+      }),
+    ),
   );
 
   return cmd;

@@ -1,7 +1,7 @@
 /** cli/suspension: `renderd suspend|restore <workspace>` — spec 3.4 suspension alone, leaving the other allowances as they are. */
 import { Command } from "commander";
 import { getWorkspace, setSuspended } from "../src/modules/workspaces/service";
-import { cliChange, fail, print, storeOptions, withStore } from "./context";
+import { cliChange, guard, print, storeOptions, withStore } from "./context";
 
 interface Flags {
   json?: boolean;
@@ -14,8 +14,8 @@ function suspensionCommand(name: "suspend" | "restore", suspended: boolean, desc
       .description(description)
       .argument("<workspace>", "workspace id or slug")
       .addHelpText("after", "\nExits 0 and changes nothing (no audit event) when the workspace already is in that state."),
-  ).action(async (workspace: string, flags: Flags) => {
-    try {
+  ).action(
+    guard(async (workspace: string, flags: Flags) => {
       await withStore(({ store, clock }) => {
         const changed = setSuspended(store, clock, cliChange(), workspace, suspended);
         const ws = getWorkspace(store, workspace);
@@ -24,10 +24,8 @@ function suspensionCommand(name: "suspend" | "restore", suspended: boolean, desc
           changed ? `${state} workspace ${ws.slug} (${ws.id})` : `workspace ${ws.slug} (${ws.id}) is already ${suspended ? "suspended" : "active (not suspended)"}`,
         );
       }, flags.dataDir);
-    } catch (e) {
-      fail(e);
-    }
-  });
+    }),
+  );
 }
 
 /** suspendCommand builds `renderd suspend <workspace>`. */

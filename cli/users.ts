@@ -3,7 +3,7 @@ import { Command, Option } from "commander";
 import { ROLES, type Role } from "../src/auth/scopes";
 import { randomBase62 } from "../src/lib/ids";
 import { createUser, hashPassword, validatePassword } from "../src/modules/users/service";
-import { cliChange, fail, print, storeOptions, withStore } from "./context";
+import { cliChange, guard, print, storeOptions, withStore } from "./context";
 import { badInput } from "./input";
 
 interface CreateFlags {
@@ -40,8 +40,8 @@ export function usersCommand(): Command {
         .addOption(new Option("--password <password>", "password, 8 to 1024 characters (visible in the process list: prefer --password-stdin)").conflicts("passwordStdin"))
         .option("--password-stdin", "read the password from standard input (one trailing line break is dropped)")
         .addHelpText("after", "\nWith neither --password nor --password-stdin, a password is generated and printed once."),
-    ).action(async (flags: CreateFlags) => {
-      try {
+    ).action(
+      guard(async (flags: CreateFlags) => {
         if (!(ROLES as readonly string[]).includes(flags.role))
           throw badInput(`--role must be one of ${ROLES.join(", ")} (got ${JSON.stringify(flags.role)}).`);
         const role = flags.role as Role;
@@ -67,10 +67,8 @@ export function usersCommand(): Command {
             return lines.join("\n");
           });
         }, flags.dataDir);
-      } catch (e) {
-        fail(e);
-      }
-    }),
+      }),
+    ),
   );
 
   return cmd;

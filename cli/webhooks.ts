@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { sign, TIMESTAMP_TOLERANCE_SECONDS, verify } from "../src/webhooks/sign";
-import { fail } from "./context";
+import { guard } from "./context";
 import { badInput } from "./input";
 
 interface VerifyFlags {
@@ -41,8 +41,8 @@ export function webhooksCommand(): Command {
       .option("--signature <header>", "the webhook-signature header: one or more space-separated v1,<base64>")
       .option("--now <unix s>", "check the timestamp against this time instead of the clock (replaying a logged delivery)")
       .addHelpText("after", `\nA receiver rejects a timestamp more than ${TIMESTAMP_TOLERANCE_SECONDS / 60} minutes from its clock (spec 6.4 (3)).`)
-      .action((flags: VerifyFlags) => {
-        try {
+      .action(
+        guard((flags: VerifyFlags) => {
           if (!SECRET_FORM.test(flags.secret)) throw badInput("--secret must have the form whsec_<base64>.");
           if (!UNIX_SECONDS.test(flags.timestamp)) throw badInput(`--timestamp must be Unix seconds (got ${JSON.stringify(flags.timestamp)}).`);
           if (flags.now !== undefined && !UNIX_SECONDS.test(flags.now)) throw badInput(`--now must be Unix seconds (got ${JSON.stringify(flags.now)}).`);
@@ -59,10 +59,8 @@ export function webhooksCommand(): Command {
           }
           process.stdout.write(`invalid: ${result.reason}\n`);
           process.exitCode = 1;
-        } catch (e) {
-          fail(e);
-        }
-      }),
+        }),
+      ),
   );
 
   return cmd;

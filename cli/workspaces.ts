@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import type { PlatformWorkspace } from "../src/modules/workspaces/model";
 import { createWorkspace, listWorkspaces } from "../src/modules/workspaces/service";
-import { cliChange, fail, print, storeOptions, table, withStore } from "./context";
+import { cliChange, guard, print, storeOptions, table, withStore } from "./context";
 import { badInput } from "./input";
 
 interface CreateFlags {
@@ -30,16 +30,14 @@ export function workspacesCommand(): Command {
         .description("create a workspace with the default allowances (audited as system/cli)")
         .argument("<name>", "display name, 1 to 128 characters")
         .option("--slug <slug>", "URL name: lowercase letters, digits and -, up to 63 (default: derived from the name)"),
-    ).action(async (name: string, flags: CreateFlags) => {
-      try {
+    ).action(
+      guard(async (name: string, flags: CreateFlags) => {
         await withStore(({ store, clock }) => {
           const ws = createWorkspace(store, clock, cliChange(), { name, slug: flags.slug });
           print(!!flags.json, ws, () => `created workspace ${ws.slug} (${ws.id}) "${ws.name}"`);
         }, flags.dataDir);
-      } catch (e) {
-        fail(e);
-      }
-    }),
+      }),
+    ),
   );
 
   cmd.addCommand(
@@ -48,8 +46,8 @@ export function workspacesCommand(): Command {
         .description("list workspaces, newest first")
         .option("--search <text>", "only those whose name or slug contains this text")
         .option("--limit <n>", "show at most n workspaces (default: all)"),
-    ).action(async (flags: ListFlags) => {
-      try {
+    ).action(
+      guard(async (flags: ListFlags) => {
         let limit = Infinity;
         if (flags.limit !== undefined) {
           if (!/^\d+$/.test(flags.limit) || Number(flags.limit) < 1) throw badInput(`--limit must be a whole number of at least 1 (got ${JSON.stringify(flags.limit)}).`);
@@ -72,10 +70,8 @@ export function workspacesCommand(): Command {
               : "no workspaces",
           );
         }, flags.dataDir);
-      } catch (e) {
-        fail(e);
-      }
-    }),
+      }),
+    ),
   );
 
   return cmd;
