@@ -49,6 +49,11 @@ export interface AuthDeps {
 const LAST_USED_EVERY_MS = 60_000;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** isConsoleOrigin tells whether an Origin header names the console, PUBLIC_URL's origin (DESIGN.md 3). */
+export function isConsoleOrigin(config: Config, origin: string | null): boolean {
+  return origin === new URL(config.publicUrl).origin;
+}
+
 /** readCookie answers one cookie's value from a Cookie header. */
 export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
@@ -131,8 +136,7 @@ export function authorize(deps: AuthDeps, request: Request, principal: Principal
     throw new ApiError("FORBIDDEN", "This operation needs a signed-in console session; API keys are refused here.");
   if (principal.kind === "session" && !SAFE_METHODS.has(request.method)) {
     // A cookie rides along on cross-site requests; only our own console's Origin may write with it.
-    const origin = request.headers.get("origin");
-    if (origin !== new URL(deps.config.publicUrl).origin)
+    if (!isConsoleOrigin(deps.config, request.headers.get("origin")))
       throw new ApiError("FORBIDDEN", "A request authenticated by the session cookie must carry the console's Origin.");
   }
   if (need.platformAdmin && !(principal.kind === "session" && principal.user.platformAdmin))

@@ -5,11 +5,11 @@
  * See docs/pool.md.
  */
 import type { BrowserContext, Page, Route } from "playwright-core";
-import type { Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { BrowserProcess } from "./browser.ts";
-import { countPdfPages } from "./pdf.ts";
+import type { Config } from "../config";
+import { ApiError } from "../errors";
+import { systemClock, type Clock } from "../lib/clock";
+import { BrowserProcess } from "./browser";
+import { countPdfPages } from "./pdf";
 
 /** ASSET_ORIGIN is the origin render pages request assets from; `.invalid` never resolves (RFC 2606), and nothing leaves anyway. */
 export const ASSET_ORIGIN = "https://assets.renderd.invalid";

@@ -4,6 +4,7 @@ import type { AppContext } from "../../context";
 import { ApiError } from "../../errors";
 import { RateLimiter } from "../../http/rate-limit";
 import type { AuthPlugin } from "../../auth/plugin";
+import { isConsoleOrigin } from "../../auth/principal";
 import { signCookieValue } from "../../auth/secrets";
 import { Me, SignInBody } from "./model";
 import { describeSession, signIn, signOut } from "./service";
@@ -27,7 +28,7 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
         const { requestId, clientAddress } = meta.of(request);
         const origin = request.headers.get("origin");
         // A login from another site's form would sign the victim in as the attacker (login CSRF).
-        if (origin !== null && origin !== new URL(app.config.publicUrl).origin)
+        if (origin !== null && !isConsoleOrigin(app.config, origin))
           throw new ApiError("FORBIDDEN", "Sign-in must come from the console's Origin.");
         const retryAfter = limiter.hit(clientAddress);
         if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many sign-in attempts; try again later.", { retryAfter });

@@ -11,13 +11,15 @@ import type { Me } from "./model";
 
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-// Verifying against a real hash when the e-mail is unknown keeps both failures equally slow.
-const UNKNOWN_USER_HASH = Bun.password.hashSync("renderd-unknown-user", { algorithm: "argon2id" });
+// Verifying against a real hash when the e-mail is unknown keeps both failures equally slow. Made on first need, not at
+// start-up: argon2id is slow on purpose.
+let unknownUserHash: Promise<string> | undefined;
 
 /** signIn checks the password, opens a session and audits the sign-in in each of the user's workspaces. */
 export async function signIn(store: Store, clock: Clock, requestId: string, email: string, password: string): Promise<{ token: string; expiresAt: Date }> {
   const user = findUserByEmail(store, email);
-  const ok = await Bun.password.verify(password, user?.password_hash ?? UNKNOWN_USER_HASH);
+  const stored = user?.password_hash ?? (await (unknownUserHash ??= Bun.password.hash("renderd-unknown-user", { algorithm: "argon2id" })));
+  const ok = await Bun.password.verify(password, stored);
   if (!user || !ok) throw new ApiError("UNAUTHORIZED", "The e-mail or password is not correct.");
   const { token, hash } = newSessionToken();
   const now = clock.now();

@@ -15,8 +15,3 @@ export function healthRoutes(store: Store) {
     return body;
   });
 }
-
-/** liveRoutes mounts GET /health/live, served only by the internal listener. */
-export function liveRoutes() {
-  return new Elysia({ normalize: false }).get("/health/live", () => ({ status: "ok" as const }));
-}
