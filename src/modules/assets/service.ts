@@ -10,6 +10,7 @@ import { SourceFailed, TooManyBytes, type FileStore, type TempFile } from "../..
 import type { Store } from "../../store/open";
 import type { Actor, ChangeContext } from "../audit/model";
 import { markResourceDeleted, recordAudit } from "../audit/service";
+import { getAllowances } from "../workspaces/service";
 import { contentCheck } from "./content";
 import { MEDIA_TYPES_OF_KIND, type Asset, type AssetCreated, type AssetDetail, type AssetKind, type AssetListQuery, type MediaType, type RegisterAssetBody } from "./model";
 import { addressUrl, DOWNLOAD_ADDRESS_MS, signToken, UPLOAD_ADDRESS_MS, verifyToken, type AddressPurpose } from "./signing";
@@ -114,18 +115,17 @@ export function registerAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: 
   const asset = store.tx(() => {
     // Lazy cleanup: the workspace's own stale registrations go before its allowance is counted.
     expirePending(deps, { actor: SWEEP_ACTOR, requestId: ctx.requestId }, workspaceId);
-    const ws = store.get<{ max_storage_bytes: number | null }>("SELECT max_storage_bytes FROM workspaces WHERE id = $ws", { ws: workspaceId });
-    if (!ws) throw new ApiError("NOT_FOUND", `Workspace ${workspaceId} was not found.`);
+    const max = getAllowances(store, workspaceId).maxStorageBytes;
     const used = store.get<{ bytes: number }>(
       `SELECT COALESCE(SUM(size), 0) AS bytes FROM assets
        WHERE workspace_id = $ws AND (status = 'uploaded' OR upload_expires_at > $now)`,
       { ws: workspaceId, now: now.toISOString() },
     )!.bytes;
-    if (quotaDecision(ws.max_storage_bytes, used, input.size) === "refuse")
+    if (quotaDecision(max, used, input.size) === "refuse")
       throw new ApiError(
         "QUOTA_EXCEEDED",
-        `The workspace may keep ${ws.max_storage_bytes} bytes of files (maxStorageBytes); ${used} are kept or reserved by pending uploads, so ${input.size} more do not fit.`,
-        { details: [{ path: "/size", message: `${input.size} bytes would go over maxStorageBytes (${ws.max_storage_bytes}); ${used} are in use` }] },
+        `The workspace may keep ${max} bytes of files (maxStorageBytes); ${used} are kept or reserved by pending uploads, so ${input.size} more do not fit.`,
+        { details: [{ path: "/size", message: `${input.size} bytes would go over maxStorageBytes (${max}); ${used} are in use` }] },
       );
     store.run(
       `INSERT INTO assets (id, workspace_id, kind, filename, media_type, size, sha256, status, created_at, upload_expires_at, registered_by)
