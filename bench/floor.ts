@@ -6,8 +6,8 @@
  */
 import { cpus } from "node:os";
 import { chromium, type Browser, type BrowserContextOptions } from "playwright-core";
-import { chromiumArgs } from "../src/render/browser.ts";
-import { RenderPool, assetIdOf, assetUrl, newAssetScope, type AssetLoader, type RenderJob } from "../src/render/pool.ts";
+import { chromiumArgs } from "../src/render/browser";
+import { RenderPool, assetUrl, parseAssetUrl, newAssetScope, type AssetLoader, type RenderJob } from "../src/render/pool";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -85,7 +85,7 @@ const LOGO_SVG = new TextEncoder().encode(
 );
 
 /** LOGO_ASSETS serves the invoice's logo (asset ast_logo, scoped or not), as the store would. */
-export const LOGO_ASSETS: AssetLoader = async (url) => (assetIdOf(url) === "ast_logo" ? { body: LOGO_SVG, contentType: "image/svg+xml" } : null);
+export const LOGO_ASSETS: AssetLoader = async (url) => (parseAssetUrl(url)?.assetId === "ast_logo" ? { body: LOGO_SVG, contentType: "image/svg+xml" } : null);
 
 /** plainInvoice is a job for INVOICE_HTML. */
 export const plainInvoice = (): RenderJob => ({ html: INVOICE_HTML });

@@ -47,10 +47,6 @@ export function parseAssetUrl(url: string): { assetId: string; scope?: string } 
   }
 }
 
-/** assetIdOf answers the asset id an asset URL names (scoped or not), or null for any other URL. */
-export function assetIdOf(url: string): string | null {
-  return parseAssetUrl(url)?.assetId ?? null;
-}
 
 /** PdfSettings are the page.pdf options a job may set; the rest (outline off, page ranges) is the pool's. */
 export interface PdfSettings {
@@ -78,7 +74,7 @@ export interface AssetBody {
   contentType: string;
 }
 
-/** AssetLoader answers the asset an asset URL names (see assetIdOf), or null when there is none. */
+/** AssetLoader answers the asset an asset URL names (see parseAssetUrl), or null when there is none. */
 export type AssetLoader = (url: string) => Promise<AssetBody | null>;
 
 /** RenderJob is one document to print. Limits given here may only lower the pool's. */
@@ -770,7 +766,7 @@ async function print(page: Page, job: RenderJob, maxPages: number): Promise<Buff
 }
 
 /** pdfOptions maps a job's settings onto page.pdf: background on, untagged, no outline, and a page range one past the limit. */
-export function pdfOptions(settings: PdfSettings = {}, maxPages: number): Parameters<Page["pdf"]>[0] {
+function pdfOptions(settings: PdfSettings = {}, maxPages: number): Parameters<Page["pdf"]>[0] {
   const sized = settings.format !== undefined || settings.width !== undefined || settings.height !== undefined;
   return {
     format: settings.format ?? (sized ? undefined : "A4"),

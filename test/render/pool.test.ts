@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
-import { ApiError } from "../../src/errors.ts";
-import { countPdfPages, countPageObjects } from "../../src/render/pdf.ts";
-import { ASSET_ORIGIN, PoolCrashError, RenderPool, assetIdOf, assetUrl, newAssetScope, parseAssetUrl, type AssetBody } from "../../src/render/pool.ts";
+import { ApiError } from "../../src/errors";
+import { countPdfPages, countPageObjects } from "../../src/render/pdf";
+import { ASSET_ORIGIN, PoolCrashError, RenderPool, assetUrl, newAssetScope, parseAssetUrl, type AssetBody } from "../../src/render/pool";
 import { until, rejection } from "../wait";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.
@@ -72,12 +72,12 @@ const text = (body: string, contentType: string): AssetBody => ({ body: new Text
 
 
 describe("asset URLs", () => {
-  test("assetUrl and assetIdOf are inverse on the asset origin, null elsewhere", () => {
+  test("parseAssetUrl reads back the asset id assetUrl wrote, and answers null for any other URL", () => {
     expect(assetUrl("ast_logo")).toBe("https://assets.renderd.invalid/ast_logo");
-    expect(assetIdOf(assetUrl("ast_logo"))).toBe("ast_logo");
-    expect(assetIdOf(assetUrl("a b/c"))).toBe("a b/c");
+    expect(parseAssetUrl(assetUrl("ast_logo"))?.assetId).toBe("ast_logo");
+    expect(parseAssetUrl(assetUrl("a b/c"))?.assetId).toBe("a b/c");
     for (const url of ["https://assets.renderd.invalid/", "https://assets.renderd.invalid/a/b", "https://assets.renderd.invalid/a?x", "https://assets.renderd.invalid.evil/a", "http://assets.renderd.invalid/a", "file:///etc/passwd"])
-      expect(assetIdOf(url)).toBeNull();
+      expect(parseAssetUrl(url)).toBeNull();
   });
 
   test("scoped asset URLs carry the render's scope; scopes are fresh and well formed", () => {
@@ -87,7 +87,7 @@ describe("asset URLs", () => {
     expect(assetUrl("ast_logo", scope)).toBe(`https://assets.renderd.invalid/~${scope}/ast_logo`);
     expect(parseAssetUrl(assetUrl("ast_logo", scope))).toEqual({ assetId: "ast_logo", scope });
     expect(parseAssetUrl(assetUrl("ast_logo"))).toEqual({ assetId: "ast_logo", scope: undefined });
-    expect(assetIdOf(assetUrl("ast_logo", scope))).toBe("ast_logo");
+    expect(parseAssetUrl(assetUrl("ast_logo", scope))?.assetId).toBe("ast_logo");
     expect(() => assetUrl("ast_logo", "short")).toThrow();
     for (const url of [`${ASSET_ORIGIN}/~short/ast_x`, `${ASSET_ORIGIN}/~${scope}/`, `${ASSET_ORIGIN}/~${scope}/a/b`, `${ASSET_ORIGIN}/~${scope}`])
       expect(parseAssetUrl(url)).toBeNull();
@@ -155,7 +155,7 @@ describe("assets by interception", () => {
       html,
       assets: async (url) => {
         asked.push(url);
-        return assetIdOf(url) === "ast_logo" ? { body: png(64, 64), contentType: "image/png" } : null;
+        return parseAssetUrl(url)?.assetId === "ast_logo" ? { body: png(64, 64), contentType: "image/png" } : null;
       },
     });
     expect(asked).toEqual([assetUrl("ast_logo")]);
@@ -173,9 +173,9 @@ describe("assets by interception", () => {
     const out = await pool.render({
       html: `<link rel="stylesheet" href="${assetUrl("ast_css")}"><h1>Styled</h1>`,
       assets: async (url) => {
-        if (assetIdOf(url) === "ast_css")
+        if (parseAssetUrl(url)?.assetId === "ast_css")
           return text(`@font-face{font-family:Brand;src:url(${assetUrl("ast_font")})} h1{font-family:Brand} h1::after{content:" by the stylesheet"}`, "text/css");
-        if (assetIdOf(url) === "ast_font") return { body: font, contentType: "font/ttf" };
+        if (parseAssetUrl(url)?.assetId === "ast_font") return { body: font, contentType: "font/ttf" };
         return null;
       },
     });
@@ -194,7 +194,7 @@ describe("assets by interception", () => {
       assetScope: scope,
       assets: async (url) => {
         asked.push(url);
-        return text(`p::after{content:" from ${assetIdOf(url)}"}`, "text/css");
+        return text(`p::after{content:" from ${parseAssetUrl(url)?.assetId}"}`, "text/css");
       },
     });
     expect(asked).toEqual([assetUrl("ast_a", scope)]);

@@ -1,12 +1,12 @@
 /** check: everything that makes a template not compile (DESIGN.md 4), each problem with a JSON pointer to the node. */
-import type { ErrorDetail } from "../../errors.ts";
-import { itemSchemas, schemasAt } from "./data.ts";
-import { formatProblem } from "./format.ts";
-import type { CompositionNode, DataSchema, Scope, Style, TemplateSource } from "./model.ts";
-import type { TextValue, ValueReference, VisibleWhen } from "./model.ts";
-import { pointer } from "./pointer.ts";
-import { styleProblem } from "./style.ts";
-import { isPageReference, isReference, pageClass } from "./values.ts";
+import type { ErrorDetail } from "../../errors";
+import { itemSchemas, schemasAt } from "./data";
+import { formatProblem } from "./format";
+import type { CompositionNode, DataSchema, Scope, Style, TemplateSource } from "./model";
+import type { TextValue, ValueReference, VisibleWhen } from "./model";
+import { pointer } from "./pointer";
+import { styleProblem } from "./style";
+import { isPageReference, isReference, pageClass } from "./values";
 
 type Components = Record<string, CompositionNode>;
 

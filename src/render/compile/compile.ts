@@ -28,14 +28,14 @@
  *   container → div by default, `tw` classes join `className`, `preset` is the base that `style` overrides, and an
  *   image `src` is an asset id or a `data:image/…` URL.
  */
-import type { ErrorDetail } from "../../errors.ts";
-import { checkTemplate } from "./check.ts";
-import { escapeStyleElement } from "./escape.ts";
-import { DEFAULT_FORMAT, FormatterCache } from "./format.ts";
-import { renderNode, type RenderContext } from "./html.ts";
-import type { CompositionNode, TemplateSource } from "./model.ts";
-import { pageCss } from "./page.ts";
-import { htmlDocument } from "./shell.ts";
+import type { ErrorDetail } from "../../errors";
+import { checkTemplate } from "./check";
+import { escapeStyleElement } from "./escape";
+import { DEFAULT_FORMAT, FormatterCache } from "./format";
+import { renderNode, type RenderContext } from "./html";
+import type { CompositionNode, TemplateSource } from "./model";
+import { pageCss } from "./page";
+import { htmlDocument } from "./shell";
 
 /** CompiledTemplate is a template that passed checkTemplate; only compileTemplate makes one. */
 export interface CompiledTemplate {
@@ -101,4 +101,4 @@ export function renderFooterHtml(compiled: CompiledTemplate, data: unknown, opti
   return compiled.source.footer && marginalHtml(compiled, compiled.source.footer, data, options);
 }
 
-export { renderDocumentHtml } from "./document.ts";
+export { renderDocumentHtml } from "./document";

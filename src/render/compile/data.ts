@@ -1,8 +1,8 @@
 /** data: checking render data against a template's DataSchema, and finding what a data path points at in it. */
-import type { ErrorDetail } from "../../errors.ts";
-import type { DataSchema, DataType } from "./model.ts";
-import { pointer } from "./pointer.ts";
-import { isArrayIndex, isObject } from "./values.ts";
+import type { ErrorDetail } from "../../errors";
+import type { DataSchema, DataType } from "./model";
+import { pointer } from "./pointer";
+import { isArrayIndex, isObject } from "./values";
 
 // A bad payload of a million rows must not answer a million details: the first ones are enough to fix it.
 export const MAX_DATA_PROBLEMS = 100;

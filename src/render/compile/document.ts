@@ -1,11 +1,11 @@
 /** document: a DocumentNode tree (a render's `document` input, spec 2.12) checked and rendered to HTML. */
-import type { ErrorDetail } from "../../errors.ts";
-import { isIdentifier } from "../../lib/ids.ts";
-import { attributes, escapeHtml } from "./escape.ts";
-import type { DocumentNode, Style } from "./model.ts";
-import { pointer } from "./pointer.ts";
-import { htmlDocument } from "./shell.ts";
-import { cssDeclarations, styleProblem } from "./style.ts";
+import type { ErrorDetail } from "../../errors";
+import { isIdentifier } from "../../lib/ids";
+import { attributes, escapeHtml } from "./escape";
+import type { DocumentNode, Style } from "./model";
+import { pointer } from "./pointer";
+import { htmlDocument } from "./shell";
+import { cssDeclarations, styleProblem } from "./style";
 
 // Elements that only structure and style text: nothing here loads, embeds, submits or runs anything.
 const TAGS = new Set([

@@ -1,5 +1,5 @@
 /** format: value-reference formats (number, currency, percent, date) through Intl. */
-import type { ValueFormat } from "./model.ts";
+import type { ValueFormat } from "./model";
 
 /** FormatDefaults apply where a format leaves locale or time zone out. */
 export interface FormatDefaults {

@@ -1,11 +1,11 @@
 /** html: composition nodes and data to HTML; every value from data or the template reaches the output escaped. */
-import { ApiError } from "../../errors.ts";
-import { isIdentifier } from "../../lib/ids.ts";
-import { attributes, escapeHtml } from "./escape.ts";
-import type { FormatterCache } from "./format.ts";
-import type { CompositionNode, Style, TextValue, ValueReference } from "./model.ts";
-import { cssDeclarations } from "./style.ts";
-import { isReference, isVisible, lookup, pageClass, referenceText, type Scopes } from "./values.ts";
+import { ApiError } from "../../errors";
+import { isIdentifier } from "../../lib/ids";
+import { attributes, escapeHtml } from "./escape";
+import type { FormatterCache } from "./format";
+import type { CompositionNode, Style, TextValue, ValueReference } from "./model";
+import { cssDeclarations } from "./style";
+import { isReference, isVisible, lookup, pageClass, referenceText, type Scopes } from "./values";
 
 /** RenderContext is what rendering needs besides the node and the data. */
 export interface RenderContext {

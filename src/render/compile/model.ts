@@ -1,6 +1,6 @@
 /** model: the TypeBox shapes of templates, data schemas and documents (spec 2.12, DESIGN.md 4); types are inferred. */
 import { Type, type Static } from "@sinclair/typebox";
-import { IDENTIFIER } from "../../lib/ids.ts";
+import { IDENTIFIER } from "../../lib/ids";
 
 // The API refuses extra fields, so every object shape here is closed.
 const closed = { additionalProperties: false } as const;

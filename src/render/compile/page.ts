@@ -1,5 +1,5 @@
 /** page: a template's page settings as a CSS `@page` rule. */
-import type { PageSettings } from "./model.ts";
+import type { PageSettings } from "./model";
 
 const MM_PER_UNIT: Record<string, number> = { mm: 1, cm: 10, in: 25.4, px: 25.4 / 96 };
 

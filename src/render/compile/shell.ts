@@ -1,5 +1,5 @@
 /** shell: the HTML document around a rendered body. */
-import { escapeStyleElement } from "./escape.ts";
+import { escapeStyleElement } from "./escape";
 
 // Nothing in a render runs script or embeds other documents; the page also has JavaScript off and no network
 // but assets (DESIGN.md 4). This is the fence inside the document, should either of those ever slip.

@@ -1,5 +1,5 @@
 /** style: inline style objects to CSS declarations, and the rules a style value must follow. */
-import type { Style } from "./model.ts";
+import type { Style } from "./model";
 
 // Properties whose numbers have no unit (React's list, trimmed to what prints): every other number is px.
 const UNITLESS = new Set([

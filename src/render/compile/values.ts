@@ -1,6 +1,6 @@
 /** values: reading the data at render time — paths, value references and visibleWhen conditions. */
-import type { FormatterCache } from "./format.ts";
-import type { Parts, Scope, TextValue, ValueReference, VisibleWhen } from "./model.ts";
+import type { FormatterCache } from "./format";
+import type { Parts, Scope, TextValue, ValueReference, VisibleWhen } from "./model";
 
 /** Scopes holds the two places a path can start from. */
 export interface Scopes {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { ErrorDetail } from "../../../src/errors.ts";
-import { compileTemplate } from "../../../src/render/compile/compile.ts";
-import type { CompositionNode, DataSchema, TemplateSource } from "../../../src/render/compile/model.ts";
+import type { ErrorDetail } from "../../../src/errors";
+import { compileTemplate } from "../../../src/render/compile/compile";
+import type { CompositionNode, DataSchema, TemplateSource } from "../../../src/render/compile/model";
 
 const schema: DataSchema = {
   type: "object",

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MAX_DATA_PROBLEMS, itemSchemas, schemasAt, validateData } from "../../../src/render/compile/data.ts";
-import type { DataSchema } from "../../../src/render/compile/model.ts";
+import { MAX_DATA_PROBLEMS, itemSchemas, schemasAt, validateData } from "../../../src/render/compile/data";
+import type { DataSchema } from "../../../src/render/compile/model";
 
 const invoice: DataSchema = {
   type: "object",

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { ErrorDetail } from "../../../src/errors.ts";
-import { renderDocumentHtml } from "../../../src/render/compile/compile.ts";
-import type { DocumentNode } from "../../../src/render/compile/model.ts";
-import { options } from "./helpers.ts";
+import type { ErrorDetail } from "../../../src/errors";
+import { renderDocumentHtml } from "../../../src/render/compile/compile";
+import type { DocumentNode } from "../../../src/render/compile/model";
+import { options } from "./helpers";
 
 function html(node: DocumentNode): string {
   const result = renderDocumentHtml(node, options);

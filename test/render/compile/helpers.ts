@@ -1,7 +1,7 @@
 /** helpers: compile a template in a test and get at the rendered body. */
 import { expect } from "bun:test";
-import { compileTemplate, renderHtml, type CompiledTemplate, type RenderOptions } from "../../../src/render/compile/compile.ts";
-import type { CompositionNode, TemplateSource } from "../../../src/render/compile/model.ts";
+import { compileTemplate, renderHtml, type CompiledTemplate, type RenderOptions } from "../../../src/render/compile/compile";
+import type { CompositionNode, TemplateSource } from "../../../src/render/compile/model";
 
 export const options: RenderOptions = { assetUrl: (assetId) => `https://assets.renderd.invalid/${assetId}` };
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { CompositionNode, DataSchema, DocumentNode, PageSettings, TemplateSource } from "../../../src/render/compile/model.ts";
+import { CompositionNode, DataSchema, DocumentNode, PageSettings, TemplateSource } from "../../../src/render/compile/model";
 
 const template = TypeCompiler.Compile(TemplateSource);
 const dataSchema = TypeCompiler.Compile(DataSchema);

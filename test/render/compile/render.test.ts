@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../../src/errors.ts";
-import { renderFooterHtml, renderHeaderHtml, renderHtml } from "../../../src/render/compile/compile.ts";
-import type { CompositionNode, ValueFormat, ValueReference, VisibleWhen } from "../../../src/render/compile/model.ts";
-import { body, compiled, count, options } from "./helpers.ts";
+import { ApiError } from "../../../src/errors";
+import { renderFooterHtml, renderHeaderHtml, renderHtml } from "../../../src/render/compile/compile";
+import type { CompositionNode, ValueFormat, ValueReference, VisibleWhen } from "../../../src/render/compile/model";
+import { body, compiled, count, options } from "./helpers";
 
 const text = (value: ValueReference | string | number | boolean | { parts: (ValueReference | string | number)[] }): CompositionNode => ({
   type: "text",

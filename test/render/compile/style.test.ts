@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cssDeclarations, cssPropertyName, styleProblem } from "../../../src/render/compile/style.ts";
+import { cssDeclarations, cssPropertyName, styleProblem } from "../../../src/render/compile/style";
 
 describe("cssPropertyName", () => {
   test.each([
