@@ -1,7 +1,9 @@
 /** http/schemas: the common types of spec 2.1, declared once for every module. */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { IDENTIFIER } from "../lib/ids";
 
-export const Identifier = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" });
+/** Identifier is spec 2.1: 1..128 characters, a letter or digit first. */
+export const Identifier = Type.String({ minLength: 1, maxLength: 128, pattern: IDENTIFIER.source });
 
 export const ISO_DATE_TIME = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$";
 export const IsoDateTime = Type.String({ pattern: ISO_DATE_TIME });

@@ -1,12 +1,9 @@
 /** model: the TypeBox shapes of templates, data schemas and documents (spec 2.12, DESIGN.md 4); types are inferred. */
 import { Type, type Static } from "@sinclair/typebox";
-import { IDENTIFIER } from "../../lib/ids";
+import { Identifier } from "../../http/schemas";
 
 // The API refuses extra fields, so every object shape here is closed.
 const closed = { additionalProperties: false } as const;
-
-/** Identifier is spec 2.1: 1..128 characters, a letter or digit first. */
-export const Identifier = Type.String({ minLength: 1, maxLength: 128, pattern: IDENTIFIER.source });
 
 // A map keyed by Identifier; the length bound is folded into the pattern because a key carries no minLength/maxLength.
 const IdentifierKey = Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$" });
