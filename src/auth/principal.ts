@@ -141,14 +141,12 @@ export function authorize(deps: AuthDeps, request: Request, principal: Principal
   }
   if (need.platformAdmin && !(principal.kind === "session" && principal.user.platformAdmin))
     throw new ApiError("FORBIDDEN", "This operation needs a platform administrator.");
-  if (need.scope) {
+  // `scope` is the one-scope case of `anyScope`.
+  const anyOf = need.scope ? [need.scope] : need.anyScope;
+  if (anyOf) {
     if (!principal.workspaceId) throw new ApiError("FORBIDDEN", "You are not a member of any workspace.");
-    if (!principal.scopes.has(need.scope)) throw new ApiError("FORBIDDEN", `This operation needs the ${need.scope} scope.`);
-  }
-  if (need.anyScope) {
-    if (!principal.workspaceId) throw new ApiError("FORBIDDEN", "You are not a member of any workspace.");
-    if (!need.anyScope.some((s) => principal.scopes.has(s)))
-      throw new ApiError("FORBIDDEN", `This operation needs one of the scopes ${need.anyScope.join(", ")}.`);
+    if (!anyOf.some((s) => principal.scopes.has(s)))
+      throw new ApiError("FORBIDDEN", anyOf.length === 1 ? `This operation needs the ${anyOf[0]} scope.` : `This operation needs one of the scopes ${anyOf.join(", ")}.`);
   }
   return principal;
 }
