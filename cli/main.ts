@@ -6,6 +6,7 @@ import { keysCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
 import { restoreCommand, suspendCommand } from "./suspension";
+import { usageCommand } from "./usage";
 import { usersCommand } from "./users";
 import { webhooksCommand } from "./webhooks";
 import { workspacesCommand } from "./workspaces";
@@ -22,6 +23,7 @@ const program = new Command("renderd")
   .addCommand(allowancesCommand())
   .addCommand(suspendCommand())
   .addCommand(restoreCommand())
-  .addCommand(webhooksCommand());
+  .addCommand(webhooksCommand())
+  .addCommand(usageCommand());
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,23 @@
+/** usage routes: a workspace's daily usage (spec 4.8) and every workspace's, for the platform administrator (4.3). */
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import type { AuthPlugin } from "../../auth/plugin";
+import { workspaceOf } from "../../auth/principal";
+import { PlatformUsagePage, PlatformUsageQuery, UsageQuery, UsageReport } from "./model";
+import { getUsage, listPlatformUsage } from "./service";
+
+/** usageRoutes mounts /v1/usage and /v1/platform/usage. */
+export function usageRoutes(app: AppContext, auth: AuthPlugin) {
+  return new Elysia({ normalize: false })
+    .use(auth)
+    .get("/v1/usage", ({ query, principal }) => getUsage(app.store, app.clock, workspaceOf(principal), query), {
+      auth: { scope: "usage:read" },
+      query: UsageQuery,
+      response: UsageReport,
+    })
+    .get("/v1/platform/usage", ({ query }) => listPlatformUsage(app.store, app.clock, query), {
+      auth: { platformAdmin: true },
+      query: PlatformUsageQuery,
+      response: PlatformUsagePage,
+    });
+}
