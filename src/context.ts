@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { Config } from "./config";
 import type { Clock } from "./lib/clock";
+import type { RenderWorker } from "./render/worker";
 import type { FileStore } from "./store/files";
 import type { Store } from "./store/open";
 import type { Resolver } from "./webhooks/destinations";
@@ -13,6 +14,8 @@ export interface AppContext {
   log: Logger;
   /** The content-addressed files under DATA_DIR (assets; render outputs later). */
   files: FileStore;
+  /** The render queue's runner: routes kick it, wait on it and cancel through it. */
+  worker: RenderWorker;
   /** DNS for the webhook destination check (spec 6.7); tests inject fake answers. Default: the system resolver. */
   resolve?: Resolver;
 }

@@ -7,6 +7,8 @@ import { ensureDataDir, type Config } from "./config";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
+import { poolOptions, RenderPool } from "./render/pool";
+import { RenderWorker } from "./render/worker";
 import { internalHandle } from "./modules/health/internal";
 import { FileStore } from "./store/files";
 import { migrate } from "./store/migrate";
@@ -35,6 +37,10 @@ export interface RunningServer {
   files: FileStore;
   /** webhooks is the delivery dispatcher; `webhooks.runOnce()` sends what is due now (tests, benchmarks). */
   webhooks: Dispatcher;
+  /** pool is the supervised Chromium pool (its browsers' pids and stats are for operators and tests). */
+  pool: RenderPool;
+  /** worker runs the render queue on the pool. */
+  worker: RenderWorker;
   /** stop stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
 }
@@ -51,6 +57,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const files = new FileStore(config.dataDir);
   const store = openStore(config.dataDir);
   let cleanup: { stop(): void } | undefined;
+  let pool: RenderPool | undefined;
+  let worker: RenderWorker | undefined;
   let publicServer: Server<undefined> | undefined;
   let internalServer: Server<undefined> | undefined;
   try {
@@ -61,7 +69,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log.info({ email: first.email }, "first start: created workspace default and its administrator");
       options.onFirstStart?.(first);
     }
-    const api = createApi({ config, store, clock, log, files, resolve: options.resolve });
+    // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
+    pool = new RenderPool(poolOptions(config, log));
+    await pool.start();
+    worker = new RenderWorker({ store, clock, log, files, pool, concurrency: config.renderWorkers, retentionDays: config.retentionDays });
+    worker.start();
+    const api = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
     publicServer = Bun.serve({
       hostname: config.host,
@@ -73,11 +86,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   } catch (e) {
     cleanup?.stop();
     publicServer?.stop(true);
+    await worker?.stop();
+    await pool?.stop();
     store.close();
     throw e;
   }
   const pub = publicServer;
   const internal = internalServer;
+  const renderPool = pool;
+  const renderWorker = worker;
   const webhooks = new Dispatcher({
     store,
     clock,
@@ -97,11 +114,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store,
     files,
     webhooks,
+    pool: renderPool,
+    worker: renderWorker,
     stop() {
       stopping ??= (async () => {
         cleanup?.stop();
-        // The dispatcher finishes its attempts in flight so their outcomes are recorded before the store closes.
-        await Promise.all([pub.stop(false), internal.stop(false), webhooks.stop()]);
+        // The dispatcher finishes its attempts in flight so their outcomes are recorded before the store closes; renders
+        // being printed go back to the queue (and requests waiting on them answer), for the next start to print.
+        await Promise.all([pub.stop(false), internal.stop(false), webhooks.stop(), renderWorker.stop()]);
+        await renderPool.stop();
         store.close();
         log.info("renderd stopped");
       })();

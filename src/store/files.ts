@@ -1,5 +1,6 @@
 /** store/files: the one module that touches files under DATA_DIR (DESIGN.md 1 and 6) — the content-addressed asset
- * store `assets/ab/cd/<sha256>` and the temporary files of uploads in progress `tmp/uploads/`. Swapping the
+ * store `assets/ab/cd/<sha256>`, the render outputs `outputs/ab/cd/<sha256>` and the temporary files being written
+ * `tmp/uploads/`. Swapping the
  * embedded store for object storage later means replacing this module, nothing above it. */
 import { createHash } from "node:crypto";
 import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
@@ -53,31 +54,65 @@ function fsyncDir(dir: string): void {
 
 const datasync = promisify(fdatasync);
 
+// Content-addressed: `<root>/ab/cd/<sha256>`; anything but a sha256 is refused (no path tricks).
+function contentPath(root: string, sha256: string): string {
+  if (!SHA256.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
+  return join(root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+}
+
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
 // A write to a regular file may, rarely, be short: keep going until the whole chunk is down.
 function writeAll(fd: number, chunk: Uint8Array): void {
   let offset = 0;
   while (offset < chunk.byteLength) offset += writeSync(fd, chunk, offset, chunk.byteLength - offset);
 }
 
-/** FileStore owns DATA_DIR/assets and DATA_DIR/tmp/uploads. Temporary files live inside DATA_DIR so that moving one
+/** FileStore owns DATA_DIR/assets, DATA_DIR/outputs and DATA_DIR/tmp/uploads. Temporary files live inside DATA_DIR so that moving one
  * into the store is a rename on one filesystem, which is atomic: a reader sees no file or the whole file. */
 export class FileStore {
   readonly assetsDir: string;
+  readonly outputsDir: string;
   readonly tempDir: string;
   /** Temporary files this process is writing or holds uncommitted: path → owner. The sweep spares them. */
   private readonly held = new Map<string, string>();
 
   constructor(dataDir: string) {
     this.assetsDir = join(dataDir, "assets");
+    this.outputsDir = join(dataDir, "outputs");
     this.tempDir = join(dataDir, "tmp", "uploads");
     mkdirSync(this.assetsDir, { recursive: true });
+    mkdirSync(this.outputsDir, { recursive: true });
     mkdirSync(this.tempDir, { recursive: true });
   }
 
   /** assetPath answers where the bytes with this sha256 live; anything but a sha256 is refused (no path tricks). */
   assetPath(sha256: string): string {
-    if (!SHA256.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
-    return join(this.assetsDir, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+    return contentPath(this.assetsDir, sha256);
+  }
+
+  /** outputPath answers where the render output with this sha256 lives (same rules as assetPath). */
+  outputPath(sha256: string): string {
+    return contentPath(this.outputsDir, sha256);
+  }
+
+  /** openOutput answers the stored render output with this sha256, to stream from disk (it may not exist). */
+  openOutput(sha256: string): BunFile {
+    return Bun.file(this.outputPath(sha256));
+  }
+
+  /** writeOutput stores a render output durably under its sha256 and answers the sha256. */
+  async writeOutput(owner: string, bytes: Uint8Array): Promise<string> {
+    const temp = await this.writeTemp(owner, once(bytes), { maxBytes: bytes.byteLength });
+    this.commit(temp, this.outputPath(temp.sha256));
+    return temp.sha256;
+  }
+
+  /** removeOutput deletes the stored render output with this sha256, if any. */
+  removeOutput(sha256: string): void {
+    rmSync(this.outputPath(sha256), { force: true });
   }
 
   /** openAsset answers the stored file with this sha256, to stream from disk (it may not exist). */
@@ -158,7 +193,10 @@ export class FileStore {
   /** commitAsset moves a temporary file into the store under its sha256 (synchronous, so a caller can pair it with a
    * transaction in one turn of the event loop). Identical bytes may already be there: the rename replaces them. */
   commitAsset(temp: TempFile): string {
-    const target = this.assetPath(temp.sha256);
+    return this.commit(temp, this.assetPath(temp.sha256));
+  }
+
+  private commit(temp: TempFile, target: string): string {
     mkdirSync(dirname(target), { recursive: true });
     renameSync(temp.path, target);
     this.held.delete(temp.path);

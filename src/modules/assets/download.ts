@@ -23,18 +23,18 @@ export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
 
 /** downloadResponse answers 304 when the client has these bytes, else the file streamed from disk. */
 export async function downloadResponse(download: Download, ifNoneMatch: string | null): Promise<Response> {
-  const { asset, file } = download;
-  const etag = `"${asset.sha256}"`;
+  const { file } = download;
+  const etag = `"${download.sha256}"`;
   // The address is signed and short-lived: let caches keep the bytes but revalidate every time.
   const cacheControl = "private, no-cache";
   if (etagMatches(ifNoneMatch, etag)) return new Response(null, { status: 304, headers: { etag, "cache-control": cacheControl } });
-  if (!(await file.exists())) throw new Error(`the stored file of asset ${asset.id} (sha256 ${asset.sha256}) is missing`);
+  if (!(await file.exists())) throw new Error(`the stored file with sha256 ${download.sha256} is missing`);
   return new Response(file, {
     headers: {
-      "content-type": asset.mediaType,
+      "content-type": download.mediaType,
       etag,
       "cache-control": cacheControl,
-      "content-disposition": contentDisposition(asset.filename),
+      "content-disposition": contentDisposition(download.filename),
       "x-content-type-options": "nosniff",
       // An SVG opened from this origin must not run its scripts.
       "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",

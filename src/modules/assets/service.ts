@@ -13,7 +13,7 @@ import { markResourceDeleted, recordAudit } from "../audit/service";
 import { getAllowances } from "../workspaces/service";
 import { contentCheck } from "./content";
 import { MEDIA_TYPES_OF_KIND, type Asset, type AssetCreated, type AssetDetail, type AssetKind, type AssetListQuery, type MediaType, type RegisterAssetBody } from "./model";
-import { addressUrl, DOWNLOAD_ADDRESS_MS, signToken, UPLOAD_ADDRESS_MS, verifyToken, type AddressPurpose } from "./signing";
+import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken, UPLOAD_ADDRESS_MS, type AddressPurpose } from "./signing";
 
 /** AssetDeps is what the asset functions work with: the store, the clock, the file store and the signing settings. */
 export interface AssetDeps {
@@ -206,10 +206,8 @@ function isReferenced(store: Store, sha256: string): boolean {
   return store.get("SELECT 1 FROM assets WHERE sha256 = $sha AND status = 'uploaded' LIMIT 1", { sha: sha256 }) !== null;
 }
 
-function checkAddress(deps: AssetDeps, purpose: AddressPurpose, id: string, token: unknown): void {
-  const verdict = verifyToken(deps.config.secretKey, purpose, id, token, deps.clock.now());
-  if (verdict === "expired") throw new ApiError("FORBIDDEN", `The ${purpose} address has expired.`);
-  if (verdict === "invalid") throw new ApiError("FORBIDDEN", `The ${purpose} address is not valid.`);
+function checkAssetAddress(deps: AssetDeps, purpose: AddressPurpose, id: string, token: unknown): void {
+  checkAddress(deps.config.secretKey, purpose, id, token, deps.clock.now());
 }
 
 function addressedRow(deps: AssetDeps, id: string): AssetRow {
@@ -229,7 +227,7 @@ export interface Upload {
  * content-addressed store and marked uploaded with its audit event. Any mismatch keeps nothing (422 ASSET_INVALID)
  * and the registration stays uploadable until its address expires. */
 export async function receiveUpload(deps: AssetDeps, requestId: string, id: string, token: unknown, upload: Upload): Promise<Asset> {
-  checkAddress(deps, "upload", id, token);
+  checkAssetAddress(deps, "upload", id, token);
   const r = addressedRow(deps, id);
   if (r.status === "uploaded") throw new ApiError("CONFLICT", `Asset ${id} has already been uploaded.`);
   if (deps.files.isHeldBy(id)) throw new ApiError("CONFLICT", `An upload of asset ${id} is already in progress.`);
@@ -285,17 +283,20 @@ export async function receiveUpload(deps: AssetDeps, requestId: string, id: stri
 }
 
 /** Download is an uploaded asset ready to be served: its row's facts and its file on disk. */
+/** Download is a stored file as a download address answers it. */
 export interface Download {
-  asset: Asset;
   file: BunFile;
+  sha256: string;
+  mediaType: string;
+  filename: string;
 }
 
 /** openDownload checks a download address and answers the asset and its file; 403 for a bad or expired address. */
 export function openDownload(deps: AssetDeps, id: string, token: unknown): Download {
-  checkAddress(deps, "download", id, token);
+  checkAssetAddress(deps, "download", id, token);
   const r = addressedRow(deps, id);
   if (r.status !== "uploaded") throw notFound(id);
-  return { asset: toAsset(r), file: deps.files.openAsset(r.sha256) };
+  return { file: deps.files.openAsset(r.sha256), sha256: r.sha256, mediaType: r.media_type, filename: r.filename };
 }
 
 /** sweepAssets deletes registrations whose upload address has expired (each with an `asset.expired` event) and

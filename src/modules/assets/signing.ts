@@ -1,16 +1,17 @@
-/** assets/signing: upload and download addresses — the asset id and an expiry, signed with SECRET_KEY. The token is
- * the only credential such an address carries (no key, no cookie), so it names its purpose: an upload token does
- * not download, and the other way round. */
+/** assets/signing: signed addresses — an asset's upload and download addresses and a render's result address — the
+ * id and an expiry, signed with SECRET_KEY. The token is the only credential such an address carries (no key, no
+ * cookie), so it names its purpose: an upload token does not download, and the other way round. */
+import { ApiError } from "../../errors";
 import { hmacBase64url, safeEqual } from "../../lib/hash";
 
-export type AddressPurpose = "upload" | "download";
+export type AddressPurpose = "upload" | "download" | "result";
 
 /** UPLOAD_ADDRESS_MS: an upload address lives 15 minutes; the registration expires with it. */
 export const UPLOAD_ADDRESS_MS = 15 * 60_000;
 /** DOWNLOAD_ADDRESS_MS: a download address lives 1 hour (long enough to show a page that embeds it). */
 export const DOWNLOAD_ADDRESS_MS = 60 * 60_000;
 
-const PATHS: Record<AddressPurpose, string> = { upload: "/uploads/", download: "/downloads/" };
+const PATHS: Record<AddressPurpose, string> = { upload: "/uploads/", download: "/downloads/", result: "/results/" };
 const TOKEN = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/;
 
 function signature(secretKey: string, purpose: AddressPurpose, assetId: string, expiresMs: number): string {
@@ -34,7 +35,14 @@ export function verifyToken(secretKey: string, purpose: AddressPurpose, assetId:
   return ms > now.getTime() ? "valid" : "expired";
 }
 
-/** addressUrl gives the absolute address on PUBLIC_URL: `<PUBLIC_URL>/uploads/<id>?token=…` or `/downloads/…`. */
+/** checkAddress throws 403 FORBIDDEN unless `token` is a valid, unexpired token of this purpose and id. */
+export function checkAddress(secretKey: string, purpose: AddressPurpose, id: string, token: unknown, now: Date): void {
+  const verdict = verifyToken(secretKey, purpose, id, token, now);
+  if (verdict === "expired") throw new ApiError("FORBIDDEN", `The ${purpose} address has expired.`);
+  if (verdict === "invalid") throw new ApiError("FORBIDDEN", `The ${purpose} address is not valid.`);
+}
+
+/** addressUrl gives the absolute address on PUBLIC_URL: `<PUBLIC_URL>/uploads/<id>?token=…`, `/downloads/…` or `/results/…`. */
 export function addressUrl(publicUrl: string, purpose: AddressPurpose, assetId: string, token: string): string {
   return `${publicUrl}${PATHS[purpose]}${encodeURIComponent(assetId)}?token=${token}`;
 }

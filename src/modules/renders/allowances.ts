@@ -1,0 +1,102 @@
+/** renders/allowances: whether a workspace may create renders now (spec 2.2, 8.1) — the pure decision, and the
+ * reading of what the workspace uses, which the decision is made on. */
+import { ApiError } from "../../errors";
+import type { Clock } from "../../lib/clock";
+import type { Store } from "../../store/open";
+import { addToCounter, dayOf, monthOf, readCounter } from "../workspaces/counters";
+import type { CompanyAllowances } from "../workspaces/model";
+import { getAllowances } from "../workspaces/service";
+
+/** spec 8.1 (3): every workspace's test allowance, outstanding and per minute; its own allowance wins when lower. */
+export const TEST_ALLOWANCE = 10;
+
+const MINUTE_MS = 60_000;
+
+/** Demand is what a request would create: real renders, test renders and XLSX documents (counted, never rendered). */
+export interface Demand {
+  real: number;
+  test: number;
+  xlsx?: number;
+}
+
+/** Use is what the workspace has now, per kind of render. */
+export interface Use {
+  activeReal: number;
+  activeTest: number;
+  realLastMinute: number;
+  testLastMinute: number;
+  /** Seconds until the oldest render of the last minute leaves the window, per kind (at least 1). */
+  realWindowFreesIn: number;
+  testWindowFreesIn: number;
+  documentsThisMonth: number;
+  testRendersToday: number;
+}
+
+/** allowanceRefusal answers why `demand` is refused (the error to throw), or null when it is allowed. */
+export function allowanceRefusal(allowances: CompanyAllowances, use: Use, demand: Demand): ApiError | null {
+  if (allowances.suspended) return new ApiError("FORBIDDEN", "The workspace is suspended; it renders nothing.");
+  const documents = demand.real + (demand.xlsx ?? 0);
+  if (demand.real > 0) {
+    if (use.activeReal + demand.real > allowances.maxActiveRenders)
+      return rateLimited(`The workspace has ${use.activeReal} renders in progress; its allowance is ${allowances.maxActiveRenders} at once.`, 1);
+    if (use.realLastMinute + demand.real > allowances.rendersPerMinute)
+      return rateLimited(`The workspace created ${use.realLastMinute} renders in the last minute; its allowance is ${allowances.rendersPerMinute}.`, use.realWindowFreesIn);
+  }
+  if (documents > 0 && allowances.documentsPerMonth !== null && use.documentsThisMonth + documents > allowances.documentsPerMonth)
+    return new ApiError("QUOTA_EXCEEDED", `The workspace produced ${use.documentsThisMonth} of its ${allowances.documentsPerMonth} documents this month.`);
+  if (demand.test > 0) {
+    const outstanding = Math.min(TEST_ALLOWANCE, allowances.maxActiveRenders);
+    if (use.activeTest + demand.test > outstanding)
+      return rateLimited(`The workspace has ${use.activeTest} test renders in progress; test renders are allowed ${outstanding} at once.`, 1);
+    const perMinute = Math.min(TEST_ALLOWANCE, allowances.rendersPerMinute);
+    if (use.testLastMinute + demand.test > perMinute)
+      return rateLimited(`The workspace created ${use.testLastMinute} test renders in the last minute; test renders are allowed ${perMinute} a minute.`, use.testWindowFreesIn);
+    if (allowances.testRendersPerDay !== null && use.testRendersToday + demand.test > allowances.testRendersPerDay)
+      return new ApiError("QUOTA_EXCEEDED", `The workspace created ${use.testRendersToday} of its ${allowances.testRendersPerDay} test renders today.`);
+  }
+  return null;
+}
+
+function rateLimited(message: string, retryAfter: number): ApiError {
+  return new ApiError("RATE_LIMITED", message, { retryAfter });
+}
+
+/** readUse answers what a workspace uses now; read it in the transaction that then creates the renders. */
+export function readUse(store: Store, clock: Clock, workspaceId: string): Use {
+  const now = clock.now();
+  const since = new Date(now.getTime() - MINUTE_MS).toISOString();
+  const active = store.all<{ test: number; n: number }>(
+    "SELECT test, COUNT(*) AS n FROM renders WHERE workspace_id = $ws AND status IN ('queued', 'processing') GROUP BY test",
+    { ws: workspaceId },
+  );
+  const recent = store.all<{ test: number; n: number; oldest: string }>(
+    "SELECT test, COUNT(*) AS n, MIN(created_at) AS oldest FROM renders WHERE workspace_id = $ws AND created_at > $since GROUP BY test",
+    { ws: workspaceId, since },
+  );
+  const count = (rows: { test: number; n: number }[], test: number) => rows.find((r) => r.test === test)?.n ?? 0;
+  const freesIn = (test: number) => {
+    const oldest = recent.find((r) => r.test === test)?.oldest;
+    return oldest ? Math.max(1, Math.ceil((new Date(oldest).getTime() + MINUTE_MS - now.getTime()) / 1000)) : 1;
+  };
+  return {
+    activeReal: count(active, 0),
+    activeTest: count(active, 1),
+    realLastMinute: count(recent, 0),
+    testLastMinute: count(recent, 1),
+    realWindowFreesIn: freesIn(0),
+    testWindowFreesIn: freesIn(1),
+    documentsThisMonth: readCounter(store, workspaceId, "documents", monthOf(now)),
+    testRendersToday: readCounter(store, workspaceId, "test_renders", dayOf(now)),
+  };
+}
+
+/** chargeAllowances throws when the workspace's allowances refuse `demand`, else counts its documents and test renders
+ * (spec 2.3); call it in the transaction that creates what it counts, so a refused or failed request counts nothing. */
+export function chargeAllowances(store: Store, clock: Clock, workspaceId: string, demand: Demand): void {
+  const refusal = allowanceRefusal(getAllowances(store, workspaceId), readUse(store, clock, workspaceId), demand);
+  if (refusal) throw refusal;
+  const now = clock.now();
+  const documents = demand.real + (demand.xlsx ?? 0);
+  if (documents > 0) addToCounter(store, workspaceId, "documents", monthOf(now), documents);
+  if (demand.test > 0) addToCounter(store, workspaceId, "test_renders", dayOf(now), demand.test);
+}

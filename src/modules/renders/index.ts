@@ -1,0 +1,96 @@
+/** renders routes (spec 4.9, DESIGN.md 4): /v1/renders, its batch and cancel, template previews, and the signed result
+ * address outside /v1/ that serves a render's PDF (the token in the address is the credential). */
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import type { AuthPlugin } from "../../auth/plugin";
+import { workspaceOf } from "../../auth/principal";
+import { IdParams, Page } from "../../http/schemas";
+import { downloadResponse } from "../assets/download";
+import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderListQuery, RenderRequest, WaitQuery } from "./model";
+import {
+  cancelRender,
+  createBatch,
+  createPreview,
+  createRender,
+  getRender,
+  isFinal,
+  listRenders,
+  openResult,
+  previewHtml,
+  resultOf,
+  waitForRender,
+  type RenderDeps,
+} from "./service";
+
+/** renderDeps gives the render operations what they need from the app. */
+export function renderDeps(app: AppContext): RenderDeps {
+  return { store: app.store, clock: app.clock, config: app.config, files: app.files, worker: app.worker };
+}
+
+// A preview answers the PDF itself; it waits as long as a render may take, within the ?wait bound.
+const PREVIEW_WAIT_SECONDS = 60;
+
+/** renderRoutes mounts /v1/renders and /v1/templates/:id/preview. */
+export function renderRoutes(app: AppContext, auth: AuthPlugin) {
+  const d = renderDeps(app);
+  return new Elysia({ normalize: false })
+    .use(auth)
+    .post(
+      "/v1/renders",
+      async ({ body, query, principal, set }) => {
+        const render = createRender(d, workspaceOf(principal), body);
+        const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
+        // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
+        set.status = isFinal(waited) ? 200 : 202;
+        return waited;
+      },
+      { auth: { scope: "render:create" }, body: RenderRequest, query: WaitQuery, response: { 200: Render, 202: Render } },
+    )
+    .post(
+      "/v1/renders/batch",
+      ({ body, principal, set }) => {
+        set.status = 202;
+        return createBatch(d, workspaceOf(principal), body.items);
+      },
+      { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated } },
+    )
+    .get("/v1/renders", ({ query, principal }) => listRenders(d, workspaceOf(principal), query), {
+      auth: { scope: "render:read" },
+      query: RenderListQuery,
+      response: Page(Render),
+    })
+    .get("/v1/renders/:id", ({ params, principal }) => getRender(d, workspaceOf(principal), params.id), {
+      auth: { scope: "render:read" },
+      params: IdParams,
+      response: Render,
+    })
+    .post("/v1/renders/:id/cancel", ({ params, principal }) => cancelRender(d, workspaceOf(principal), params.id), {
+      auth: { scope: "render:cancel" },
+      params: IdParams,
+      response: Render,
+    })
+    .post(
+      "/v1/templates/:id/preview",
+      async ({ params, body, query, principal, set }) => {
+        const ws = workspaceOf(principal);
+        const request = body ?? {};
+        if (query.format === "html")
+          return new Response(previewHtml(d, ws, params.id, request), { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
+        const render = await waitForRender(d, ws, createPreview(d, ws, params.id, request), PREVIEW_WAIT_SECONDS);
+        if (render.status !== "succeeded") {
+          set.status = isFinal(render) ? 200 : 202;
+          return render;
+        }
+        return new Response(resultOf(d, render.id).file, { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
+      },
+      { auth: { scope: "render:create" }, params: IdParams, body: PreviewRequest, query: PreviewQuery },
+    );
+}
+
+/** renderResultRoutes mounts GET /results/:id, the signed address of a render's PDF. */
+export function renderResultRoutes(app: AppContext) {
+  const d = renderDeps(app);
+  return new Elysia({ normalize: false }).get("/results/:id", ({ params, query, request }) =>
+    downloadResponse(openResult(d, params.id, query.token), request.headers.get("if-none-match")),
+  );
+}

@@ -1,0 +1,87 @@
+/** renders/model: the render of spec 2.11 (DESIGN.md 4 lists its fields) and the bodies and queries of its routes. */
+import { Type, type Static } from "@sinclair/typebox";
+import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
+import { literalUnion } from "../../lib/literals";
+import { RENDER_STATUSES } from "./lifecycle";
+
+export const RenderStatus = literalUnion(RENDER_STATUSES);
+
+const closed = { additionalProperties: false } as const;
+
+// A caller's own labels, answered back as given: small scalars, so a render stays a small row.
+const MetadataValue = Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]);
+export const RenderMetadata = Type.Record(Type.String({ maxLength: 128 }), MetadataValue, { maxProperties: 50 });
+export type RenderMetadata = Static<typeof RenderMetadata>;
+
+const Filename = Type.String({ minLength: 1, maxLength: 255 });
+
+export const Render = Type.Object({
+  id: Identifier,
+  status: RenderStatus,
+  test: Type.Boolean(),
+  templateId: Type.Optional(Identifier),
+  /** Absent for a render of the draft. */
+  templateVersion: Type.Optional(Type.Integer({ minimum: 1 })),
+  batchId: Type.Optional(Identifier),
+  filename: Type.String(),
+  metadata: RenderMetadata,
+  createdAt: IsoDateTime,
+  startedAt: Type.Optional(IsoDateTime),
+  finishedAt: Type.Optional(IsoDateTime),
+  result: Type.Optional(
+    Type.Object({
+      downloadUrl: Type.String(),
+      expiresAt: IsoDateTime,
+      pages: Type.Integer({ minimum: 0 }),
+      bytes: Type.Integer({ minimum: 0 }),
+    }),
+  ),
+  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+});
+export type Render = Static<typeof Render>;
+
+/**
+ * One render to create: exactly one of `templateId`, `document` or `html` (checked by the service, which names the
+ * field). `document` is checked against DocumentNode by the service too, so that a bad node is pointed at exactly.
+ */
+export const RenderRequest = Type.Object(
+  {
+    templateId: Type.Optional(Identifier),
+    version: Type.Optional(Type.Integer({ minimum: 1 })),
+    data: Type.Optional(Type.Unknown()),
+    document: Type.Optional(Type.Unknown()),
+    html: Type.Optional(Type.String({ minLength: 1 })),
+    test: Type.Optional(Type.Boolean()),
+    filename: Type.Optional(Filename),
+    metadata: Type.Optional(RenderMetadata),
+  },
+  closed,
+);
+export type RenderRequest = Static<typeof RenderRequest>;
+
+/** DESIGN.md 4: a batch is 1..500 renders, all accepted or none. */
+export const MAX_BATCH = 500;
+export const BatchRequest = Type.Object({ items: Type.Array(RenderRequest, { minItems: 1, maxItems: MAX_BATCH }) }, closed);
+
+export const BatchCreated = Type.Object({ batchId: Identifier, items: Type.Array(Render) });
+
+/** `?wait=N`: seconds to wait for the final state, at most 60 (DESIGN.md 4). */
+export const MAX_WAIT_SECONDS = 60;
+export const WaitQuery = Type.Object({ wait: Type.Optional(Type.String({ pattern: "^(?:[0-9]|[1-5][0-9]|60)$" })) }, closed);
+
+export const RenderListQuery = Type.Object(
+  {
+    ...PageQueryFields,
+    status: Type.Optional(RenderStatus),
+    test: Type.Optional(literalUnion(["true", "false"] as const)),
+    templateId: Type.Optional(Identifier),
+  },
+  closed,
+);
+export type RenderListQuery = Static<typeof RenderListQuery>;
+
+/** The body of a template preview: the data, and which version (the draft when none is given). */
+export const PreviewRequest = Type.Object({ data: Type.Optional(Type.Unknown()), version: Type.Optional(Type.Integer({ minimum: 1 })) }, closed);
+export type PreviewRequest = Static<typeof PreviewRequest>;
+
+export const PreviewQuery = Type.Object({ format: Type.Optional(literalUnion(["pdf", "html"] as const)) }, closed);

@@ -1,0 +1,299 @@
+/**
+ * renders/service: creating renders (one, a batch, a template preview, a report's PDF), reading, listing and
+ * cancelling them, and their signed result addresses. Everything about a request is checked and its print job made
+ * before anything is written; then the allowances are charged and the rows queued in one transaction.
+ */
+import { readFileSync } from "node:fs";
+import { Value } from "@sinclair/typebox/value";
+import type { Config } from "../../config";
+import { ApiError, type ErrorDetail } from "../../errors";
+import { selectPage } from "../../http/paging";
+import type { Clock } from "../../lib/clock";
+import { newId } from "../../lib/ids";
+import { validateData } from "../../render/compile/data";
+import { DocumentNode } from "../../render/compile/model";
+import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
+import type { RenderWorker } from "../../render/worker";
+import type { FileStore } from "../../store/files";
+import type { Store } from "../../store/open";
+import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
+import type { Download } from "../assets/service";
+import { templateForRender } from "../templates/service";
+import { getAllowances } from "../workspaces/service";
+import { chargeAllowances } from "./allowances";
+import { endRender, type RenderStatus } from "./lifecycle";
+import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRequest } from "./model";
+
+/** What the render operations need. */
+export interface RenderDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  files: FileStore;
+  worker: RenderWorker;
+}
+
+type Source = "template" | "document" | "html" | "preview" | "report";
+
+/** Planned is a checked request: the row to insert, its job made. */
+interface Planned {
+  source: Source;
+  test: boolean;
+  templateId?: string;
+  templateVersion?: number | null;
+  filename: string;
+  metadata: RenderMetadata;
+  job: PrintJob;
+}
+
+interface RenderRow {
+  id: string;
+  workspace_id: string;
+  status: RenderStatus;
+  test: number;
+  template_id: string | null;
+  template_version: number | null;
+  batch_id: string | null;
+  filename: string;
+  metadata: string;
+  output_sha256: string | null;
+  pages: number | null;
+  bytes: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const FINAL: ReadonlySet<RenderStatus> = new Set(["succeeded", "failed", "cancelled"]);
+
+function badRequest(path: string, message: string): ApiError {
+  return new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path, message }] });
+}
+
+/** assetFinder answers a workspace's uploaded assets by id, reading their bytes only when a job needs them. */
+function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
+  return (assetId) => {
+    const row = deps.store.get<{ kind: string; filename: string; media_type: string; sha256: string }>(
+      "SELECT kind, filename, media_type, sha256 FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
+      { id: assetId, ws: workspaceId },
+    );
+    if (!row) return null;
+    return { kind: row.kind, filename: row.filename, mediaType: row.media_type, bytes: () => readFileSync(deps.files.assetPath(row.sha256)) };
+  };
+}
+
+/** templatePlan checks the data against the template's schema (DATA_INVALID, a pointer per problem) and renders it. */
+function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", data: unknown, at: string) {
+  const template = templateForRender(deps.store, workspaceId, templateId, which);
+  if (template.source.dataSchema) {
+    const problems = validateData(template.source.dataSchema, data, `${at}/data`);
+    if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
+  }
+  return { templateId, templateVersion: template.version, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
+}
+
+/** documentProblems lists where a value breaks DocumentNode, as pointers below `at` (at most 20). */
+function documentProblems(document: unknown, at: string): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  for (const error of Value.Errors(DocumentNode, document)) {
+    problems.push({ path: `${at}${error.path}`, message: error.message.replace(/^Expected /, "must be ") });
+    if (problems.length === 20) break;
+  }
+  return problems;
+}
+
+/** planRequest checks one render request (its fields pointed at below `at`) and makes its job. */
+function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned {
+  const given = (["templateId", "document", "html"] as const).filter((field) => request[field] !== undefined);
+  if (given.length !== 1) throw badRequest(at, "give exactly one of templateId, document or html");
+  if (request.templateId === undefined) {
+    if (request.version !== undefined) throw badRequest(`${at}/version`, "is only allowed with templateId");
+    if (request.data !== undefined) throw badRequest(`${at}/data`, "is only allowed with templateId");
+  }
+  const test = request.test ?? false;
+  const common = { test, metadata: request.metadata ?? {} };
+  if (request.templateId !== undefined) {
+    // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
+    const which = request.version ?? (test ? "draft" : "latest");
+    const plan = templatePlan(deps, workspaceId, request.templateId, which, request.data ?? {}, at);
+    return { ...common, ...plan, source: "template", filename: request.filename ?? `${request.templateId}.pdf` };
+  }
+  if (request.document !== undefined) {
+    const problems = documentProblems(request.document, `${at}/document`);
+    if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
+    const job = documentJob(request.document as DocumentNode, assetFinder(deps, workspaceId), `${at}/document`);
+    return { ...common, source: "document", job, filename: request.filename ?? "document.pdf" };
+  }
+  return { ...common, source: "html", job: htmlJob(request.html!), filename: request.filename ?? "document.pdf" };
+}
+
+/** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction). */
+function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?: string): RenderRow[] {
+  const { store, clock } = deps;
+  const rows = store.tx(() => {
+    const test = plans.filter((p) => p.test).length;
+    chargeAllowances(store, clock, workspaceId, { real: plans.length - test, test });
+    const now = clock.now().toISOString();
+    return plans.map((plan) =>
+      store.get<RenderRow>(
+        `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, filename, metadata, job, created_at)
+         VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $filename, $metadata, $job, $now) RETURNING *`,
+        {
+          id: newId("rnd"),
+          ws: workspaceId,
+          test: plan.test ? 1 : 0,
+          source: plan.source,
+          templateId: plan.templateId ?? null,
+          version: plan.templateVersion ?? null,
+          batchId: batchId ?? null,
+          filename: plan.filename,
+          metadata: JSON.stringify(plan.metadata),
+          job: JSON.stringify(plan.job),
+          now,
+        },
+      )!,
+    );
+  });
+  deps.worker.kick();
+  return rows;
+}
+
+/** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. */
+function toRender(deps: RenderDeps, r: RenderRow): Render {
+  const render: Render = {
+    id: r.id,
+    status: r.status,
+    test: r.test === 1,
+    filename: r.filename,
+    metadata: JSON.parse(r.metadata) as RenderMetadata,
+    createdAt: r.created_at,
+  };
+  if (r.template_id !== null) render.templateId = r.template_id;
+  if (r.template_version !== null) render.templateVersion = r.template_version;
+  if (r.batch_id !== null) render.batchId = r.batch_id;
+  if (r.started_at !== null) render.startedAt = r.started_at;
+  if (r.finished_at !== null) render.finishedAt = r.finished_at;
+  if (r.status === "succeeded" && r.output_sha256 !== null) {
+    const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
+    const token = signToken(deps.config.secretKey, "result", r.id, expiresAt);
+    render.result = { downloadUrl: addressUrl(deps.config.publicUrl, "result", r.id, token), expiresAt: expiresAt.toISOString(), pages: r.pages ?? 0, bytes: r.bytes ?? 0 };
+  }
+  if (r.status === "failed") render.error = { code: r.error_code ?? "RENDER_FAILED", message: r.error_message ?? "The render failed." };
+  return render;
+}
+
+function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow {
+  const r = deps.store.get<RenderRow>("SELECT * FROM renders WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+  // DESIGN.md 2: another workspace's render is 404 too.
+  if (!r) throw new ApiError("NOT_FOUND", `Render ${id} was not found.`);
+  return r;
+}
+
+/** createRender checks and queues one render (POST /v1/renders). */
+export function createRender(deps: RenderDeps, workspaceId: string, request: RenderRequest): Render {
+  return toRender(deps, queue(deps, workspaceId, [planRequest(deps, workspaceId, request, "")])[0]!);
+}
+
+/** createBatch checks every item (pointers `/items/<i>/…`) and counts them against the allowances together: all are
+ * queued, or none (DESIGN.md 4). */
+export function createBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[]): { batchId: string; items: Render[] } {
+  const plans = items.map((item, i) => planRequest(deps, workspaceId, item, `/items/${i}`));
+  const batchId = newId("bat");
+  return { batchId, items: queue(deps, workspaceId, plans, batchId).map((r) => toRender(deps, r)) };
+}
+
+/** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
+ * has a documentsPerMonth allowance (spec 2.2), a real one otherwise. */
+export function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Render {
+  const test = getAllowances(deps.store, workspaceId).documentsPerMonth !== null;
+  const plan = templatePlan(deps, workspaceId, templateId, request.version ?? "draft", request.data ?? {}, "");
+  return toRender(deps, queue(deps, workspaceId, [{ ...plan, source: "preview", test, metadata: {}, filename: `${templateId}-preview.pdf` }])[0]!);
+}
+
+/** previewHtml answers the HTML a template preview would print (no render is created, nothing is counted). */
+export function previewHtml(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): string {
+  return templatePlan(deps, workspaceId, templateId, request.version ?? "draft", request.data ?? {}, "").job.html;
+}
+
+/** createReportRender queues the PDF of a report: a real render of the template's newest (or given) version. */
+export function createReportRender(
+  deps: RenderDeps,
+  workspaceId: string,
+  report: { templateId: string; version?: number; data?: unknown; filename?: string },
+): Render {
+  const plan = templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data ?? {}, "");
+  const filename = report.filename ?? `${report.templateId}.pdf`;
+  return toRender(deps, queue(deps, workspaceId, [{ ...plan, source: "report", test: false, metadata: {}, filename }])[0]!);
+}
+
+/** getRender answers one render of the workspace. */
+export function getRender(deps: RenderDeps, workspaceId: string, id: string): Render {
+  return toRender(deps, renderRow(deps, workspaceId, id));
+}
+
+/** waitForRender waits up to `seconds` for a render to reach a final state and answers it as it is then. A render
+ * that failed is answered as its error (with its renderId), the way a synchronous call would fail. */
+export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number): Promise<Render> {
+  if (seconds <= 0 || FINAL.has(render.status)) return finalOrThrow(render);
+  const isFinal = () => FINAL.has(renderRow(deps, workspaceId, render.id).status);
+  await deps.worker.waitEnded(render.id, seconds * 1000, isFinal);
+  return finalOrThrow(getRender(deps, workspaceId, render.id));
+}
+
+function finalOrThrow(render: Render): Render {
+  if (render.status === "failed" && render.error)
+    throw new ApiError(render.error.code as ApiError["code"], render.error.message, { renderId: render.id });
+  return render;
+}
+
+/** isFinal tells whether a render has ended. */
+export function isFinal(render: Render): boolean {
+  return FINAL.has(render.status);
+}
+
+/** listRenders answers one page of the workspace's renders, newest first, filtered by status, test and template. */
+export function listRenders(deps: RenderDeps, workspaceId: string, query: RenderListQuery): { items: Render[]; nextCursor?: string } {
+  const where = ["workspace_id = $ws"];
+  const params: Record<string, string | number> = { ws: workspaceId };
+  if (query.status) {
+    where.push("status = $status");
+    params.status = query.status;
+  }
+  if (query.test) {
+    where.push("test = $test");
+    params.test = query.test === "true" ? 1 : 0;
+  }
+  if (query.templateId) {
+    where.push("template_id = $templateId");
+    params.templateId = query.templateId;
+  }
+  return selectPage<RenderRow, Render>(deps.store, query, { from: "renders", where, params }, (r) => toRender(deps, r));
+}
+
+/** cancelRender cancels a render that is queued or processing (409 CONFLICT once it has ended): the final state, its
+ * usage and its event are written at once, and a render being printed is stopped. */
+export function cancelRender(deps: RenderDeps, workspaceId: string, id: string): Render {
+  const { store, clock } = deps;
+  const row = renderRow(deps, workspaceId, id);
+  const cancelled = store.tx(() => endRender(store, clock, id, ["queued", "processing"], { status: "cancelled" }));
+  if (!cancelled) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status ?? row.status}; only a queued or processing render can be cancelled.`);
+  deps.worker.cancel(id);
+  deps.worker.ended(id);
+  return getRender(deps, workspaceId, id);
+}
+
+/** openResult checks a result address and answers the render's PDF; 403 for a bad or expired address, 404 once the
+ * render is gone (retention) or when it has no PDF. */
+export function openResult(deps: RenderDeps, id: string, token: unknown): Download {
+  checkAddress(deps.config.secretKey, "result", id, token, deps.clock.now());
+  return resultOf(deps, id);
+}
+
+/** resultOf answers the PDF of a succeeded render (404 when it has none); callers have checked who may read it. */
+export function resultOf(deps: RenderDeps, id: string): Download {
+  const r = deps.store.get<{ filename: string; output_sha256: string | null }>("SELECT filename, output_sha256 FROM renders WHERE id = $id AND status = 'succeeded'", { id });
+  if (!r?.output_sha256) throw new ApiError("NOT_FOUND", `Render ${id} has no PDF.`);
+  return { file: deps.files.openOutput(r.output_sha256), sha256: r.output_sha256, mediaType: "application/pdf", filename: r.filename };
+}

@@ -1,0 +1,124 @@
+/**
+ * job: what a render prints — the HTML, the header and footer, the PDF settings and the render's asset scope — made
+ * once when the render is accepted (so every problem is answered then) and kept in its row until it ends.
+ *
+ * Decisions (docs/rendering.md):
+ * - A template's `assetIds` come first in its stylesheet: a stylesheet asset is inlined, a font asset becomes an
+ *   `@font-face` whose family is the file name without its extension; the template's own stylesheet follows and wins.
+ * - Chromium prints the header and footer as documents of their own that load nothing, so their images are inlined
+ *   as data URLs when the job is made.
+ * - With a header or footer and no margin on that side, the side gets 20mm, or the header would have no room.
+ * - Raw HTML may name workspace assets by `https://assets.renderd.invalid/<assetId>`; it has no asset scope, so the
+ *   page it used is moved to a new Document afterwards (see RenderJob.assetScope).
+ */
+import { ApiError, type ErrorDetail } from "../errors";
+import { compileTemplate, renderDocumentHtml, renderFooterHtml, renderHeaderHtml, renderHtml, type CompiledTemplate } from "./compile/compile";
+import type { DocumentNode, TemplateSource } from "./compile/model";
+import { assetUrl, newAssetScope, type PdfSettings } from "./pool";
+
+/** PrintJob is the stored, printable form of a render. */
+export interface PrintJob {
+  html: string;
+  pdf: PdfSettings;
+  assetScope?: string;
+}
+
+/** AssetFile is a workspace's uploaded asset as a job needs it. */
+export interface AssetFile {
+  kind: string;
+  filename: string;
+  mediaType: string;
+  bytes(): Uint8Array;
+}
+
+/** FindAsset answers the render's workspace's uploaded asset with this id, or null. */
+export type FindAsset = (assetId: string) => AssetFile | null;
+
+const MARGIN_FOR_MARGINALS = "20mm";
+// Chromium prints its own date, title and URL where a template is missing; an empty element prints nothing.
+const EMPTY_MARGINAL = "<span></span>";
+const INLINE_KINDS = new Set(["image", "svg"]);
+
+/** templateJob renders a template with its data into a PrintJob; it throws LIMIT_EXCEEDED over `maxNodes`, and
+ * ASSET_INVALID when one of the template's assets is gone. */
+export function templateJob(template: { source: TemplateSource; assetIds: string[] }, data: unknown, find: FindAsset, maxNodes?: number): PrintJob {
+  const scope = newAssetScope();
+  const problems: ErrorDetail[] = [];
+  const sheets: string[] = [];
+  template.assetIds.forEach((id, i) => {
+    const asset = find(id);
+    if (asset?.kind === "stylesheet") sheets.push(new TextDecoder().decode(asset.bytes()));
+    else if (asset?.kind === "font") sheets.push(`@font-face{font-family:"${fontFamily(asset.filename)}";src:url("${assetUrl(id, scope)}")}`);
+    else problems.push({ path: `/assetIds/${i}`, message: `asset ${id} is no longer an uploaded stylesheet or font of this workspace` });
+  });
+  if (problems.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is missing.", { details: problems });
+  const stylesheet = [...sheets, template.source.stylesheet ?? ""].filter(Boolean).join("\n");
+  const compiled = compiledOrThrow({ ...template.source, stylesheet: stylesheet || undefined });
+  const html = renderHtml(compiled, data, { assetUrl: (id) => assetUrl(id, scope), maxNodes });
+  const inline = { assetUrl: (id: string) => dataUrl(find(id)), maxNodes };
+  const header = renderHeaderHtml(compiled, data, inline);
+  const footer = renderFooterHtml(compiled, data, inline);
+  return { html, pdf: pdfSettings(template.source, header, footer), assetScope: scope };
+}
+
+/** documentJob renders a DocumentNode tree into a PrintJob; a bad node is BAD_REQUEST and an image naming no uploaded
+ * image of the workspace is ASSET_INVALID, each with its pointer below `at`. */
+export function documentJob(document: DocumentNode, find: FindAsset, at: string): PrintJob {
+  const scope = newAssetScope();
+  const named = new Set<string>();
+  const rendered = renderDocumentHtml(document, {
+    assetUrl: (id) => {
+      named.add(id);
+      return assetUrl(id, scope);
+    },
+  });
+  if ("problems" in rendered) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: under(at, rendered.problems) });
+  const missing = [...named].filter((id) => !INLINE_KINDS.has(find(id)?.kind ?? ""));
+  if (missing.length)
+    throw new ApiError("ASSET_INVALID", "The document names images that are not uploaded images of this workspace.", {
+      details: missing.map((id) => ({ path: at, message: `no uploaded image or SVG asset ${id}` })),
+    });
+  return { html: rendered.ok, pdf: { preferCSSPageSize: true }, assetScope: scope };
+}
+
+/** htmlJob prints raw HTML as it is: its own `@page` rule decides the paper (A4 otherwise). */
+export function htmlJob(html: string): PrintJob {
+  return { html, pdf: { preferCSSPageSize: true } };
+}
+
+function compiledOrThrow(source: TemplateSource): CompiledTemplate {
+  const compiled = compileTemplate(source);
+  // The template compiled when it was saved; only a change in the compiler could make it fail now.
+  if ("problems" in compiled) throw new ApiError("TEMPLATE_INVALID", "The template does not compile.", { details: compiled.problems });
+  return compiled.ok;
+}
+
+function pdfSettings(source: TemplateSource, header: string | undefined, footer: string | undefined): PdfSettings {
+  const settings: PdfSettings = { preferCSSPageSize: true };
+  if (!header && !footer) return settings;
+  const margin = source.page?.margin ?? {};
+  return {
+    ...settings,
+    displayHeaderFooter: true,
+    headerTemplate: header ?? EMPTY_MARGINAL,
+    footerTemplate: footer ?? EMPTY_MARGINAL,
+    margin: {
+      ...margin,
+      top: margin.top ?? (header ? MARGIN_FOR_MARGINALS : undefined),
+      bottom: margin.bottom ?? (footer ? MARGIN_FOR_MARGINALS : undefined),
+    },
+  };
+}
+
+function dataUrl(asset: AssetFile | null): string {
+  if (!asset || !INLINE_KINDS.has(asset.kind)) return "data:,";
+  return `data:${asset.mediaType};base64,${Buffer.from(asset.bytes()).toString("base64")}`;
+}
+
+function fontFamily(filename: string): string {
+  return filename.replace(/\.[^.]*$/, "").replace(/["\\\n\r\f<>]/g, "");
+}
+
+function under(at: string, problems: ErrorDetail[]): ErrorDetail[] {
+  return problems.map((p) => ({ ...p, path: `${at}${p.path ?? ""}` }));
+}

@@ -1,0 +1,215 @@
+/**
+ * worker: runs the render queue — the `queued` rows — on the Chromium pool. It claims the fair pick (scheduler.ts)
+ * whenever a page is free, prints it, stores the PDF and writes the final state (modules/renders/lifecycle.ts).
+ * A render lost to a crashed page or browser is printed once more on the replacement; a render interrupted by stop()
+ * goes back to the queue, so a restart loses none.
+ */
+import type { Logger } from "pino";
+import { ApiError } from "../errors";
+import type { Clock } from "../lib/clock";
+import { claimRender, endRender, recoverRenders, requeueRender } from "../modules/renders/lifecycle";
+import { sweepRenders } from "../modules/renders/retention";
+import type { FileStore } from "../store/files";
+import type { Store } from "../store/open";
+import type { PrintJob } from "./job";
+import { parseAssetUrl, PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { pickNext, type Head } from "./scheduler";
+
+export interface WorkerOptions {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  files: FileStore;
+  pool: RenderPool;
+  /** Renders printed at once: the pool's pages (RENDER_WORKERS). */
+  concurrency: number;
+  retentionDays: number;
+}
+
+// A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
+// the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
+const POLL_MS = 1_000;
+const SWEEP_EVERY_MS = 60 * 60_000;
+
+/** The abort reasons the worker tells apart: the render was cancelled, or the process is stopping. */
+class Cancelled extends Error {}
+class Stopping extends Error {}
+
+interface Running {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** RenderWorker owns the queue of one renderd process. */
+export class RenderWorker {
+  private readonly running = new Map<string, Running>();
+  private readonly lastServed = new Map<string, number>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private turn = 0;
+  private kicked = false;
+  private stopped = true;
+  private poller?: ReturnType<typeof setInterval>;
+  private sweeper?: ReturnType<typeof setInterval>;
+
+  constructor(private readonly options: WorkerOptions) {}
+
+  /** start requeues what a dead process left processing, sweeps old renders and begins taking renders. */
+  start(): void {
+    const { store, clock, log } = this.options;
+    const recovered = recoverRenders(store, clock);
+    if (recovered.requeued || recovered.failed) log.warn(recovered, "renders left processing by a previous process");
+    this.stopped = false;
+    this.sweep();
+    this.poller = setInterval(() => this.kick(), POLL_MS);
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+    this.kick();
+  }
+
+  /** stop takes no more renders and puts those printing back in the queue; it resolves once none is printing, and
+   * lets every request waiting on a render answer with the render as it is. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.poller);
+    clearInterval(this.sweeper);
+    for (const r of this.running.values()) r.controller.abort(new Stopping("renderd is stopping"));
+    await Promise.all([...this.running.values()].map((r) => r.done));
+    for (const id of [...this.waiters.keys()]) this.ended(id);
+  }
+
+  /** kick looks for renders to start, soon (after the transaction that queued them has committed). */
+  kick(): void {
+    if (this.kicked || this.stopped) return;
+    this.kicked = true;
+    queueMicrotask(() => {
+      this.kicked = false;
+      this.fill();
+    });
+  }
+
+  /** cancel stops printing a render whose final state `cancelled` has just been written. */
+  cancel(renderId: string): void {
+    this.running.get(renderId)?.controller.abort(new Cancelled("cancelled"));
+  }
+
+  /** ended tells whoever waits on a render (`?wait`) that it reached a final state. */
+  ended(renderId: string): void {
+    const set = this.waiters.get(renderId);
+    this.waiters.delete(renderId);
+    for (const fn of set ?? []) fn();
+  }
+
+  /** waitEnded resolves when `isFinal()` holds — checked at once and again whenever the render ends — or after `ms`. */
+  waitEnded(renderId: string, ms: number, isFinal: () => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.waiters.get(renderId);
+      if (!set) this.waiters.set(renderId, (set = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0 && this.waiters.get(renderId) === set) this.waiters.delete(renderId);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      set.add(done);
+      if (isFinal()) done();
+    });
+  }
+
+  private fill(): void {
+    const { store, clock, concurrency } = this.options;
+    while (!this.stopped && this.running.size < concurrency) {
+      const head = pickNext(this.heads(), this.lastServed);
+      if (!head) return;
+      const job = store.tx(() => claimRender(store, clock, head.renderId));
+      if (job === null) continue;
+      this.lastServed.set(head.workspaceId, ++this.turn);
+      const controller = new AbortController();
+      const running: Running = { controller, done: Promise.resolve() };
+      this.running.set(head.renderId, running);
+      running.done = this.run(head, JSON.parse(job) as PrintJob, controller.signal);
+    }
+  }
+
+  /** heads answers each workspace's oldest queued render; a suspended workspace renders nothing (spec 8.1 (6)). */
+  private heads(): Head[] {
+    return this.options.store
+      .all<{ workspace_id: string; head: string }>(
+        `SELECT r.workspace_id, MIN(r.created_at || ' ' || r.id) AS head
+         FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+         WHERE r.status = 'queued' AND w.suspended = 0
+         GROUP BY r.workspace_id`,
+      )
+      .map(({ workspace_id, head }) => {
+        const [createdAt, renderId] = head.split(" ");
+        return { workspaceId: workspace_id, renderId: renderId!, createdAt: createdAt! };
+      });
+  }
+
+  private async run(head: Head, job: PrintJob, signal: AbortSignal): Promise<void> {
+    const { store, clock, files, log } = this.options;
+    const id = head.renderId;
+    try {
+      const out = await this.print(head.workspaceId, job, signal);
+      const sha256 = await files.writeOutput(id, out.pdf);
+      const stored = store.tx(() => endRender(store, clock, id, ["processing"], { status: "succeeded", outputSha256: sha256, pages: out.pages, bytes: out.bytes }));
+      if (!stored) this.dropOutput(sha256);
+      log.info({ renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: out.bytes, ms: Math.round(out.ms) }, "render succeeded");
+    } catch (e) {
+      if (signal.reason instanceof Stopping) return requeueRender(store, id);
+      // Cancelled: the cancel request wrote the final state already.
+      if (signal.reason instanceof Cancelled) return;
+      const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
+      if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
+      else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
+      store.tx(() => endRender(store, clock, id, ["processing"], { status: "failed", code: error.code, message: error.message }));
+    } finally {
+      this.running.delete(id);
+      this.ended(id);
+      this.kick();
+    }
+  }
+
+  /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */
+  private async print(workspaceId: string, job: PrintJob, signal: AbortSignal): Promise<RenderOutput> {
+    const renderJob = { html: job.html, pdf: job.pdf, assetScope: job.assetScope, assets: this.assets(workspaceId) };
+    try {
+      return await this.options.pool.render(renderJob, signal);
+    } catch (e) {
+      if (!(e instanceof PoolCrashError) || signal.aborted) throw e;
+      this.options.log.warn({ kind: e.kind }, "render lost to a crash; printing it once more");
+      return await this.options.pool.render(renderJob, signal);
+    }
+  }
+
+  /** assets serves a page the uploaded assets of the render's own workspace, nothing else. */
+  private assets(workspaceId: string): AssetLoader {
+    const { store, files } = this.options;
+    return async (url) => {
+      const named = parseAssetUrl(url);
+      if (!named) return null;
+      const row = store.get<{ sha256: string; media_type: string }>(
+        "SELECT sha256, media_type FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
+        { id: named.assetId, ws: workspaceId },
+      );
+      if (!row) return null;
+      const file = files.openAsset(row.sha256);
+      return (await file.exists()) ? { body: await file.bytes(), contentType: row.media_type } : null;
+    };
+  }
+
+  /** dropOutput deletes a stored PDF no render points at (its render was cancelled while it printed). */
+  private dropOutput(sha256: string): void {
+    const { store, files } = this.options;
+    if (!store.get("SELECT 1 FROM renders WHERE output_sha256 = $sha", { sha: sha256 })) files.removeOutput(sha256);
+  }
+
+  private sweep(): void {
+    const { store, clock, files, log, retentionDays } = this.options;
+    try {
+      const swept = sweepRenders(store, files, clock, retentionDays);
+      if (swept.renders) log.info(swept, "old renders deleted");
+    } catch (e) {
+      log.error({ err: e }, "render retention sweep failed");
+    }
+  }
+}

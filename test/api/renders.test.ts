@@ -1,0 +1,277 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { startTestServer, type TestServer } from "../harness";
+import { local } from "../fixtures/assets";
+import { pdfText, slowHtml } from "../render/fixtures";
+import { until } from "../wait";
+import { sweepRenders } from "../../src/modules/renders/retention";
+
+let t: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  t = await startTestServer({ RENDER_WORKERS: "2" });
+  key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "render:cancel", "usage:read"]);
+});
+afterAll(() => t.stop());
+
+const status = (id: string) => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })!.status;
+const events = (renderId: string) =>
+  t.server.store.all<{ type: string; error_code: string | null; test: number }>("SELECT type, error_code, test FROM webhook_events WHERE render_id = $id", { id: renderId });
+
+async function download(url: string): Promise<Response> {
+  return fetch(local(t, url));
+}
+
+describe("POST /v1/renders", () => {
+  test("raw HTML with ?wait answers 200 with the succeeded render; its signed address serves the PDF", async () => {
+    const res = await t.call("/v1/renders?wait=30", { key, body: { html: "<h1>Hello renderd</h1>", filename: "hello.pdf", metadata: { order: 42 } } });
+    expect(res.status).toBe(200);
+    const r = res.body;
+    expect(r.id).toMatch(/^rnd_/);
+    expect(r).toMatchObject({ status: "succeeded", test: false, filename: "hello.pdf", metadata: { order: 42 } });
+    expect(r.result.pages).toBe(1);
+    expect(r.result.expiresAt).toBe(new Date(t.clock.now().getTime() + 3600_000).toISOString());
+    expect(r.result.downloadUrl.startsWith(`http://console.example.test/results/${r.id}?token=`)).toBe(true);
+    const pdf = await download(r.result.downloadUrl);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    expect(pdf.headers.get("content-disposition")).toContain('filename="hello.pdf"');
+    const bytes = new Uint8Array(await pdf.arrayBuffer());
+    expect(bytes.byteLength).toBe(r.result.bytes);
+    expect(pdfText(bytes)).toContain("Hello renderd");
+    // Exactly one end event, written with the final state.
+    expect(events(r.id)).toEqual([{ type: "render.succeeded", error_code: null, test: 0 }]);
+  });
+
+  test("without ?wait answers 202 queued; the render then succeeds", async () => {
+    const res = await t.call("/v1/renders", { key, body: { html: "<p>later</p>" } });
+    expect(res.status).toBe(202);
+    expect(["queued", "processing"]).toContain(res.body.status);
+    await until(() => status(res.body.id) === "succeeded");
+    const got = await t.call(`/v1/renders/${res.body.id}`, { key });
+    expect(got.body.status).toBe("succeeded");
+    expect(got.body.startedAt).toBeDefined();
+    expect(got.body.finishedAt).toBeDefined();
+  });
+
+  test("a DocumentNode renders with its text escaped: markup in data is text", async () => {
+    const document = {
+      type: "container",
+      children: [
+        { type: "text", tagName: "h1", text: "Invoice <b>bold</b> <script>alert(1)</script>" },
+        { type: "text", text: "second line" },
+      ],
+    };
+    const res = await t.call("/v1/renders?wait=30", { key, body: { document } });
+    expect(res.status).toBe(200);
+    const text = pdfText(new Uint8Array(await (await download(res.body.result.downloadUrl)).arrayBuffer()));
+    expect(text).toContain("Invoice <b>bold</b> <script>alert(1)</script>");
+    expect(text).toContain("second line");
+  });
+
+  test("a bad DocumentNode is 400 with the pointer of the bad field", async () => {
+    const res = await t.call("/v1/renders", { key, body: { document: { type: "container", children: [{ type: "text" }] } } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.some((d: { path: string }) => d.path.startsWith("/document"))).toBe(true);
+  });
+
+  test("exactly one of templateId, document and html; data and version only with a template", async () => {
+    const both = await t.call("/v1/renders", { key, body: { html: "<p>x</p>", document: { type: "text", text: "x" } } });
+    expect(both.status).toBe(400);
+    expect(both.body.error.details[0].message).toContain("exactly one");
+    const none = await t.call("/v1/renders", { key, body: {} });
+    expect(none.status).toBe(400);
+    const data = await t.call("/v1/renders", { key, body: { html: "<p>x</p>", data: {} } });
+    expect(data.body.error.details).toEqual([{ path: "/data", message: "is only allowed with templateId" }]);
+    const extra = await t.call("/v1/renders", { key, body: { html: "<p>x</p>", color: "red" } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.details[0].path).toBe("/color");
+  });
+
+  test("?wait is 0..60 seconds", async () => {
+    for (const wait of ["61", "-1", "abc", "1.5"]) {
+      const res = await t.call(`/v1/renders?wait=${wait}`, { key, body: { html: "<p>x</p>" } });
+      expect(res.status).toBe(400);
+    }
+  });
+
+  test("an unknown template is 404", async () => {
+    const res = await t.call("/v1/renders", { key, body: { templateId: "tpl_nothing" } });
+    expect(res.status).toBe(404);
+  });
+
+  test("scopes: render:create to create, render:read to read, render:cancel to cancel", async () => {
+    const readOnly = t.makeKey(t.defaultWorkspaceId, ["render:read"]);
+    expect((await t.call("/v1/renders", { key: readOnly, body: { html: "<p>x</p>" } })).status).toBe(403);
+    const createOnly = t.makeKey(t.defaultWorkspaceId, ["render:create"]);
+    const made = await t.call("/v1/renders", { key: createOnly, body: { html: "<p>x</p>" } });
+    expect(made.status).toBe(202);
+    expect((await t.call(`/v1/renders/${made.body.id}`, { key: createOnly })).status).toBe(403);
+    expect((await t.call(`/v1/renders/${made.body.id}/cancel`, { key: readOnly, method: "POST" })).status).toBe(403);
+  });
+
+  test("another workspace's render is 404, and so is its cancel", async () => {
+    const other = await t.makeWorkspace("Other renders");
+    const otherKey = t.makeKey(other.id, ["render:create", "render:read", "render:cancel"]);
+    const mine = await t.call("/v1/renders", { key, body: { html: "<p>mine</p>" } });
+    expect((await t.call(`/v1/renders/${mine.body.id}`, { key: otherKey })).status).toBe(404);
+    expect((await t.call(`/v1/renders/${mine.body.id}/cancel`, { key: otherKey, method: "POST" })).status).toBe(404);
+  });
+});
+
+describe("failures carry the codes of 7.2", () => {
+  test("a document over RENDER_MAX_PAGES fails with LIMIT_EXCEEDED; with ?wait the answer is that error with the renderId", async () => {
+    const limited = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_PAGES: "2", RENDER_MAX_OUTPUT_BYTES: "30000", RENDER_TIMEOUT_MS: "1000" });
+    try {
+      const k = limited.makeKey(limited.defaultWorkspaceId, ["render:create", "render:read"]);
+      const pages = (n: number) => Array.from({ length: n }, (_, i) => `<p style="page-break-after:always">page ${i}</p>`).join("");
+      const over = await limited.call("/v1/renders?wait=30", { key: k, body: { html: pages(3) } });
+      expect(over.status).toBe(413);
+      expect(over.body.error.code).toBe("LIMIT_EXCEEDED");
+      expect(over.body.error.renderId).toMatch(/^rnd_/);
+      const read = await limited.call(`/v1/renders/${over.body.error.renderId}`, { key: k });
+      expect(read.body.status).toBe("failed");
+      expect(read.body.error.code).toBe("LIMIT_EXCEEDED");
+      expect(read.body.result).toBeUndefined();
+      const event = limited.server.store.get<{ type: string; error_code: string }>("SELECT type, error_code FROM webhook_events WHERE render_id = $id", { id: over.body.error.renderId });
+      expect(event).toEqual({ type: "render.failed", error_code: "LIMIT_EXCEEDED" });
+
+      const exact = await limited.call("/v1/renders?wait=30", { key: k, body: { html: pages(2) } });
+      expect(exact.status).toBe(200);
+
+      const big = await limited.call("/v1/renders?wait=30", { key: k, body: { html: `<img src="data:image/svg+xml,${encodeURIComponent(noise())}" width="700">` } });
+      expect(big.status).toBe(413);
+      expect(big.body.error.message).toContain("30000");
+
+      const slow = await limited.call("/v1/renders?wait=30", { key: k, body: { html: slowHtml(2) } });
+      expect(slow.status).toBe(504);
+      expect(slow.body.error.code).toBe("RENDER_TIMEOUT");
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  test("a request body over RENDER_MAX_INPUT_BYTES is 413 LIMIT_EXCEEDED and creates nothing", async () => {
+    const limited = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_INPUT_BYTES: "2048" });
+    try {
+      const k = limited.makeKey(limited.defaultWorkspaceId, ["render:create"]);
+      const res = await limited.call("/v1/renders", { key: k, body: { html: `<p>${"x".repeat(4000)}</p>` } });
+      expect(res.status).toBe(413);
+      expect(res.body.error.code).toBe("LIMIT_EXCEEDED");
+      expect(limited.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders")!.n).toBe(0);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+// An SVG of many rectangles: one page whose PDF is well over 30 kB.
+function noise(): string {
+  const rects = Array.from({ length: 6000 }, (_, i) => `<rect x="${(i * 37) % 700}" y="${(i * 53) % 900}" width="3" height="3" fill="#${((i * 2654435761) % 0xffffff).toString(16).padStart(6, "0")}"/>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="700" height="900">${rects.join("")}</svg>`;
+}
+
+describe("cancel", () => {
+  test("a queued render is cancelled at once: its event, its usage, and no PDF", async () => {
+    await t.server.worker.stop();
+    try {
+      const res = await t.call("/v1/renders", { key, body: { html: "<p>never printed</p>" } });
+      expect(res.body.status).toBe("queued");
+      const cancelled = await t.call(`/v1/renders/${res.body.id}/cancel`, { key, method: "POST" });
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.status).toBe("cancelled");
+      expect(cancelled.body.finishedAt).toBeDefined();
+      expect(cancelled.body.result).toBeUndefined();
+      expect(events(res.body.id)).toEqual([{ type: "render.cancelled", error_code: null, test: 0 }]);
+    } finally {
+      t.server.worker.start();
+    }
+  });
+
+  test("a processing render is stopped: cancelled, no PDF kept, one event", async () => {
+    const res = await t.call("/v1/renders", { key, body: { html: slowHtml(3) } });
+    await until(() => status(res.body.id) === "processing");
+    const cancelled = await t.call(`/v1/renders/${res.body.id}/cancel`, { key, method: "POST" });
+    expect(cancelled.body.status).toBe("cancelled");
+    // The page is handed back and the next render prints.
+    const next = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>after cancel</p>" } });
+    expect(next.body.status).toBe("succeeded");
+    const row = t.server.store.get<{ status: string; output_sha256: string | null }>("SELECT status, output_sha256 FROM renders WHERE id = $id", { id: res.body.id })!;
+    expect(row).toEqual({ status: "cancelled", output_sha256: null });
+    expect(events(res.body.id)).toEqual([{ type: "render.cancelled", error_code: null, test: 0 }]);
+  });
+
+  test("an ended render cannot be cancelled: 409 CONFLICT, state unchanged", async () => {
+    const done = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>done</p>" } });
+    const res = await t.call(`/v1/renders/${done.body.id}/cancel`, { key, method: "POST" });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("CONFLICT");
+    expect(status(done.body.id)).toBe("succeeded");
+  });
+});
+
+describe("GET /v1/renders", () => {
+  test("lists newest first and filters by status and test", async () => {
+    const ws = await t.makeWorkspace("Lister");
+    const k = t.makeKey(ws.id, ["render:create", "render:read"]);
+    const a = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>a</p>" } });
+    const b = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>b</p>", test: true } });
+    const all = await t.call("/v1/renders", { key: k });
+    expect(all.body.items.map((r: { id: string }) => r.id)).toEqual([b.body.id, a.body.id]);
+    const tests = await t.call("/v1/renders?test=true", { key: k });
+    expect(tests.body.items.map((r: { id: string }) => r.id)).toEqual([b.body.id]);
+    const failed = await t.call("/v1/renders?status=failed", { key: k });
+    expect(failed.body.items).toEqual([]);
+    const paged = await t.call("/v1/renders?limit=1", { key: k });
+    expect(paged.body.items).toHaveLength(1);
+    const next = await t.call(`/v1/renders?limit=1&cursor=${paged.body.nextCursor}`, { key: k });
+    expect(next.body.items[0].id).toBe(a.body.id);
+    expect((await t.call("/v1/renders?status=done", { key: k })).status).toBe(400);
+    expect((await t.call("/v1/renders?test=yes", { key: k })).status).toBe(400);
+  });
+});
+
+describe("results and usage", () => {
+  test("a result address is refused when tampered with or expired", async () => {
+    const done = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>signed</p>" } });
+    const url = new URL(local(t, done.body.result.downloadUrl));
+    const tampered = new URL(url);
+    tampered.searchParams.set("token", url.searchParams.get("token")!.replace(/.$/, (c) => (c === "A" ? "B" : "A")));
+    expect((await fetch(tampered)).status).toBe(403);
+    t.clock.advance(3601_000);
+    try {
+      expect((await fetch(url)).status).toBe(403);
+    } finally {
+      t.clock.advance(-3601_000);
+    }
+  });
+
+  test("every final state counts once in the day's usage record", async () => {
+    const ws = await t.makeWorkspace("Usage counter");
+    const k = t.makeKey(ws.id, ["render:create", "render:read", "render:cancel", "usage:read"]);
+    await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>one</p>" } });
+    await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p style='page-break-after:always'>1</p><p>2</p>", test: true } });
+    const queued = await t.call("/v1/renders", { key: k, body: { html: slowHtml(3) } });
+    await t.call(`/v1/renders/${queued.body.id}/cancel`, { key: k, method: "POST" });
+    const usage = await t.call("/v1/usage", { key: k });
+    expect(usage.body.totals).toMatchObject({ rendersSucceeded: 2, rendersFailed: 0, rendersCancelled: 1, pages: 3 });
+    expect(usage.body.days).toHaveLength(1);
+    expect(usage.body.days[0].day).toBe("2026-03-10");
+  });
+
+  test("retention deletes renders that ended RETENTION_DAYS ago and their PDFs; the usage record stays", async () => {
+    const ws = await t.makeWorkspace("Retention");
+    const k = t.makeKey(ws.id, ["render:create", "render:read", "usage:read"]);
+    const done = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>kept for a while</p>" } });
+    const sha = t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: done.body.id })!.output_sha256;
+    expect(existsSync(t.server.files.outputPath(sha))).toBe(true);
+    const swept = sweepRenders(t.server.store, t.server.files, { now: () => new Date(t.clock.now().getTime() + 31 * 86_400_000) }, 30);
+    expect(swept.renders).toBeGreaterThanOrEqual(1);
+    expect((await t.call(`/v1/renders/${done.body.id}`, { key: k })).status).toBe(404);
+    expect(existsSync(t.server.files.outputPath(sha))).toBe(false);
+    expect((await fetch(local(t, done.body.result.downloadUrl))).status).toBe(404);
+    const usage = await t.call("/v1/usage", { key: k });
+    expect(usage.body.totals.rendersSucceeded).toBe(1);
+  });
+});

@@ -1,0 +1,25 @@
+/** fixtures: documents and readers shared by the tests that render real PDFs through the real pool. */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** slowHtml is raw HTML that takes Chromium about 1.4 s per page to print (blurred shadows): a render that stays
+ * `processing` long enough to be cancelled, killed or interrupted by a restart. */
+export function slowHtml(pages: number, label = "slow"): string {
+  const line = `<p style="box-shadow:0 0 30px 10px rgba(0,0,0,.5);filter:blur(1px)">${label} lorem ipsum dolor sit amet</p>`;
+  return Array.from({ length: pages }, () => `<div style="page-break-after:always">${line.repeat(30)}</div>`).join("");
+}
+
+/** pdfText answers the text pdftotext reads from a PDF, whitespace collapsed. */
+export function pdfText(pdf: Uint8Array): string {
+  const dir = mkdtempSync(join(tmpdir(), "renderd-pdf-"));
+  try {
+    const file = join(dir, "out.pdf");
+    writeFileSync(file, pdf);
+    const run = Bun.spawnSync(["pdftotext", "-layout", file, "-"]);
+    if (run.exitCode !== 0) throw new Error(`pdftotext failed: ${run.stderr.toString()}`);
+    return run.stdout.toString().replace(/\s+/g, " ").trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
