@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../harness";
+import { slowHtml } from "../render/fixtures";
+import { until } from "../wait";
+
+// One page: renders run one at a time, so the order they end in is the order the scheduler picked them.
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer({ RENDER_WORKERS: "1" });
+});
+afterAll(() => t.stop());
+
+const status = (server: TestServer, id: string) => server.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })?.status;
+
+async function workspaceKey(name: string, server = t): Promise<{ id: string; key: string }> {
+  const ws = await server.makeWorkspace(name);
+  return { id: ws.id, key: server.makeKey(ws.id, ["render:create", "render:read", "render:cancel"]) };
+}
+
+describe("fair scheduling (spec 8.1 (5))", () => {
+  test("three workspaces: every workspace's first waiting render runs before any workspace's second", async () => {
+    const [a, b, c] = [await workspaceKey("Fair A"), await workspaceKey("Fair B"), await workspaceKey("Fair C")];
+    await t.server.worker.stop();
+    const made: Record<string, string> = {};
+    // A queues all of its renders first, then B, then C: first come, first served would run A's three first.
+    for (const [name, ws] of [["a", a], ["b", b], ["c", c]] as const)
+      for (const n of [1, 2, 3]) made[(await t.call("/v1/renders", { key: ws.key, body: { html: `<p>${name}${n}</p>` } })).body.id] = `${name}${n}`;
+    t.server.worker.start();
+    await until(() => Object.keys(made).every((id) => status(t, id) === "succeeded"), 60_000);
+    // Events are written in the transaction of each final state: their insertion order is the order renders ended.
+    const ended = t.server.store
+      .all<{ render_id: string }>("SELECT render_id FROM webhook_events ORDER BY rowid")
+      .map((e) => made[e.render_id])
+      .filter(Boolean);
+    expect(ended).toEqual(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]);
+  });
+
+  test("an otherwise idle system lets one workspace use every worker", async () => {
+    const wide = await startTestServer({ RENDER_WORKERS: "2" });
+    try {
+      const ws = await workspaceKey("Alone", wide);
+      const ids = [];
+      for (const n of [1, 2]) ids.push((await wide.call("/v1/renders", { key: ws.key, body: { html: slowHtml(1, `alone${n}`) } })).body.id);
+      await until(() => ids.every((id) => status(wide, id) === "processing"), 30_000);
+      expect(wide.server.pool.stats().busy).toBe(2);
+      await until(() => ids.every((id) => status(wide, id) === "succeeded"), 60_000);
+    } finally {
+      await wide.stop();
+    }
+  });
+});
+
+describe("crashes", () => {
+  test("Chromium killed mid-render: the render is printed again on the new browser and succeeds", async () => {
+    const ws = await workspaceKey("Crash");
+    const res = await t.call("/v1/renders", { key: ws.key, body: { html: slowHtml(2, "survivor") } });
+    await until(() => status(t, res.body.id) === "processing");
+    await Bun.sleep(300);
+    const [browser] = t.server.pool.browserPids();
+    process.kill(browser!, "SIGKILL");
+    await until(() => status(t, res.body.id) !== "processing", 60_000);
+    expect((await t.call(`/v1/renders/${res.body.id}`, { key: ws.key })).body).toMatchObject({ status: "succeeded" });
+    expect(t.server.pool.browserPids()[0]).not.toBe(browser);
+    expect(t.server.pool.stats().browserRestarts).toBeGreaterThanOrEqual(1);
+  });
+
+  test("a restart with renders queued and processing: every one finishes", async () => {
+    const ws = await workspaceKey("Restart");
+    const ids: string[] = [];
+    ids.push((await t.call("/v1/renders", { key: ws.key, body: { html: slowHtml(1, "first") } })).body.id);
+    for (const n of [2, 3]) ids.push((await t.call("/v1/renders", { key: ws.key, body: { html: `<p>queued ${n}</p>` } })).body.id);
+    await until(() => status(t, ids[0]!) === "processing");
+    await t.restart();
+    await until(() => ids.every((id) => status(t, id) === "succeeded"), 60_000);
+    // A stop is not a crash: nothing counts against the render's one recovery.
+    expect(t.server.store.get<{ n: number }>("SELECT SUM(recoveries) AS n FROM renders WHERE id IN ($a, $b, $c)", { a: ids[0]!, b: ids[1]!, c: ids[2]! })!.n).toBe(0);
+  });
+
+  test("after the process died, renders left processing are queued again once; the second time they fail", async () => {
+    const ws = await workspaceKey("Died");
+    await t.server.worker.stop();
+    const once = (await t.call("/v1/renders", { key: ws.key, body: { html: "<p>interrupted once</p>" } })).body.id;
+    const twice = (await t.call("/v1/renders", { key: ws.key, body: { html: "<p>interrupted twice</p>" } })).body.id;
+    // What a process killed mid-render leaves behind: rows still `processing`, one of them already recovered once.
+    t.server.store.run("UPDATE renders SET status = 'processing', started_at = $now WHERE id IN ($a, $b)", { now: t.clock.now().toISOString(), a: once, b: twice });
+    t.server.store.run("UPDATE renders SET recoveries = 1 WHERE id = $id", { id: twice });
+    await t.restart();
+    await until(() => status(t, once) === "succeeded" && status(t, twice) === "failed", 30_000);
+    const failed = (await t.call(`/v1/renders/${twice}`, { key: ws.key })).body;
+    expect(failed.error.code).toBe("RENDER_FAILED");
+    expect(t.server.store.get<{ type: string }>("SELECT type FROM webhook_events WHERE render_id = $id", { id: twice })!.type).toBe("render.failed");
+  });
+});
