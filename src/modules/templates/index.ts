@@ -1,0 +1,88 @@
+/** templates routes (DESIGN.md 4): `template:read` reads, `template:write` edits the draft, `template:publish` freezes
+ * it as a version. Bodies are checked by parseBody, not the route schema, so a bad node is reported where it is.
+ * Answers that carry a draft declare no response schema: Elysia's type inference turns the recursive node into
+ * `never`, and the draft was checked on the way in. */
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import type { AuthPlugin } from "../../auth/plugin";
+import { workspaceOf } from "../../auth/principal";
+import { IdParams, Page } from "../../http/schemas";
+import type { RequestMeta } from "../../http/request-meta";
+import {
+  CreateTemplateBody,
+  parseBody,
+  TemplateDeleted,
+  TemplateListQuery,
+  TemplateSummary,
+  TemplateVersionSummary,
+  UpdateTemplateBody,
+  VersionParams,
+} from "./model";
+import {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  getTemplateVersion,
+  listTemplates,
+  listTemplateVersions,
+  publishTemplate,
+  updateTemplate,
+} from "./service";
+
+const read = { scope: "template:read" } as const;
+const write = { scope: "template:write" } as const;
+const publish = { scope: "template:publish" } as const;
+
+/** templateRoutes mounts /v1/templates. */
+export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
+  return new Elysia({ normalize: false })
+    .use(auth)
+    .post(
+      "/v1/templates",
+      ({ body, principal, request, set }) => {
+        const created = createTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), parseBody(CreateTemplateBody, body));
+        set.status = 201;
+        return created;
+      },
+      { auth: write },
+    )
+    .get("/v1/templates", ({ query, principal }) => listTemplates(app.store, workspaceOf(principal), query), {
+      auth: read,
+      query: TemplateListQuery,
+      response: Page(TemplateSummary),
+    })
+    .get("/v1/templates/:id", ({ params, principal }) => getTemplate(app.store, workspaceOf(principal), params.id), {
+      auth: read,
+      params: IdParams,
+    })
+    .patch(
+      "/v1/templates/:id",
+      ({ params, body, principal, request }) =>
+        updateTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id, parseBody(UpdateTemplateBody, body)),
+      { auth: write, params: IdParams },
+    )
+    .delete(
+      "/v1/templates/:id",
+      ({ params, principal, request }) => deleteTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id),
+      { auth: write, params: IdParams, response: TemplateDeleted },
+    )
+    .post(
+      "/v1/templates/:id/publish",
+      ({ params, principal, request, set }) => {
+        const version = publishTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id);
+        set.status = 201;
+        return version;
+      },
+      { auth: publish, params: IdParams },
+    )
+    .get(
+      "/v1/templates/:id/versions",
+      ({ params, query, principal }) => listTemplateVersions(app.store, workspaceOf(principal), params.id, query),
+      { auth: read, params: IdParams, query: TemplateListQuery, response: Page(TemplateVersionSummary) },
+    )
+    .get(
+      "/v1/templates/:id/versions/:version",
+      ({ params, principal }) => getTemplateVersion(app.store, workspaceOf(principal), params.id, Number(params.version)),
+      { auth: read, params: VersionParams },
+    );
+}

@@ -1,0 +1,304 @@
+/** templates/service: a workspace's templates (DESIGN.md 4): an editable draft that must always compile, and numbered,
+ * immutable published versions; each change audited in its own transaction. */
+import { ApiError, type ErrorDetail } from "../../errors";
+import { selectPage } from "../../http/paging";
+import type { Clock } from "../../lib/clock";
+import { newId } from "../../lib/ids";
+import { compileTemplate } from "../../render/compile/compile";
+import type { CompositionNode, TemplateSource } from "../../render/compile/model";
+import { pointer } from "../../render/compile/pointer";
+import type { Store } from "../../store/open";
+import type { ChangeContext } from "../audit/model";
+import { markResourceDeleted, recordAudit } from "../audit/service";
+import {
+  DRAFT_FIELDS,
+  type CreateTemplateBody,
+  type Template,
+  type TemplateDraft,
+  type TemplateSummary,
+  type TemplateVersion,
+  type TemplateVersionSummary,
+  type UpdateTemplateBody,
+} from "./model";
+
+interface TemplateRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  draft: string;
+  latest_version: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface VersionRow {
+  id: string;
+  template_id: string;
+  version: number;
+  source: string;
+  published_at: string;
+}
+
+type Page<T> = { items: T[]; nextCursor?: string };
+
+function toSummary(r: Omit<TemplateRow, "draft" | "workspace_id">): TemplateSummary {
+  return { id: r.id, name: r.name, description: r.description, latestVersion: r.latest_version, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+function toTemplate(r: TemplateRow): Template {
+  return { ...toSummary(r), draft: JSON.parse(r.draft) as TemplateDraft };
+}
+
+function toVersion(r: VersionRow): TemplateVersion {
+  return { id: r.id, templateId: r.template_id, version: r.version, source: JSON.parse(r.source) as TemplateDraft, publishedAt: r.published_at };
+}
+
+function templateRow(store: Store, workspaceId: string, id: string): TemplateRow {
+  const r = store.get<TemplateRow>("SELECT * FROM templates WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+  // DESIGN.md 2: another workspace's template is 404 too, never 403.
+  if (!r) throw new ApiError("NOT_FOUND", `Template ${id} was not found.`);
+  return r;
+}
+
+// The draft's fields in one order, absent ones left out, so equal drafts are equal JSON.
+function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>): TemplateDraft {
+  const draft: Record<string, unknown> = {};
+  for (const field of DRAFT_FIELDS) if (fields[field] !== undefined && fields[field] !== null) draft[field] = fields[field];
+  return draft as TemplateDraft;
+}
+
+function sourceOf(draft: TemplateDraft): TemplateSource {
+  const { assetIds: _, ...source } = draft;
+  return source;
+}
+
+type NodeUse = { id: string; at: string };
+
+// Literal image asset ids with their pointers; an assetId that is a value reference is only known at render time.
+function imageUses(node: CompositionNode, at: string, out: NodeUse[]): NodeUse[] {
+  if (node.type === "image" && typeof node.assetId === "string") out.push({ id: node.assetId, at: pointer(at, "assetId") });
+  if (node.type === "container" || node.type === "repeat") node.children.forEach((child, i) => imageUses(child, pointer(at, "children", i), out));
+  if (node.type === "repeat") node.empty?.forEach((child, i) => imageUses(child, pointer(at, "empty", i), out));
+  return out;
+}
+
+const TEMPLATE_ASSET_KINDS = ["stylesheet", "font"];
+const IMAGE_ASSET_KINDS = ["image", "svg"];
+
+/** checkTemplateAssets lists the assets a draft names that are not uploaded assets of the workspace of the right kind:
+ * `assetIds` must be stylesheets or fonts, literal image `assetId`s images or SVGs. */
+export function checkTemplateAssets(store: Store, workspaceId: string, draft: TemplateDraft): ErrorDetail[] {
+  const listed = (draft.assetIds ?? []).map((id, i) => ({ id, at: pointer("", "assetIds", i) }));
+  const images: NodeUse[] = [];
+  imageUses(draft.content, "/content", images);
+  if (draft.header) imageUses(draft.header, "/header", images);
+  if (draft.footer) imageUses(draft.footer, "/footer", images);
+  for (const [id, node] of Object.entries(draft.components ?? {})) imageUses(node, pointer("", "components", id), images);
+  if (listed.length === 0 && images.length === 0) return [];
+
+  const ids = [...new Set([...listed, ...images].map((u) => u.id))];
+  const found = new Map(
+    store
+      .all<{ id: string; kind: string; status: string }>(
+        "SELECT id, kind, status FROM assets WHERE workspace_id = $ws AND id IN (SELECT value FROM json_each($ids))",
+        { ws: workspaceId, ids: JSON.stringify(ids) },
+      )
+      .map((a) => [a.id, a]),
+  );
+  const problems: ErrorDetail[] = [];
+  const check = (uses: NodeUse[], kinds: string[], wanted: string) => {
+    for (const use of uses) {
+      const asset = found.get(use.id);
+      // Another workspace's asset reads as missing, as it does everywhere else.
+      if (!asset) problems.push({ path: use.at, message: `asset ${use.id} was not found` });
+      else if (asset.status !== "uploaded") problems.push({ path: use.at, message: `asset ${use.id} has not been uploaded yet` });
+      else if (!kinds.includes(asset.kind)) problems.push({ path: use.at, message: `asset ${use.id} is a ${asset.kind} asset; ${wanted}` });
+    }
+  };
+  check(listed, TEMPLATE_ASSET_KINDS, "assetIds takes stylesheets and fonts");
+  check(images, IMAGE_ASSET_KINDS, "an image node takes an image or svg asset");
+  return problems;
+}
+
+// Everything that makes a draft unusable is one 422, so a client fixes it in one round.
+function assertValidDraft(store: Store, workspaceId: string, draft: TemplateDraft): void {
+  let problems: ErrorDetail[];
+  try {
+    const compiled = compileTemplate(sourceOf(draft));
+    problems = [...("problems" in compiled ? compiled.problems : []), ...checkTemplateAssets(store, workspaceId, draft)];
+  } catch (error) {
+    // The compiler walks the tree recursively; a tree deep enough to overflow it would not render either.
+    if (!(error instanceof RangeError)) throw error;
+    problems = [{ path: "", message: "nests nodes too deeply" }];
+  }
+  if (problems.length) throw new ApiError("TEMPLATE_INVALID", "The template does not compile; see details.", { details: problems });
+}
+
+/** createTemplate checks the draft (compiles, assets exist) and makes the template, unpublished. */
+export function createTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, input: CreateTemplateBody): Template {
+  const draft = draftOf(input);
+  const id = newId("tpl");
+  return store.tx(() => {
+    assertValidDraft(store, workspaceId, draft);
+    const now = clock.now().toISOString();
+    store.run(
+      `INSERT INTO templates (id, workspace_id, name, description, draft, latest_version, created_at, updated_at)
+       VALUES ($id, $ws, $name, $description, $draft, NULL, $now, $now)`,
+      { id, ws: workspaceId, name: input.name, description: input.description ?? null, draft: JSON.stringify(draft), now },
+    );
+    recordAudit(store, clock, ctx, { workspaceId, action: "template.created", resourceType: "template", resourceId: id, resourceName: input.name });
+    return toTemplate(templateRow(store, workspaceId, id));
+  });
+}
+
+/** listTemplates answers one page of the workspace's templates, newest first, without their drafts. */
+export function listTemplates(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): Page<TemplateSummary> {
+  return selectPage(
+    store,
+    query,
+    { select: "id, name, description, latest_version, created_at, updated_at", from: "templates", where: ["workspace_id = $ws"], params: { ws: workspaceId } },
+    toSummary,
+  );
+}
+
+/** getTemplate answers one template of the workspace with its draft. */
+export function getTemplate(store: Store, workspaceId: string, id: string): Template {
+  return toTemplate(templateRow(store, workspaceId, id));
+}
+
+/** updateTemplate replaces the fields sent (null removes an optional one) and checks the merged draft again;
+ * published versions never change. A PATCH that changes nothing writes no audit event. */
+export function updateTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string, input: UpdateTemplateBody): Template {
+  return store.tx(() => {
+    const r = templateRow(store, workspaceId, id);
+    const before = JSON.parse(r.draft) as TemplateDraft;
+    const merged: Record<string, unknown> = { ...before };
+    const draftSent = DRAFT_FIELDS.filter((f) => input[f] !== undefined);
+    for (const field of draftSent) merged[field] = input[field];
+    const draft = draftOf(merged);
+    // Only a change of the draft is checked again: a rename must not fail because an asset was deleted since.
+    if (draftSent.length) assertValidDraft(store, workspaceId, draft);
+
+    const name = input.name ?? r.name;
+    const description = input.description === undefined ? r.description : input.description;
+    const changed = [
+      ...(name !== r.name ? ["name"] : []),
+      ...(description !== r.description ? ["description"] : []),
+      ...DRAFT_FIELDS.filter((f) => JSON.stringify(before[f]) !== JSON.stringify(draft[f])),
+    ];
+    if (changed.length === 0) return toTemplate(r);
+
+    store.run("UPDATE templates SET name = $name, description = $description, draft = $draft, updated_at = $now WHERE id = $id", {
+      id,
+      name,
+      description,
+      draft: JSON.stringify(draft),
+      now: clock.now().toISOString(),
+    });
+    recordAudit(store, clock, ctx, {
+      workspaceId,
+      action: "template.updated",
+      resourceType: "template",
+      resourceId: id,
+      resourceName: name,
+      metadata: { fields: changed.join(" ") },
+    });
+    return toTemplate(templateRow(store, workspaceId, id));
+  });
+}
+
+/** deleteTemplate removes the template and its versions; renders already made keep running, they hold their own job. */
+export function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
+  return store.tx(() => {
+    const r = templateRow(store, workspaceId, id);
+    // template_versions go by ON DELETE CASCADE (foreign keys are on for every connection, store/open.ts).
+    store.run("DELETE FROM templates WHERE id = $id", { id });
+    markResourceDeleted(store, workspaceId, "template", id);
+    recordAudit(store, clock, ctx, {
+      workspaceId,
+      action: "template.deleted",
+      resourceType: "template",
+      resourceId: id,
+      resourceName: r.name,
+      resourceDeleted: true,
+      metadata: { latestVersion: r.latest_version },
+    });
+    return { id, deleted: true as const };
+  });
+}
+
+/** publishTemplate freezes the current draft as the next version (the first is 1), after checking it again:
+ * an asset it names may have been deleted since the draft was saved. */
+export function publishTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): TemplateVersion {
+  return store.tx(() => {
+    const r = templateRow(store, workspaceId, id);
+    assertValidDraft(store, workspaceId, JSON.parse(r.draft) as TemplateDraft);
+    const version = (r.latest_version ?? 0) + 1;
+    const versionId = newId("tv");
+    const now = clock.now().toISOString();
+    store.run(
+      "INSERT INTO template_versions (template_id, version, id, source, published_at) VALUES ($tpl, $version, $id, $source, $now)",
+      { tpl: id, version, id: versionId, source: r.draft, now },
+    );
+    store.run("UPDATE templates SET latest_version = $version, updated_at = $now WHERE id = $id", { id, version, now });
+    recordAudit(store, clock, ctx, {
+      workspaceId,
+      action: "template.published",
+      resourceType: "template",
+      resourceId: id,
+      resourceName: r.name,
+      metadata: { version, versionId },
+    });
+    return toVersion(store.get<VersionRow>("SELECT * FROM template_versions WHERE id = $id", { id: versionId })!);
+  });
+}
+
+/** listTemplateVersions answers one page of a template's published versions, newest first, without their sources. */
+export function listTemplateVersions(store: Store, workspaceId: string, id: string, query: { limit?: string; cursor?: string }): Page<TemplateVersionSummary> {
+  templateRow(store, workspaceId, id);
+  return selectPage(
+    store,
+    query,
+    {
+      // selectPage pages by (created_at, id); for a version that is when it was published.
+      from: "(SELECT id, template_id, version, published_at, published_at AS created_at FROM template_versions)",
+      where: ["template_id = $tpl"],
+      params: { tpl: id },
+    },
+    (r: Omit<VersionRow, "source"> & { created_at: string }) => ({ id: r.id, templateId: r.template_id, version: r.version, publishedAt: r.published_at }),
+  );
+}
+
+function versionRow(store: Store, templateId: string, version: number): VersionRow {
+  const r = store.get<VersionRow>("SELECT * FROM template_versions WHERE template_id = $tpl AND version = $version", { tpl: templateId, version });
+  if (!r) throw new ApiError("NOT_FOUND", `Template ${templateId} has no version ${version}.`);
+  return r;
+}
+
+/** getTemplateVersion answers one published version with its source. */
+export function getTemplateVersion(store: Store, workspaceId: string, id: string, version: number): TemplateVersion {
+  templateRow(store, workspaceId, id);
+  return toVersion(versionRow(store, id, version));
+}
+
+/** templateForRender answers what a render of this template needs; throws NOT_FOUND, or CONFLICT when `which` is "latest" and nothing is published. */
+export function templateForRender(
+  store: Store,
+  workspaceId: string,
+  templateId: string,
+  which: number | "draft" | "latest",
+): { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[] } {
+  const r = templateRow(store, workspaceId, templateId);
+  let version: number | null = null;
+  let draft: TemplateDraft;
+  if (which === "draft") draft = JSON.parse(r.draft) as TemplateDraft;
+  else {
+    if (which === "latest" && r.latest_version === null)
+      throw new ApiError("CONFLICT", `Template ${templateId} has no published version; publish it first, or render its draft.`);
+    version = which === "latest" ? r.latest_version! : which;
+    draft = JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft;
+  }
+  // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
+  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [] };
+}
