@@ -16,7 +16,11 @@ import { apiKeyRoutes } from "./modules/api-keys";
 import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
 import { authRoutes } from "./modules/auth";
+import { renderResultRoutes, renderRoutes } from "./modules/renders";
 import { healthRoutes } from "./modules/health";
+import { reportRoutes } from "./modules/reports";
+import { templateRoutes } from "./modules/templates";
+import { usageRoutes } from "./modules/usage";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints";
 import { workspaceRoutes } from "./modules/workspaces";
 
@@ -71,7 +75,12 @@ export function createApi(app: AppContext): Api {
     .use(workspaceRoutes(app, auth, meta))
     .use(auditRoutes(app, auth))
     .use(webhookEndpointRoutes(app, auth, meta))
-    .use(assetRoutes(app, auth, meta));
+    .use(assetRoutes(app, auth, meta))
+    .use(reportRoutes(app, auth))
+    .use(templateRoutes(app, auth, meta))
+    .use(usageRoutes(app, auth))
+    .use(renderRoutes(app, auth))
+    .use(renderResultRoutes(app));
 
   return {
     async handle(request, peerAddress) {

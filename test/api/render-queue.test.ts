@@ -40,7 +40,7 @@ describe("fair scheduling (spec 8.1 (5))", () => {
     const wide = await startTestServer({ RENDER_WORKERS: "2" });
     try {
       const ws = await workspaceKey("Alone", wide);
-      const ids = [];
+      const ids: string[] = [];
       for (const n of [1, 2]) ids.push((await wide.call("/v1/renders", { key: ws.key, body: { html: slowHtml(1, `alone${n}`) } })).body.id);
       await until(() => ids.every((id) => status(wide, id) === "processing"), 30_000);
       expect(wide.server.pool.stats().busy).toBe(2);
