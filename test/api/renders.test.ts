@@ -120,6 +120,31 @@ describe("POST /v1/renders", () => {
   });
 });
 
+describe("a render page reaches nothing (DESIGN.md 4)", () => {
+  test("raw HTML reaching for files, a UNC path, loopback and the metadata address: no canary hit, no file printed", async () => {
+    const hits: string[] = [];
+    const canary = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => (hits.push(new URL(r.url).pathname), new Response("CANARY-LEAK")) });
+    try {
+      const h = `http://127.0.0.1:${canary.port}`;
+      const html = `<meta http-equiv="refresh" content="0;url=${h}/refresh">
+        <style>@import url(${h}/import.css); body { background: url(${h}/bg.png) } p::after { content: url(file:///etc/hostname) }</style>
+        <link rel="stylesheet" href="${h}/sheet.css"><img src="file:///etc/passwd"><img src="\\\\localhost\\share\\x.png">
+        <img src="http://169.254.169.254/latest/meta-data/"><iframe src="file:///etc/passwd"></iframe><iframe src="${h}/frame"></iframe>
+        <p>only this</p>`;
+      const res = await t.call("/v1/renders?wait=30", { key, body: { html } });
+      expect(res.body.status).toBe("succeeded");
+      const text = pdfText(new Uint8Array(await (await download(res.body.result.downloadUrl)).arrayBuffer()));
+      expect(text).toContain("only this");
+      expect(text).not.toContain("root:");
+      expect(text).not.toContain("CANARY");
+      await Bun.sleep(300);
+      expect(hits).toEqual([]);
+    } finally {
+      canary.stop(true);
+    }
+  });
+});
+
 describe("failures carry the codes of 7.2", () => {
   test("a document over RENDER_MAX_PAGES fails with LIMIT_EXCEEDED; with ?wait the answer is that error with the renderId", async () => {
     const limited = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_PAGES: "2", RENDER_MAX_OUTPUT_BYTES: "30000", RENDER_TIMEOUT_MS: "1000" });
