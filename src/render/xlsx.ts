@@ -7,7 +7,7 @@ import ExcelJS from "exceljs";
 import { PassThrough } from "node:stream";
 import { ApiError, type ErrorDetail } from "../errors";
 import type { SheetDefinition } from "../modules/reports/model";
-import { DEFAULT_FORMAT, FormatterCache, formatProblem } from "./compile/format";
+import { DEFAULT_FORMAT, FormatterCache, formatProblem, toDate, toNumber } from "./compile/format";
 import type { ValueFormat, ValueReference } from "./compile/model";
 import { pointer } from "./compile/pointer";
 import { lookup, referenceText, type Scopes } from "./compile/values";
@@ -31,8 +31,6 @@ export interface XlsxOptions {
 
 // Excel refuses these names whatever the characters (it keeps "History" for change tracking).
 const RESERVED_SHEET_NAMES = new Set(["history"]);
-const NUMERIC_STRING = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 const DATE_NUMFMT: Record<NonNullable<ValueFormat["dateStyle"]>, string> = {
   short: "yyyy-mm-dd",
   medium: "d mmm yyyy",
@@ -42,17 +40,6 @@ const DATE_NUMFMT: Record<NonNullable<ValueFormat["dateStyle"]>, string> = {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Values
-
-// The same reading as format.ts: epoch milliseconds, or an ISO date or date-time where no offset means UTC.
-function toDate(value: unknown): Date | undefined {
-  let date: Date | undefined;
-  if (typeof value === "number") date = new Date(value);
-  else if (typeof value === "string" && ISO_DATE.test(value)) {
-    const hasOffset = value.length === 10 || /(Z|[+-]\d{2}:\d{2})$/.test(value);
-    date = new Date(hasOffset ? value : value + "Z");
-  }
-  return date && !Number.isNaN(date.getTime()) ? date : undefined;
-}
 
 const wallClocks = new Map<string, Intl.DateTimeFormat>();
 
@@ -89,7 +76,7 @@ export function cellValue(reference: ValueReference, scopes: Scopes, formats: Fo
   if (format?.type === "date") {
     const date = toDate(value);
     if (date) return wallClock(date, format.timeZone ?? DEFAULT_FORMAT.timeZone);
-  } else if (format && typeof value === "string" && NUMERIC_STRING.test(value)) return Number(value);
+  } else if (format && typeof value === "string" && toNumber(value) !== undefined) return toNumber(value)!;
   return value as string | number | boolean;
 }
 

@@ -16,14 +16,16 @@ type Formatter = (value: unknown) => string | undefined;
 const NUMERIC_STRING = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
-function toNumber(value: unknown): number | undefined {
+/** toNumber reads a number, or a numeric string in plain decimal notation ("12.50"); undefined otherwise. */
+export function toNumber(value: unknown): number | undefined {
   if (typeof value === "number") return value;
   // Money is often sent as a decimal string to keep its digits; accept plain decimal notation only.
   if (typeof value === "string" && NUMERIC_STRING.test(value)) return Number(value);
   return undefined;
 }
 
-function toDate(value: unknown): Date | undefined {
+/** toDate reads epoch milliseconds, or an ISO date or date-time where no offset means UTC; undefined otherwise. */
+export function toDate(value: unknown): Date | undefined {
   let date: Date | undefined;
   if (typeof value === "number") date = new Date(value);
   else if (typeof value === "string" && ISO_DATE.test(value)) {
