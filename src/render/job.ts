@@ -39,19 +39,16 @@ const MARGIN_FOR_MARGINALS = "20mm";
 const EMPTY_MARGINAL = "<span></span>";
 const INLINE_KINDS = new Set(["image", "svg"]);
 
-/** templateJob renders a template with its data into a PrintJob; it throws LIMIT_EXCEEDED over `maxNodes`, and
- * ASSET_INVALID when one of the template's assets is gone. */
+/** templateJob renders a template with its data into a PrintJob (the caller has checked its assets exist); it throws
+ * LIMIT_EXCEEDED over `maxNodes`. */
 export function templateJob(template: { source: TemplateSource; assetIds: string[] }, data: unknown, find: FindAsset, maxNodes?: number): PrintJob {
   const scope = newAssetScope();
-  const problems: ErrorDetail[] = [];
   const sheets: string[] = [];
-  template.assetIds.forEach((id, i) => {
+  for (const id of template.assetIds) {
     const asset = find(id);
     if (asset?.kind === "stylesheet") sheets.push(new TextDecoder().decode(asset.bytes()));
     else if (asset?.kind === "font") sheets.push(`@font-face{font-family:"${fontFamily(asset.filename)}";src:url("${assetUrl(id, scope)}")}`);
-    else problems.push({ path: `/assetIds/${i}`, message: `asset ${id} is no longer an uploaded stylesheet or font of this workspace` });
-  });
-  if (problems.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is missing.", { details: problems });
+  }
   const stylesheet = [...sheets, template.source.stylesheet ?? ""].filter(Boolean).join("\n");
   const compiled = compiledOrThrow({ ...template.source, stylesheet: stylesheet || undefined });
   const html = renderHtml(compiled, data, { assetUrl: (id) => assetUrl(id, scope), maxNodes });

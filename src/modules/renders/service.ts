@@ -18,7 +18,7 @@ import type { FileStore } from "../../store/files";
 import type { Store } from "../../store/open";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
-import { templateForRender } from "../templates/service";
+import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
 import { endRender, type RenderStatus } from "./lifecycle";
@@ -84,9 +84,12 @@ function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
   };
 }
 
-/** templatePlan checks the data against the template's schema (DATA_INVALID, a pointer per problem) and renders it. */
+/** templatePlan checks that the template's assets are still there (ASSET_INVALID: they may have been deleted since it
+ * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. */
 function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", data: unknown, at: string) {
   const template = templateForRender(deps.store, workspaceId, templateId, which);
+  const missing = checkTemplateAssets(deps.store, workspaceId, { ...template.source, assetIds: template.assetIds });
+  if (missing.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is no longer available.", { details: missing });
   if (template.source.dataSchema) {
     const problems = validateData(template.source.dataSchema, data, `${at}/data`);
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });

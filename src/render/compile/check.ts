@@ -29,6 +29,8 @@ function childNodes(node: CompositionNode, at: string): [CompositionNode, string
   ];
 }
 
+const MARGINAL_CLASSES = new Set(["date", "title", "url", "pageNumber", "totalPages"]);
+
 type ComponentUse = { id: string; at: string };
 
 function componentUses(node: CompositionNode, at: string, out: ComponentUse[] = []): ComponentUse[] {
@@ -69,6 +71,14 @@ class TemplateChecker {
     return [...this.problems.values()];
   }
 
+  // Chromium fills elements of these classes in a header or footer with its own values (the host's date and
+  // time, about:blank, page numbers), wiping the node's content.
+  marginalClasses(className: string | undefined, at: string): void {
+    const reserved = (className ?? "").split(/\s+/).filter((name) => MARGINAL_CLASSES.has(name));
+    if (reserved.length)
+      this.add(at, `${reserved.join(", ")} ${reserved.length > 1 ? "are" : "is"} reserved in the header and footer (Chromium fills date, title, url, pageNumber and totalPages itself)`);
+  }
+
   add(path: string, message: string): void {
     // A component used from several places is checked once per context; the same problem is reported once.
     this.problems.set(`${path}\n${message}`, { path, message });
@@ -76,6 +86,7 @@ class TemplateChecker {
 
   node(node: CompositionNode, at: string, context: Context, stack: string[]): void {
     this.style(node.style, pointer(at, "style"));
+    if (context.pageValues) this.marginalClasses(node.className, pointer(at, "className"));
     this.visibleWhen(node.visibleWhen, pointer(at, "visibleWhen"), context);
     switch (node.type) {
       case "container":

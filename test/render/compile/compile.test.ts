@@ -193,6 +193,10 @@ describe("compileTemplate: page values, formats, conditions and styles", () => {
       content: { type: "component", componentId: "pager" },
       components: { pager: { type: "text", text: page("number") } },
     }, [{ path: "/components/pager/text/path", message: "page values are only available in the header and footer" }]],
+    ["a class Chromium fills in the footer", { content: text(["x"]), footer: { type: "text", text: "Confidential", className: "legal title" } }, [
+      { path: "/footer/className", message: "title is reserved in the header and footer (Chromium fills date, title, url, pageNumber and totalPages itself)" },
+    ]],
+    ["the same classes in the content are the template's own", { content: { type: "text", text: "x", className: "title date" } }, []],
     ["an unknown page value", { content: text(["x"]), header: { type: "text", text: page("total") } }, [
       { path: "/header/text/path", message: 'must be ["$page","number"] or ["$page","count"]' },
     ]],
