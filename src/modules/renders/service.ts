@@ -279,9 +279,9 @@ export function listRenders(deps: RenderDeps, workspaceId: string, query: Render
  * usage and its event are written at once, and a render being printed is stopped. */
 export function cancelRender(deps: RenderDeps, workspaceId: string, id: string): Render {
   const { store, clock } = deps;
-  const row = renderRow(deps, workspaceId, id);
+  renderRow(deps, workspaceId, id);
   const cancelled = store.tx(() => endRender(store, clock, id, ["queued", "processing"], { status: "cancelled" }));
-  if (!cancelled) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status ?? row.status}; only a queued or processing render can be cancelled.`);
+  if (!cancelled) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status}; only a queued or processing render can be cancelled.`);
   deps.worker.cancel(id);
   deps.worker.ended(id);
   return getRender(deps, workspaceId, id);
