@@ -240,8 +240,8 @@ export function getRender(deps: RenderDeps, workspaceId: string, id: string): Re
  * that failed is answered as its error (with its renderId), the way a synchronous call would fail. */
 export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number): Promise<Render> {
   if (seconds <= 0 || FINAL.has(render.status)) return finalOrThrow(render);
-  const isFinal = () => FINAL.has(renderRow(deps, workspaceId, render.id).status);
-  await deps.worker.waitEnded(render.id, seconds * 1000, isFinal);
+  const ended = () => FINAL.has(renderRow(deps, workspaceId, render.id).status);
+  await deps.worker.waitEnded(render.id, seconds * 1000, ended);
   return finalOrThrow(getRender(deps, workspaceId, render.id));
 }
 
