@@ -85,7 +85,7 @@ export interface RenderJob {
   /**
    * The scope this job's asset URLs were made with (`assetUrl(id, scope)`, a fresh newAssetScope() per render).
    * Only asset URLs of this scope are served. A page whose Document fetched nothing but this scope's assets is reused
-   * as it is (~5 ms); any other request (unscoped asset URLs included) makes the pool move the page to a new Document
+   * as it is, at once; any other request (unscoped asset URLs included) makes the pool move the page to a new Document
    * after the render (~25 ms, about twice the CPU of a small render): see RenderPool.reset.
    */
   assetScope?: string;
@@ -509,6 +509,13 @@ export class RenderPool {
       this.counters.recycled++;
       return this.replace(slot, slot.recycle ? "memory" : "renders");
     }
+    // A Document that fetched nothing but the last job's own scoped assets holds nothing another job can name: the
+    // next job's setContent replaces its content, so the page is ready at once (emptying it cost 3-4 ms of CPU per
+    // invoice and ~80 ms per 22-page report, bench/render.ts).
+    if (!slot.tainted) {
+      slot.state = "idle";
+      return this.dispatch();
+    }
     slot.state = "resetting";
     void this.reset(slot, slot.page!);
   }
@@ -517,17 +524,16 @@ export class RenderPool {
    * reset readies a page for the next job. playwright's setContent is document.open/write on the same Document, and
    * that Document keeps what it fetched: the next job's <img>, stylesheet or font with the same URL is served from it
    * without a request — another job's asset, or its 404 (measured: tests "one job's assets never reach the next job").
-   * A page whose last job fetched only assets of its own unguessable scope holds nothing another job can name, and
-   * is emptied (~5 ms); any other request taints the Document and the page moves to a new one (about:blank, ~25 ms).
-   * Both run after the caller has its PDF.
+   * A page whose last job fetched only assets of its own unguessable scope holds nothing another job can name, and is
+   * reused as it is (see finish); any other request taints the Document and the page moves to a new one (about:blank,
+   * ~25 ms), after the caller has its PDF.
    */
   private async reset(slot: Slot, page: Page): Promise<void> {
     try {
       for (let round = 0; round < 2; round++) {
-        const fresh = slot.tainted;
         slot.tainted = false;
-        if (fresh) this.counters.freshDocuments++;
-        const step = fresh ? page.goto("about:blank", { waitUntil: "load", timeout: 0 }) : page.setContent("", { timeout: 0 });
+        this.counters.freshDocuments++;
+        const step = page.goto("about:blank", { waitUntil: "load", timeout: 0 });
         if (!(await withTimeout(step, this.hangTimeoutMs))) {
           if (slot.page === page && slot.state === "resetting") this.replace(slot, "reset timed out");
           return;
