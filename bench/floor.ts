@@ -5,7 +5,7 @@
  * Run: `bun bench/floor.ts [documents]`. Figures are recorded in docs/pool.md. Never run as a test.
  */
 import { cpus } from "node:os";
-import { chromium, type Browser, type BrowserContextOptions } from "playwright-core";
+import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
 import { chromiumArgs } from "../src/render/browser";
 import { RenderPool, assetUrl, parseAssetUrl, newAssetScope, type AssetLoader, type RenderJob } from "../src/render/pool";
 
@@ -14,8 +14,11 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** CONTEXT is the page setup the pool uses, so the references differ from it only in what they measure. */
 export const CONTEXT: BrowserContextOptions = { javaScriptEnabled: false, serviceWorkers: "block", offline: true };
 
+/** PdfOptions are playwright's page.pdf options. */
+export type PdfOptions = NonNullable<Parameters<Page["pdf"]>[0]>;
+
 /** PDF_OPTIONS are the pool's print options for an A4 document. */
-export const PDF_OPTIONS = { format: "A4", printBackground: true, tagged: false, outline: false } as const;
+export const PDF_OPTIONS: PdfOptions = { format: "A4", printBackground: true, tagged: false, outline: false };
 
 const LINES: [string, number, number][] = [
   ["Document rendering appliance — annual licence", 1, 4800],
@@ -106,13 +109,21 @@ export interface Figures {
   p50: number;
   p95: number;
   docsPerSecond: number;
+  /** Each document's milliseconds, sorted, and the series' wall time: what mergeFigures needs. */
+  ms: number[];
+  wallMs: number;
 }
 
 /** figures computes p50/p95 (nearest rank) and throughput from per-document milliseconds and the series' wall time. */
 export function figures(name: string, ms: number[], wallMs: number): Figures {
   const sorted = [...ms].sort((a, b) => a - b);
   const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-  return { name, documents: ms.length, p50: rank(0.5), p95: rank(0.95), docsPerSecond: (ms.length * 1000) / wallMs };
+  return { name, documents: ms.length, p50: rank(0.5), p95: rank(0.95), docsPerSecond: (ms.length * 1000) / wallMs, ms: sorted, wallMs };
+}
+
+/** mergeFigures joins series measured in blocks (interleaved with others, so that all see the same machine) into one. */
+export function mergeFigures(name: string, parts: Figures[]): Figures {
+  return figures(name, parts.flatMap((p) => p.ms), parts.reduce((sum, p) => sum + p.wallMs, 0));
 }
 
 /** launchBrowser starts Chromium the way the pool does. */
@@ -120,50 +131,70 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs({ asRoot: process.getuid?.() === 0 }) });
 }
 
-async function series(name: string, n: number, warmUp: number, one: () => Promise<unknown>): Promise<Figures> {
-  for (let i = 0; i < warmUp; i++) await one();
+/** series times n documents made by `one(caller)` after `warmUp` untimed ones per caller, with `concurrency` callers at once. */
+async function series(name: string, n: number, warmUp: number, one: (caller: number) => Promise<unknown>, concurrency = 1): Promise<Figures> {
+  for (let caller = 0; caller < concurrency; caller++) for (let i = 0; i < warmUp; i++) await one(caller);
   const ms: number[] = [];
+  let left = n;
   const wall = performance.now();
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await one();
-    ms.push(performance.now() - t);
-  }
-  return figures(name, ms, performance.now() - wall);
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, caller) => {
+      while (left-- > 0) {
+        const t = performance.now();
+        await one(caller);
+        ms.push(performance.now() - t);
+      }
+    }),
+  );
+  return figures(concurrency > 1 ? `${name}, concurrency ${concurrency}` : name, ms, performance.now() - wall);
 }
 
-/** warmPageFloor is reference (a): one warm page, setContent + pdf, n times; the cheapest a render can be. */
-export async function warmPageFloor(browser: Browser, html: string, n: number): Promise<Figures> {
-  const context = await browser.newContext(CONTEXT);
-  const page = await context.newPage();
+/** openPages opens `count` pages, each in its own context with the pool's setup; close() closes them. */
+export async function openPages(browser: Browser, count = 1): Promise<{ pages: Page[]; close: () => Promise<void> }> {
+  const contexts = await Promise.all(Array.from({ length: count }, () => browser.newContext(CONTEXT)));
+  const pages = await Promise.all(contexts.map((context) => context.newPage()));
+  return { pages, close: async () => void (await Promise.all(contexts.map((context) => context.close()))) };
+}
+
+/** floorOn prints `html` n times on open pages, all of them at once, after `warmUp` untimed prints on each. */
+export function floorOn(pages: Page[], html: string, n: number, pdf: PdfOptions = PDF_OPTIONS, warmUp = 5): Promise<Figures> {
+  const name = pages.length === 1 ? "(a) floor: one warm page" : `(a) floor: ${pages.length} warm pages`;
+  return series(name, n, warmUp, async (caller) => {
+    await pages[caller]!.setContent(html, { waitUntil: "load" });
+    await pages[caller]!.pdf(pdf);
+  }, pages.length);
+}
+
+/** warmPageFloor is reference (a): one warm page, setContent + pdf, n times; the cheapest a render can be. With `pages`
+ * warm pages printing at once (each in its own context, as the pool's), the most a pool of that size could print. */
+export async function warmPageFloor(browser: Browser, html: string, n: number, pdf: PdfOptions = PDF_OPTIONS, pages = 1): Promise<Figures> {
+  const open = await openPages(browser, pages);
   try {
-    return await series("(a) floor: one warm page", n, 5, async () => {
-      await page.setContent(html, { waitUntil: "load" });
-      await page.pdf(PDF_OPTIONS);
-    });
+    return await floorOn(open.pages, html, n, pdf);
   } finally {
-    await context.close();
+    await open.close();
   }
 }
 
-/** tabPerDocument is reference (b): a new context and page per document in one running browser. */
-export async function tabPerDocument(browser: Browser, html: string, n: number): Promise<Figures> {
-  return series("(b) new tab per document", n, 2, async () => {
+/** tabPerDocument is reference (b): a new context and page per document in one running browser (Gotenberg's way), `concurrency` at once. */
+export async function tabPerDocument(browser: Browser, html: string, n: number, pdf: PdfOptions = PDF_OPTIONS, concurrency = 1): Promise<Figures> {
+  const one = async () => {
     const context = await browser.newContext(CONTEXT);
     const page = await context.newPage();
     await page.setContent(html, { waitUntil: "load" });
-    await page.pdf(PDF_OPTIONS);
+    await page.pdf(pdf);
     await context.close();
-  });
+  };
+  return series("(b) new tab per document", n, 2, one, concurrency);
 }
 
-/** browserPerDocument is reference (c): launch Chromium, print, close it, per document. */
-export async function browserPerDocument(html: string, n: number): Promise<Figures> {
+/** browserPerDocument is reference (c): launch Chromium, print, close it, per document (a naive script). */
+export async function browserPerDocument(html: string, n: number, pdf: PdfOptions = PDF_OPTIONS): Promise<Figures> {
   return series("(c) fresh browser per document", n, 1, async () => {
     const browser = await launchBrowser();
     const page = await (await browser.newContext(CONTEXT)).newPage();
     await page.setContent(html, { waitUntil: "load" });
-    await page.pdf(PDF_OPTIONS);
+    await page.pdf(pdf);
     await browser.close();
   });
 }
@@ -182,7 +213,8 @@ export async function poolAt(pool: RenderPool, job: () => RenderJob, n: number, 
   return figures(`pool render(), concurrency ${concurrency}${label}`, ms, performance.now() - wall);
 }
 
-function print(rows: Figures[]): void {
+/** printFigures prints series as a Markdown table. */
+export function printFigures(rows: Figures[]): void {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
   console.log(line(["series", "docs", "p50 ms", "p95 ms", "docs/s"]));
   console.log(line(["---", "---:", "---:", "---:", "---:"]));
@@ -214,5 +246,5 @@ if (import.meta.main) {
   } finally {
     await pool.stop();
   }
-  print(rows);
+  printFigures(rows);
 }
