@@ -20,7 +20,8 @@ export type PdfOptions = NonNullable<Parameters<Page["pdf"]>[0]>;
 /** PDF_OPTIONS are the pool's print options for an A4 document. */
 export const PDF_OPTIONS: PdfOptions = { format: "A4", printBackground: true, tagged: false, outline: false };
 
-const LINES: [string, number, number][] = [
+/** INVOICE_LINES are the invoice's lines: text, quantity, unit price (bench/render.ts fills its template with them). */
+export const INVOICE_LINES: [string, number, number][] = [
   ["Document rendering appliance — annual licence", 1, 4800],
   ["Installation and configuration (hours)", 6, 120],
   ["Template design workshop (days)", 2, 950],
@@ -37,9 +38,9 @@ const money = (n: number) => n.toLocaleString("en-GB", { minimumFractionDigits: 
 
 /** invoiceHtml is a realistic one-page invoice: letterhead, addresses, a table of ten lines, totals and terms, styled with CSS; with a logo URL, a logo too. */
 export function invoiceHtml(number = "INV-2026-00042", logoUrl?: string): string {
-  const net = LINES.reduce((sum, [, qty, price]) => sum + qty * price, 0);
+  const net = INVOICE_LINES.reduce((sum, [, qty, price]) => sum + qty * price, 0);
   const vat = net * 0.2;
-  const rows = LINES.map(
+  const rows = INVOICE_LINES.map(
     ([text, qty, price], i) =>
       `<tr><td class="n">${i + 1}</td><td>${text}</td><td class="r">${qty}</td><td class="r">${money(price)}</td><td class="r">${money(qty * price)}</td></tr>`,
   ).join("");

@@ -34,6 +34,7 @@ import {
   mergeFigures,
   openPages,
   INVOICE_HTML,
+  INVOICE_LINES,
   launchBrowser,
   PDF_OPTIONS,
   printFigures,
@@ -184,22 +185,10 @@ export const INVOICE_TEMPLATE: TemplateSource = {
   },
 };
 
-const LINES: [string, number, number][] = [
-  ["Document rendering appliance — annual licence", 1, 4800],
-  ["Installation and configuration (hours)", 6, 120],
-  ["Template design workshop (days)", 2, 950],
-  ["Custom invoice template", 1, 600],
-  ["Custom delivery note template", 1, 450],
-  ["Priority support, 12 months", 1, 1800],
-  ["Additional render workers (per core)", 4, 240],
-  ["Webhook integration review", 1, 320],
-  ["Training session, remote (hours)", 3, 110],
-  ["Archive migration, per 10,000 documents", 5, 75],
-];
 
 /** invoiceData is the data of bench/floor.ts's invoice for INVOICE_TEMPLATE. */
 export function invoiceData(number = "INV-2026-00042") {
-  const net = LINES.reduce((sum, [, qty, price]) => sum + qty * price, 0);
+  const net = INVOICE_LINES.reduce((sum, [, qty, price]) => sum + qty * price, 0);
   return {
     number,
     issued: "2026-01-15",
@@ -210,7 +199,7 @@ export function invoiceData(number = "INV-2026-00042") {
       { label: "Ship to", lines: ["Contoso Logistics GmbH", "Warehouse 3, Gate B", "Am Kaiserkai 22", "20457 Hamburg, Germany"] },
       { label: "Reference", lines: ["PO 4500-778123", "Contract NW-2025-17", "Customer no. C-00931", "Project “Docs 2026”"] },
     ].map((p) => ({ label: p.label, lines: p.lines.map((t) => ({ text: t })) })),
-    lines: LINES.map(([t, qty, price], i) => ({ n: i + 1, text: t, qty, price, amount: qty * price })),
+    lines: INVOICE_LINES.map(([t, qty, price], i) => ({ n: i + 1, text: t, qty, price, amount: qty * price })),
     totals: [
       { label: "Net", prefix: "", amount: net },
       { label: "VAT 20%", prefix: "", amount: net * 0.2 },
