@@ -185,7 +185,6 @@ export const INVOICE_TEMPLATE: TemplateSource = {
   },
 };
 
-
 /** invoiceData is the data of bench/floor.ts's invoice for INVOICE_TEMPLATE. */
 export function invoiceData(number = "INV-2026-00042") {
   const net = INVOICE_LINES.reduce((sum, [, qty, price]) => sum + qty * price, 0);
