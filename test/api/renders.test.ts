@@ -74,6 +74,11 @@ describe("POST /v1/renders", () => {
     const res = await t.call("/v1/renders", { key, body: { document: { type: "container", children: [{ type: "text" }] } } });
     expect(res.status).toBe(400);
     expect(res.body.error.details.some((d: { path: string }) => d.path.startsWith("/document"))).toBe(true);
+    // The detail names the field at fault, however deep the node, not the union around it.
+    expect(res.body.error.details).toEqual([{ path: "/document/children/0/text", message: "is required" }]);
+    const deep = { type: "container", children: [{ type: "container", children: [{ type: "image", src: "ast_x", width: -1 }] }] };
+    const bad = await t.call("/v1/renders", { key, body: { document: deep } });
+    expect(bad.body.error.details).toEqual([{ path: "/document/children/0/children/0/width", message: expect.stringContaining("must be") }]);
   });
 
   test("exactly one of templateId, document and html; data and version only with a template", async () => {

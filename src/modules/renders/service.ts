@@ -4,9 +4,9 @@
  * before anything is written; then the allowances are charged and the rows queued in one transaction.
  */
 import { readFileSync } from "node:fs";
-import { Value } from "@sinclair/typebox/value";
 import type { Config } from "../../config";
-import { ApiError, type ErrorDetail } from "../../errors";
+import { ApiError } from "../../errors";
+import { firstProblems, NodeChecker } from "../../http/node-check";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
@@ -97,15 +97,10 @@ function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string,
   return { templateId, templateVersion: template.version, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
 }
 
-/** documentProblems lists where a value breaks DocumentNode, as pointers below `at` (at most 20). */
-function documentProblems(document: unknown, at: string): ErrorDetail[] {
-  const problems: ErrorDetail[] = [];
-  for (const error of Value.Errors(DocumentNode, document)) {
-    problems.push({ path: `${at}${error.path}`, message: error.message.replace(/^Expected /, "must be ") });
-    if (problems.length === 20) break;
-  }
-  return problems;
-}
+const documentNodes = new NodeChecker(DocumentNode, ["children"]);
+
+// A client fixing a document needs the first problems, not thousands.
+const MAX_DOCUMENT_PROBLEMS = 20;
 
 /** planRequest checks one render request (its fields pointed at below `at`) and makes its job. */
 function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned {
@@ -124,7 +119,7 @@ function planRequest(deps: RenderDeps, workspaceId: string, request: RenderReque
     return { ...common, ...plan, source: "template", filename: request.filename ?? `${request.templateId}.pdf` };
   }
   if (request.document !== undefined) {
-    const problems = documentProblems(request.document, `${at}/document`);
+    const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
     if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
     const job = documentJob(request.document as DocumentNode, assetFinder(deps, workspaceId), `${at}/document`);
     return { ...common, source: "document", job, filename: request.filename ?? "document.pdf" };

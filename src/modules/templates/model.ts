@@ -1,12 +1,13 @@
 /** templates/model: the template and its versions (DESIGN.md 4), their bodies, and a body check whose details point at
  * the field at fault even inside the recursive composition nodes. */
-import { Kind, OptionalKind, Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { Errors, ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { ApiError, type ErrorDetail } from "../../errors";
+import { firstProblems, NodeChecker, schemaProblems } from "../../http/node-check";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
+import { isObject } from "../../render/compile/values";
 
 const closed = { additionalProperties: false } as const;
 
@@ -99,132 +100,22 @@ export const TemplateListQuery = Type.Object({ ...PageQueryFields }, closed);
 export const VersionParams = Type.Object({ id: Identifier, version: Type.String({ pattern: "^[1-9][0-9]{0,8}$" }) }, closed);
 
 // ---- The body check -------------------------------------------------------------------------------------------
-// The bodies are checked here rather than by the route schema: for a recursive union, TypeBox (and so Elysia) reports
-// one "Expected union value" at the outermost node, say `/content`, whatever is wrong deep inside it. Finding the
-// culprit by TypeBox's own union errors costs a full re-check of the subtree at every level (quadratic, and deep
-// enough it overflows the stack). So the body is checked with every composition node stubbed out, and then each node
-// on its own, against the branch its `type` names, walking the tree with an explicit stack.
+// The bodies are checked here rather than by the route schema, so that a bad field inside the recursive composition
+// nodes is pointed at exactly (src/http/node-check.ts says why the route schema cannot).
 
-// One body may hold thousands of bad nodes; a client needs the first few to fix the pattern.
 const MAX_DETAILS = 100;
-const NODE = "CompositionNode";
-
-// A copy of the schema in which every composition node accepts anything; object spread keeps TypeBox's symbol keys.
-function withoutNodes<T>(schema: T): T {
-  if (Array.isArray(schema)) return schema.map(withoutNodes) as T;
-  if (typeof schema !== "object" || schema === null) return schema;
-  const s = schema as unknown as TSchema;
-  if (s.$id === NODE || (s[Kind] === "This" && s.$ref === NODE)) return (s[OptionalKind] ? Type.Optional(Type.Unknown()) : Type.Unknown()) as T;
-  const out: Record<string | symbol, unknown> = { ...s };
-  for (const key of Object.keys(s)) out[key] = withoutNodes(s[key]);
-  return out as T;
-}
-
-const NODE_BRANCHES = (CompositionNode.anyOf as TSchema[]).map(withoutNodes);
-const NODE_TYPES = NODE_BRANCHES.map((b) => String(b.properties.type.const));
+const nodes = new NodeChecker(CompositionNode, ["children", "empty"]);
 const shallow = new Map<TSchema, TSchema>();
-
-function describe(e: ValueError): string {
-  // A closed map (components) refuses a key by its pattern: the key is there, it is just not an Identifier.
-  if (e.type === ValueErrorType.ObjectAdditionalProperties && e.schema[Kind] === "Record") return "is not a valid id (letters, digits, _ and -; at most 128)";
-  if (e.type === ValueErrorType.ObjectAdditionalProperties) return "is not an allowed field";
-  if (e.type === ValueErrorType.ObjectRequiredProperty) return "is required";
-  if (e.type === ValueErrorType.ArrayUniqueItems) return "must not list the same item twice";
-  return e.message.replace(/^Expected /, "must be ");
-}
-
-type JsKind = "string" | "number" | "boolean" | "null" | "array" | "object";
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
-function kindOf(value: unknown): JsKind {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  const t = typeof value;
-  return t === "string" || t === "number" || t === "boolean" ? t : "object";
-}
-
-// The JSON kinds a schema accepts.
-function kindsOf(schema: TSchema): JsKind[] {
-  switch (schema[Kind]) {
-    case "String":
-      return ["string"];
-    case "Number":
-    case "Integer":
-      return ["number"];
-    case "Boolean":
-      return ["boolean"];
-    case "Null":
-      return ["null"];
-    case "Literal":
-      return [kindOf(schema.const)];
-    case "Array":
-      return ["array"];
-    case "Object":
-    case "Record":
-      return ["object"];
-    case "Union":
-      return [...new Set((schema.anyOf as TSchema[]).flatMap(kindsOf))];
-    default:
-      return ["string", "number", "boolean", "null", "array", "object"];
-  }
-}
-
-function unionMessage(branches: TSchema[]): string {
-  const consts = branches.filter((b) => b[Kind] === "Literal").map((b) => String(b.const));
-  const others = [...new Set(branches.filter((b) => b[Kind] !== "Literal").flatMap(kindsOf))].map((k) => (k === "null" ? k : k === "object" || k === "array" ? `an ${k}` : `a ${k}`));
-  if (others.length === 0) return `must be one of: ${consts.join(", ")}`;
-  const listed = [...consts, ...others];
-  const alternatives = listed.length > 1 ? `${listed.slice(0, -1).join(", ")} or ${listed.at(-1)}` : listed[0];
-  return consts.length ? `must be one of: ${alternatives}` : `must be ${alternatives}`;
-}
-
-// A union error says only that no branch matched; report the problems of the branch the value was meant to be: one
-// of the value's own kind (a string for `"A6"`), the one with the fewest problems. None of these unions holds a node.
-function* refine(e: ValueError, at: string): Generator<ErrorDetail> {
-  if (e.type !== ValueErrorType.Union) return yield { path: at + e.path, message: describe(e) };
-  // A missing required field also visits the field's schema with `undefined`; "is required" was said already.
-  if (e.value === undefined) return yield { path: at + e.path, message: "is required" };
-  const branches = e.schema.anyOf as TSchema[];
-  const kind = kindOf(e.value);
-  const candidates = branches.map((_, i) => i).filter((i) => kindsOf(branches[i]).includes(kind));
-  if (candidates.length === 0 || candidates.every((i) => branches[i][Kind] === "Literal")) return yield { path: at + e.path, message: unionMessage(branches) };
-  const errors = candidates.map((i) => [...e.errors[i]]);
-  for (const inner of errors.reduce((a, b) => (b.length < a.length ? b : a))) yield* refine(inner, at);
-}
-
-function* nodeProblems(root: unknown, rootAt: string): Generator<ErrorDetail> {
-  const stack: [unknown, string][] = [[root, rootAt]];
-  while (stack.length) {
-    const [node, at] = stack.pop()!;
-    if (!isObject(node)) {
-      yield { path: at, message: "must be an object" };
-      continue;
-    }
-    const { type, children, empty } = node;
-    const i = typeof type === "string" ? NODE_TYPES.indexOf(type) : -1;
-    if (i < 0) {
-      const allowed = NODE_TYPES.join(", ");
-      yield { path: pointer(at, "type"), message: type === undefined ? `is required (one of: ${allowed})` : `must be one of: ${allowed}` };
-      continue;
-    }
-    for (const e of Errors(NODE_BRANCHES[i], [], node)) yield* refine(e, at);
-    // Pushed last to first, so problems come out in document order.
-    for (const [field, list] of [["empty", empty], ["children", children]] as const)
-      if (Array.isArray(list)) for (let j = list.length - 1; j >= 0; j--) stack.push([list[j], pointer(at, field, j)]);
-  }
-}
 
 function* allProblems(schema: TSchema, value: unknown): Generator<ErrorDetail> {
   let flat = shallow.get(schema);
-  if (!flat) shallow.set(schema, (flat = withoutNodes(schema)));
-  for (const e of Errors(flat, [], value)) yield* refine(e, "");
+  if (!flat) shallow.set(schema, (flat = nodes.withoutNodes(schema)));
+  yield* schemaProblems(flat, value, "");
   if (!isObject(value)) return;
-  const body = value;
-  if (body.content !== undefined) yield* nodeProblems(body.content, "/content");
-  if (isObject(body.components))
-    for (const [id, node] of Object.entries(body.components)) yield* nodeProblems(node, pointer("", "components", id));
-  for (const field of ["header", "footer"] as const) if (body[field] !== undefined && body[field] !== null) yield* nodeProblems(body[field], `/${field}`);
+  if (value.content !== undefined) yield* nodes.problems(value.content, "/content");
+  if (isObject(value.components))
+    for (const [id, node] of Object.entries(value.components)) yield* nodes.problems(node, pointer("", "components", id));
+  for (const field of ["header", "footer"] as const) if (value[field] !== undefined && value[field] !== null) yield* nodes.problems(value[field], `/${field}`);
 }
 
 const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
@@ -234,12 +125,7 @@ export function bodyProblems(schema: TSchema, value: unknown): ErrorDetail[] {
   let check = compiled.get(schema);
   if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
   if (check.Check(value)) return [];
-  const details = new Map<string, ErrorDetail>();
-  for (const detail of allProblems(schema, value)) {
-    if (!details.has(detail.path!)) details.set(detail.path!, detail);
-    if (details.size >= MAX_DETAILS) break;
-  }
-  return [...details.values()];
+  return firstProblems(allProblems(schema, value), MAX_DETAILS);
 }
 
 /** parseBody answers the body as the schema's type, or throws 400 BAD_REQUEST with a detail per problem. */
