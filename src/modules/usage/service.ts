@@ -58,8 +58,8 @@ export function resolveRange(query: { from?: string; to?: string }, now: Date): 
   return { from, to };
 }
 
-/** RenderEnd is one render reaching its final state, as the usage record counts it. */
-export interface RenderEnd {
+/** UsageEnd is one render reaching its final state, as the usage record counts it. */
+export interface UsageEnd {
   workspaceId: string;
   day: string;
   status: "succeeded" | "failed" | "cancelled";
@@ -74,7 +74,7 @@ function count(value: number | undefined, what: string): number {
 }
 
 /** recordRenderEnd adds one finished render to its workspace's usage record of `day` (spec 2.10); call it inside the transaction that writes the render's final state. */
-export function recordRenderEnd(store: Store, end: RenderEnd): void {
+export function recordRenderEnd(store: Store, end: UsageEnd): void {
   // STYLE habit 4: a render's final state and its usage counters commit together, so a crash never counts one twice or not at all.
   if (!store.db.inTransaction) throw new Error("recordRenderEnd must run inside the transaction of the render's final state");
   if (dayMs(end.day) === null) throw new Error(`recordRenderEnd: day must be a calendar day YYYY-MM-DD (got ${JSON.stringify(end.day)})`);
