@@ -17,6 +17,7 @@ import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
 import { authRoutes } from "./modules/auth";
 import { renderResultRoutes, renderRoutes } from "./modules/renders";
+import { exportRoutes } from "./modules/export";
 import { healthRoutes } from "./modules/health";
 import { memberRoutes } from "./modules/members";
 import { reportRoutes } from "./modules/reports";
@@ -74,6 +75,7 @@ export function createApi(app: AppContext): Api {
     .use(authRoutes(app, auth, meta))
     .use(apiKeyRoutes(app, auth, meta))
     .use(memberRoutes(app, auth, meta))
+    .use(exportRoutes(app, auth, meta))
     .use(workspaceRoutes(app, auth, meta))
     .use(auditRoutes(app, auth))
     .use(webhookEndpointRoutes(app, auth, meta))

@@ -15,6 +15,8 @@ export type RenderMetadata = Static<typeof RenderMetadata>;
 
 const Filename = Type.String({ minLength: 1, maxLength: 255 });
 
+const resultFacts = { pages: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) };
+
 export const Render = Type.Object({
   id: Identifier,
   status: RenderStatus,
@@ -32,13 +34,16 @@ export const Render = Type.Object({
     Type.Object({
       downloadUrl: Type.String(),
       expiresAt: IsoDateTime,
-      pages: Type.Integer({ minimum: 0 }),
-      bytes: Type.Integer({ minimum: 0 }),
+      ...resultFacts,
     }),
   ),
   error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
 });
 export type Render = Static<typeof Render>;
+
+/** RenderRecord is a render without its signed result address: what the workspace export keeps (docs/members.md). */
+export const RenderRecord = Type.Composite([Type.Omit(Render, ["result"]), Type.Object({ result: Type.Optional(Type.Object(resultFacts)) })]);
+export type RenderRecord = Static<typeof RenderRecord>;
 
 /**
  * One render to create: exactly one of `templateId`, `document` or `html` (checked by the service, which names the
