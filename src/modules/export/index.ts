@@ -5,8 +5,8 @@ import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import type { RequestMeta } from "../../http/request-meta";
+import { NoQuery } from "../../http/schemas";
 import { textStream } from "../../http/text-stream";
-import { ExportQuery } from "./model";
 import { exportWorkspace } from "./service";
 
 /** exportRoutes mounts /v1/export: any member's console session, or an API key with admin:manage. */
@@ -28,6 +28,6 @@ export function exportRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
           },
         });
       },
-      { auth: { keyScope: "admin:manage" }, query: ExportQuery },
+      { auth: { keyScope: "admin:manage" }, query: NoQuery },
     );
 }

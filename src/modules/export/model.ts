@@ -22,5 +22,3 @@ export const WorkspaceExport = Type.Object({
   usage: Type.Array(UsageDay),
 });
 export type WorkspaceExport = Static<typeof WorkspaceExport>;
-
-export const ExportQuery = Type.Object({}, { additionalProperties: false });

@@ -90,3 +90,7 @@ export const PreviewRequest = Type.Object({ data: Type.Optional(Type.Unknown()),
 export type PreviewRequest = Static<typeof PreviewRequest>;
 
 export const PreviewQuery = Type.Object({ format: Type.Optional(literalUnion(["pdf", "html"] as const)) }, closed);
+
+/** RenderActivity is what the workspace has outstanding now, against `maxActiveRenders` and the test allowance (spec 8.1). */
+export const RenderActivity = Type.Object({ activeRenders: Type.Integer({ minimum: 0 }), activeTestRenders: Type.Integer({ minimum: 0 }) });
+export type RenderActivity = Static<typeof RenderActivity>;
