@@ -1,3 +1,4 @@
+/** export: GET /v1/export over the real server — the document checked against its own schema, who may export, suspension, paging. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { startTestServer, type TestServer } from "../harness";

@@ -1,3 +1,4 @@
+/** members: /v1/members over the real server — the owner rules as a table, then each route with its audit events. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../harness";
 import { membershipRefusal } from "../../src/modules/members/service";
