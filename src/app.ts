@@ -17,7 +17,9 @@ import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
 import { authRoutes } from "./modules/auth";
 import { renderResultRoutes, renderRoutes } from "./modules/renders";
+import { exportRoutes } from "./modules/export";
 import { healthRoutes } from "./modules/health";
+import { memberRoutes } from "./modules/members";
 import { reportRoutes } from "./modules/reports";
 import { templateRoutes } from "./modules/templates";
 import { usageRoutes } from "./modules/usage";
@@ -72,6 +74,8 @@ export function createApi(app: AppContext): Api {
     .use(healthRoutes(app.store))
     .use(authRoutes(app, auth, meta))
     .use(apiKeyRoutes(app, auth, meta))
+    .use(memberRoutes(app, auth, meta))
+    .use(exportRoutes(app, auth, meta))
     .use(workspaceRoutes(app, auth, meta))
     .use(auditRoutes(app, auth))
     .use(webhookEndpointRoutes(app, auth, meta))

@@ -38,6 +38,8 @@ export interface AuthRequirement {
   anyScope?: readonly Scope[];
   session?: boolean;
   platformAdmin?: boolean;
+  /** A console session of any member of the workspace, or an API key holding this scope (the workspace export). */
+  keyScope?: Scope;
 }
 
 export interface AuthDeps {
@@ -147,6 +149,11 @@ export function authorize(deps: AuthDeps, request: Request, principal: Principal
     if (!principal.workspaceId) throw new ApiError("FORBIDDEN", "You are not a member of any workspace.");
     if (!anyOf.some((s) => principal.scopes.has(s)))
       throw new ApiError("FORBIDDEN", anyOf.length === 1 ? `This operation needs the ${anyOf[0]} scope.` : `This operation needs one of the scopes ${anyOf.join(", ")}.`);
+  }
+  if (need.keyScope) {
+    if (!principal.workspaceId) throw new ApiError("FORBIDDEN", "You are not a member of any workspace.");
+    if (principal.kind === "api_key" && !principal.scopes.has(need.keyScope))
+      throw new ApiError("FORBIDDEN", `With an API key this operation needs the ${need.keyScope} scope; any member may use it from the console.`);
   }
   return principal;
 }

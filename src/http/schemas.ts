@@ -8,6 +8,9 @@ export const Identifier = Type.String({ minLength: 1, maxLength: 128, pattern: I
 export const ISO_DATE_TIME = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$";
 export const IsoDateTime = Type.String({ pattern: ISO_DATE_TIME });
 
+/** NoQuery refuses every query parameter, for routes that take none. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
 export const IdParams = Type.Object({ id: Identifier }, { additionalProperties: false });
 
 /** PageQueryFields are the `limit` and `cursor` query parameters every list takes (spec 2.1). */

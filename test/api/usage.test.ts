@@ -223,3 +223,49 @@ describe("GET /v1/platform/usage", () => {
     expect((await t.call(`/v1/platform/usage?${range}`)).status).toBe(401);
   });
 });
+
+describe("GET /v1/platform/workspaces/{id}/usage", () => {
+  let ws: { id: string; cookie: string };
+  let slug: string;
+  beforeAll(async () => {
+    ws = await t.makeWorkspace("One workspace");
+    slug = t.server.store.get<{ slug: string }>("SELECT slug FROM workspaces WHERE id = $id", { id: ws.id })!.slug;
+    record(
+      { workspaceId: ws.id, day: "2025-09-02", status: "succeeded", pages: 4, bytes: 40 },
+      { workspaceId: ws.id, day: "2025-09-03", status: "failed" },
+      { workspaceId: t.defaultWorkspaceId, day: "2025-09-02", status: "succeeded", pages: 100, bytes: 1000 },
+    );
+  });
+
+  test("answers that workspace's report, as GET /v1/usage does for its own members; the id may be the slug", async () => {
+    for (const id of [ws.id, slug]) {
+      const res = await t.call(`/v1/platform/workspaces/${id}/usage?from=2025-09-01&to=2025-09-30`, { cookie: admin });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        from: "2025-09-01",
+        to: "2025-09-30",
+        totals: { ...zero, rendersSucceeded: 1, rendersFailed: 1, pages: 4, outputBytes: 40 },
+        days: [
+          { day: "2025-09-02", ...zero, rendersSucceeded: 1, pages: 4, outputBytes: 40 },
+          { day: "2025-09-03", ...zero, rendersFailed: 1 },
+        ],
+      });
+    }
+    const own = await t.call("/v1/usage?from=2025-09-01&to=2025-09-30", { key: t.makeKey(ws.id, ["usage:read"]) });
+    const viaPlatform = await t.call(`/v1/platform/workspaces/${ws.id}/usage?from=2025-09-01&to=2025-09-30`, { cookie: admin });
+    expect(viaPlatform.body).toEqual(own.body);
+  });
+
+  test("an unknown workspace is 404; the range rules are those of /v1/usage", async () => {
+    expect((await t.call("/v1/platform/workspaces/ws_nothing/usage", { cookie: admin })).status).toBe(404);
+    const bad = await t.call(`/v1/platform/workspaces/${ws.id}/usage?from=2025-09-31`, { cookie: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].path).toBe("/from");
+  });
+
+  test("needs a platform administrator's console session", async () => {
+    expect((await t.call(`/v1/platform/workspaces/${ws.id}/usage`, { cookie: ws.cookie })).status).toBe(403);
+    expect((await t.call(`/v1/platform/workspaces/${ws.id}/usage`, { key: t.makeKey(ws.id, ["usage:read", "admin:manage"]) })).status).toBe(403);
+    expect((await t.call(`/v1/platform/workspaces/${ws.id}/usage`)).status).toBe(401);
+  });
+});

@@ -6,6 +6,7 @@ import type { Store } from "../../store/open";
 import { addToCounter, dayOf, monthOf, readCounter } from "../workspaces/counters";
 import type { CompanyAllowances } from "../workspaces/model";
 import { getAllowances } from "../workspaces/service";
+import type { RenderActivity } from "./model";
 
 /** spec 8.1 (3): every workspace's test allowance, outstanding and per minute; its own allowance wins when lower. */
 export const TEST_ALLOWANCE = 10;
@@ -88,6 +89,12 @@ export function readUse(store: Store, clock: Clock, workspaceId: string): Use {
     documentsThisMonth: readCounter(store, workspaceId, "documents", monthOf(now)),
     testRendersToday: readCounter(store, workspaceId, "test_renders", dayOf(now)),
   };
+}
+
+/** renderActivity answers the workspace's outstanding (queued or processing) renders, real and test apart. */
+export function renderActivity(store: Store, clock: Clock, workspaceId: string): RenderActivity {
+  const use = readUse(store, clock, workspaceId);
+  return { activeRenders: use.activeReal, activeTestRenders: use.activeTest };
 }
 
 /** chargeAllowances throws when the workspace's allowances refuse `demand`, else counts its documents and test renders

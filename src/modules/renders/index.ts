@@ -4,9 +4,10 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
-import { IdParams, Page } from "../../http/schemas";
+import { IdParams, NoQuery, Page } from "../../http/schemas";
 import { downloadResponse } from "../assets/download";
-import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderListQuery, RenderRequest, WaitQuery } from "./model";
+import { renderActivity } from "./allowances";
+import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, WaitQuery } from "./model";
 import {
   cancelRender,
   createBatch,
@@ -30,7 +31,7 @@ export function renderDeps(app: AppContext): RenderDeps {
 // A preview answers the PDF itself; it waits as long as a render may take, within the ?wait bound.
 const PREVIEW_WAIT_SECONDS = 60;
 
-/** renderRoutes mounts /v1/renders and /v1/templates/:id/preview. */
+/** renderRoutes mounts /v1/renders, /v1/render-activity and /v1/templates/:id/preview. */
 export function renderRoutes(app: AppContext, auth: AuthPlugin) {
   const d = renderDeps(app);
   return new Elysia({ normalize: false })
@@ -63,6 +64,11 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       auth: { scope: "render:read" },
       params: IdParams,
       response: Render,
+    })
+    .get("/v1/render-activity", ({ principal }) => renderActivity(app.store, app.clock, workspaceOf(principal)), {
+      auth: { scope: "render:read" },
+      query: NoQuery,
+      response: RenderActivity,
     })
     .post("/v1/renders/:id/cancel", ({ params, principal }) => cancelRender(d, workspaceOf(principal), params.id), {
       auth: { scope: "render:cancel" },

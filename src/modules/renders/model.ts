@@ -15,6 +15,8 @@ export type RenderMetadata = Static<typeof RenderMetadata>;
 
 const Filename = Type.String({ minLength: 1, maxLength: 255 });
 
+const resultFacts = { pages: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) };
+
 export const Render = Type.Object({
   id: Identifier,
   status: RenderStatus,
@@ -32,13 +34,16 @@ export const Render = Type.Object({
     Type.Object({
       downloadUrl: Type.String(),
       expiresAt: IsoDateTime,
-      pages: Type.Integer({ minimum: 0 }),
-      bytes: Type.Integer({ minimum: 0 }),
+      ...resultFacts,
     }),
   ),
   error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
 });
 export type Render = Static<typeof Render>;
+
+/** RenderRecord is a render without its signed result address: what the workspace export keeps (docs/members.md). */
+export const RenderRecord = Type.Composite([Type.Omit(Render, ["result"]), Type.Object({ result: Type.Optional(Type.Object(resultFacts)) })]);
+export type RenderRecord = Static<typeof RenderRecord>;
 
 /**
  * One render to create: exactly one of `templateId`, `document` or `html` (checked by the service, which names the
@@ -85,3 +90,7 @@ export const PreviewRequest = Type.Object({ data: Type.Optional(Type.Unknown()),
 export type PreviewRequest = Static<typeof PreviewRequest>;
 
 export const PreviewQuery = Type.Object({ format: Type.Optional(literalUnion(["pdf", "html"] as const)) }, closed);
+
+/** RenderActivity is what the workspace has outstanding now, against `maxActiveRenders` and the test allowance (spec 8.1). */
+export const RenderActivity = Type.Object({ activeRenders: Type.Integer({ minimum: 0 }), activeTestRenders: Type.Integer({ minimum: 0 }) });
+export type RenderActivity = Static<typeof RenderActivity>;

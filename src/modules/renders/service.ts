@@ -22,7 +22,7 @@ import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
 import { endRender, type RenderStatus } from "./lifecycle";
-import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRequest } from "./model";
+import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
 /** What the render operations need. */
 export interface RenderDeps {
@@ -65,6 +65,10 @@ interface RenderRow {
   started_at: string | null;
   finished_at: string | null;
 }
+
+// The columns of RenderRow: everything but the print job, which may be megabytes of HTML.
+const RENDER_COLUMNS =
+  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, created_at, started_at, finished_at";
 
 const FINAL: ReadonlySet<RenderStatus> = new Set(["succeeded", "failed", "cancelled"]);
 
@@ -158,9 +162,9 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?
   return rows;
 }
 
-/** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. */
-function toRender(deps: RenderDeps, r: RenderRow): Render {
-  const render: Render = {
+/** renderRecordOf answers a row as the API shows it, without a result address (the workspace export's form). */
+export function renderRecordOf(r: RenderRow): RenderRecord {
+  const render: RenderRecord = {
     id: r.id,
     status: r.status,
     test: r.test === 1,
@@ -173,13 +177,18 @@ function toRender(deps: RenderDeps, r: RenderRow): Render {
   if (r.batch_id !== null) render.batchId = r.batch_id;
   if (r.started_at !== null) render.startedAt = r.started_at;
   if (r.finished_at !== null) render.finishedAt = r.finished_at;
-  if (r.status === "succeeded" && r.output_sha256 !== null) {
-    const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
-    const token = signToken(deps.config.secretKey, "result", r.id, expiresAt);
-    render.result = { downloadUrl: addressUrl(deps.config.publicUrl, "result", r.id, token), expiresAt: expiresAt.toISOString(), pages: r.pages ?? 0, bytes: r.bytes ?? 0 };
-  }
+  if (r.status === "succeeded" && r.output_sha256 !== null) render.result = { pages: r.pages ?? 0, bytes: r.bytes ?? 0 };
   if (r.status === "failed") render.error = { code: r.error_code ?? "RENDER_FAILED", message: r.error_message ?? "The render failed." };
   return render;
+}
+
+/** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. */
+function toRender(deps: RenderDeps, r: RenderRow): Render {
+  const { result, ...render } = renderRecordOf(r);
+  if (!result) return render;
+  const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
+  const token = signToken(deps.config.secretKey, "result", r.id, expiresAt);
+  return { ...render, result: { downloadUrl: addressUrl(deps.config.publicUrl, "result", r.id, token), expiresAt: expiresAt.toISOString(), ...result } };
 }
 
 function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow {
@@ -268,6 +277,12 @@ export function listRenders(deps: RenderDeps, workspaceId: string, query: Render
     params.templateId = query.templateId;
   }
   return selectPage<RenderRow, Render>(deps.store, query, { from: "renders", where, params }, (r) => toRender(deps, r));
+}
+
+/** listRenderRecords answers one page of the workspace's renders, newest first, without result addresses; it reads
+ * only the columns a render shows, never the stored print job. */
+export function listRenderRecords(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: RenderRecord[]; nextCursor?: string } {
+  return selectPage<RenderRow, RenderRecord>(store, query, { select: RENDER_COLUMNS, from: "renders", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, renderRecordOf);
 }
 
 /** cancelRender cancels a render that is queued or processing (409 CONFLICT once it has ended): the final state, its

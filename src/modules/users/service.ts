@@ -36,6 +36,13 @@ export function validatePassword(password: string): void {
     throw new ApiError("BAD_REQUEST", "The password must be 8 to 1024 characters.", { details: [{ path: "/password", message: "must be 8 to 1024 characters" }] });
 }
 
+/** checkEmail answers the e-mail trimmed, or throws 400 at `/email` when it is not an e-mail address. */
+export function checkEmail(email: string): string {
+  const trimmed = email.trim();
+  if (!EMAIL.test(trimmed)) throw new ApiError("BAD_REQUEST", `${trimmed} is not an e-mail address.`, { details: [{ path: "/email", message: "must be an e-mail address" }] });
+  return trimmed;
+}
+
 /** createUser makes a user who is a member of one workspace with a role, and audits both; `passwordHash` comes from hashPassword. */
 export function createUser(
   store: Store,
@@ -43,8 +50,7 @@ export function createUser(
   ctx: ChangeContext,
   input: { email: string; name?: string; passwordHash: string; workspace: string; role: Role; platformAdmin: boolean },
 ): { id: string; email: string; workspaceId: string; role: Role; platformAdmin: boolean } {
-  const email = input.email.trim();
-  if (!EMAIL.test(email)) throw new ApiError("BAD_REQUEST", `${email} is not an e-mail address.`, { details: [{ path: "/email", message: "must be an e-mail address" }] });
+  const email = checkEmail(input.email);
   return store.tx(() => {
     const ws = getWorkspace(store, input.workspace);
     if (store.get("SELECT 1 FROM users WHERE email = $email", { email }))

@@ -1,16 +1,15 @@
 /** workspace routes: render limits and allowances (spec 4.2), platform administration of workspaces (4.3). */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
-import { IdParams, Page } from "../../http/schemas";
+import { IdParams, NoQuery, Page } from "../../http/schemas";
 import type { RequestMeta } from "../../http/request-meta";
 import { AllowancesReplacement, CompanyAllowances, PlatformWorkspace, PlatformWorkspaceQuery, RenderLimits } from "./model";
 import { usageCounters } from "./counters";
 import { getAllowances, getWorkspace, listWorkspaces, replaceAllowances } from "./service";
 
 const platform = { platformAdmin: true } as const;
-const NoQuery = t.Object({}, { additionalProperties: false });
 
 /** workspaceRoutes mounts /v1/render-limits, /v1/companies/:id/allowances and /v1/platform/workspaces. */
 export function workspaceRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {

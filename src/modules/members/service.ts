@@ -1,0 +1,134 @@
+/** members/service: adding users to a workspace, changing their role and removing them, each audited in the
+ * transaction of the change; the owner rules are one pure function (docs/members.md). */
+import { ApiError } from "../../errors";
+import { selectPage } from "../../http/paging";
+import type { Clock } from "../../lib/clock";
+import { randomBase62 } from "../../lib/ids";
+import type { Store } from "../../store/open";
+import type { Role } from "../../auth/scopes";
+import type { ChangeContext } from "../audit/model";
+import { recordAudit } from "../audit/service";
+import { checkEmail, createUser, findUserByEmail, hashPassword } from "../users/service";
+import type { AddMemberBody, Member, MemberAdded } from "./model";
+
+interface MemberRow {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  created_at: string;
+}
+
+// A membership seen with its user; `id` is the user's id, so the list pages by (created_at, id) like every other.
+const MEMBERS = `(SELECT m.workspace_id, m.user_id AS id, u.email, u.name, m.role, m.created_at
+  FROM memberships m JOIN users u ON u.id = m.user_id)`;
+
+/** ONE_TIME_PASSWORD_CHARS is the length of a new user's generated password (base62, about 143 bits). */
+const ONE_TIME_PASSWORD_CHARS = 24;
+
+function toMember(r: MemberRow): Member {
+  return { userId: r.id, email: r.email, name: r.name, role: r.role, createdAt: r.created_at };
+}
+
+function memberRow(store: Store, workspaceId: string, userId: string): MemberRow {
+  const r = store.get<MemberRow>(`SELECT * FROM ${MEMBERS} WHERE workspace_id = $ws AND id = $id`, { ws: workspaceId, id: userId });
+  if (!r) throw new ApiError("NOT_FOUND", `User ${userId} is not a member of this workspace.`);
+  return r;
+}
+
+function owners(store: Store, workspaceId: string): number {
+  return store.get<{ n: number }>("SELECT COUNT(*) AS n FROM memberships WHERE workspace_id = $ws AND role = 'owner'", { ws: workspaceId })!.n;
+}
+
+/**
+ * membershipRefusal answers why a caller of role `actor` may not move a member from role `from` (null: not a member
+ * yet) to role `to` (null: removed), or null when the move is allowed. Only an owner grants or takes away `owner`;
+ * the last owner stays, so a workspace always has someone who can do that.
+ */
+export function membershipRefusal(actor: Role, from: Role | null, to: Role | null, ownerCount: number): ApiError | null {
+  if ((from === "owner" || to === "owner") && from !== to && actor !== "owner")
+    return new ApiError("FORBIDDEN", "Only an owner may grant or take away the owner role.");
+  if (from === "owner" && to !== "owner" && ownerCount <= 1)
+    return new ApiError("CONFLICT", "This is the workspace's last owner; make another member an owner first.");
+  return null;
+}
+
+function refuseUnless(actor: Role, from: Role | null, to: Role | null, ownerCount: number): void {
+  const refusal = membershipRefusal(actor, from, to, ownerCount);
+  if (refusal) throw refusal;
+}
+
+/** listMembers answers one page of the workspace's members, newest membership first. */
+export function listMembers(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: Member[]; nextCursor?: string } {
+  return selectPage(store, query, { from: MEMBERS, where: ["workspace_id = $ws"], params: { ws: workspaceId } }, toMember);
+}
+
+/**
+ * addMember adds the user with that e-mail to the workspace, creating the user with a generated password when there is
+ * none (answered once as `oneTimePassword`, never stored or logged in clear). 409 when they already are a member.
+ */
+export async function addMember(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, actor: Role, input: AddMemberBody): Promise<MemberAdded> {
+  const email = checkEmail(input.email);
+  refuseUnless(actor, null, input.role, 0);
+  // argon2id is slow on purpose and a transaction may not await: hash before it, every time, so that a user created
+  // meanwhile by someone else only means the password goes unused.
+  const password = randomBase62(ONE_TIME_PASSWORD_CHARS);
+  const passwordHash = await hashPassword(password);
+  return store.tx(() => {
+    const user = findUserByEmail(store, email);
+    if (user && store.get("SELECT 1 FROM memberships WHERE workspace_id = $ws AND user_id = $user", { ws: workspaceId, user: user.id }))
+      throw new ApiError("CONFLICT", `${email} is already a member of this workspace; change their role instead.`, { details: [{ path: "/email", message: "is already a member" }] });
+    let userId: string;
+    if (user) {
+      userId = user.id;
+      store.run("INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($ws, $user, $role, $now)", {
+        ws: workspaceId,
+        user: userId,
+        role: input.role,
+        now: clock.now().toISOString(),
+      });
+    } else {
+      userId = createUser(store, clock, ctx, { email, name: input.name, passwordHash, workspace: workspaceId, role: input.role, platformAdmin: false }).id;
+    }
+    recordAudit(store, clock, ctx, {
+      workspaceId,
+      action: "member.added",
+      resourceType: "user",
+      resourceId: userId,
+      resourceName: email,
+      metadata: { role: input.role, newUser: !user },
+    });
+    const member = toMember(memberRow(store, workspaceId, userId));
+    return user ? { member } : { member, oneTimePassword: password };
+  });
+}
+
+/** changeMemberRole gives a member another role; the same role again changes nothing and writes no event. */
+export function changeMemberRole(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, actor: Role, userId: string, role: Role): Member {
+  return store.tx(() => {
+    const r = memberRow(store, workspaceId, userId);
+    if (r.role === role) return toMember(r);
+    refuseUnless(actor, r.role, role, owners(store, workspaceId));
+    store.run("UPDATE memberships SET role = $role WHERE workspace_id = $ws AND user_id = $user", { role, ws: workspaceId, user: userId });
+    recordAudit(store, clock, ctx, {
+      workspaceId,
+      action: "member.role_changed",
+      resourceType: "user",
+      resourceId: userId,
+      resourceName: r.email,
+      metadata: { role, previousRole: r.role },
+    });
+    return toMember(memberRow(store, workspaceId, userId));
+  });
+}
+
+/** removeMember takes a user out of the workspace. The user and their sessions remain: a session finds its workspace
+ * from the memberships on every request, so it loses this workspace at once. */
+export function removeMember(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, actor: Role, userId: string): void {
+  store.tx(() => {
+    const r = memberRow(store, workspaceId, userId);
+    refuseUnless(actor, r.role, null, owners(store, workspaceId));
+    store.run("DELETE FROM memberships WHERE workspace_id = $ws AND user_id = $user", { ws: workspaceId, user: userId });
+    recordAudit(store, clock, ctx, { workspaceId, action: "member.removed", resourceType: "user", resourceId: userId, resourceName: r.email, metadata: { role: r.role } });
+  });
+}
