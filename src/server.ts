@@ -1,4 +1,4 @@
-/** server: config → store → migrate → first start → app → listen; and the graceful stop. */
+/** server: config → store → migrate → app → listen → first start; and the graceful stop. */
 import type { Server } from "bun";
 import type { Logger } from "pino";
 import { createApi } from "./app";
@@ -64,11 +64,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     const applied = migrate(store, clock);
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
-    const first = await bootstrapIfEmpty(store, clock, { email: config.adminEmail, password: config.adminPassword });
-    if (first) {
-      log.info({ email: first.email }, "first start: created workspace default and its administrator");
-      options.onFirstStart?.(first);
-    }
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
@@ -83,9 +78,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       fetch: (request, server) => api.handle(request, server.requestIP(request)?.address),
     });
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
+    // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
+    // whose generated password nobody saw; the next start generates and prints one (docs/operations.md).
+    const first = await bootstrapIfEmpty(store, clock, { email: config.adminEmail, password: config.adminPassword });
+    if (first) {
+      log.info({ email: first.email }, "first start: created workspace default and its administrator");
+      options.onFirstStart?.(first);
+    }
   } catch (e) {
     cleanup?.stop();
     publicServer?.stop(true);
+    internalServer?.stop(true);
     await worker?.stop();
     await pool?.stop();
     store.close();
