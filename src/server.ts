@@ -1,7 +1,7 @@
 /** server: config → store → migrate → app → listen → first start; and the graceful stop. */
 import type { Server } from "bun";
 import type { Logger } from "pino";
-import { createApi } from "./app";
+import { createApi, type Api } from "./app";
 import { bootstrapIfEmpty, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
 import { createLogger } from "./logger";
@@ -41,6 +41,8 @@ export interface RunningServer {
   pool: RenderPool;
   /** worker runs the render queue on the pool. */
   worker: RenderWorker;
+  /** api is the public port's handler (its route list is read by tests). */
+  api: Api;
   /** stop stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let worker: RenderWorker | undefined;
   let publicServer: Server<undefined> | undefined;
   let internalServer: Server<undefined> | undefined;
+  let api: Api | undefined;
   try {
     const applied = migrate(store, clock);
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
@@ -69,13 +72,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await pool.start();
     worker = new RenderWorker({ store, clock, log, files, pool, concurrency: config.renderWorkers, retentionDays: config.retentionDays });
     worker.start();
-    const api = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
+    const handler = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
+    api = handler;
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
     publicServer = Bun.serve({
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      fetch: (request, server) => api.handle(request, server.requestIP(request)?.address),
+      fetch: (request, server) => handler.handle(request, server.requestIP(request)?.address),
     });
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
@@ -119,6 +123,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webhooks,
     pool: renderPool,
     worker: renderWorker,
+    api,
     stop() {
       stopping ??= (async () => {
         cleanup?.stop();

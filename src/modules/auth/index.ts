@@ -10,6 +10,9 @@ import { ChangePasswordBody, Me, PasswordChanged, SignInBody } from "./model";
 import { changePassword, describeSession, signIn, signOut } from "./service";
 import type { RequestMeta } from "../../http/request-meta";
 
+// Signing out and changing one's password act on the user, not on a workspace: a suspension does not stop them (spec 3.4).
+const userLevel = { session: true, whileSuspended: true } as const;
+
 // spec 8.3.2: the sign-in rate is fixed, not configurable; it slows password guessing per address.
 const SIGN_IN_PER_MINUTE = 10;
 
@@ -45,7 +48,7 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
         set.headers["set-cookie"] = cookie("", 0);
         return { signedOut: true };
       },
-      { auth: { session: true } },
+      { auth: userLevel },
     )
     .get(
       "/v1/auth/me",
@@ -64,6 +67,6 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
         if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many password attempts; try again later.", { retryAfter });
         return changePassword(app.store, app.clock, meta.change(request, principal), principal, body);
       },
-      { auth: { session: true }, body: ChangePasswordBody, response: PasswordChanged },
+      { auth: userLevel, body: ChangePasswordBody, response: PasswordChanged },
     );
 }

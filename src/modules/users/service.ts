@@ -22,6 +22,8 @@ export interface Membership {
   workspaceId: string;
   workspaceName: string;
   role: Role;
+  /** The workspace is suspended (spec 3.4): its members may read it, not change it. */
+  suspended: boolean;
 }
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
@@ -116,11 +118,11 @@ export function findUser(store: Store, id: string): UserRow | null {
 
 /** membershipsOf answers a user's workspaces, oldest membership first (the default workspace is the first). */
 export function membershipsOf(store: Store, userId: string): Membership[] {
-  return store.all<{ workspace_id: string; name: string; role: Role }>(
-    `SELECT m.workspace_id, w.name, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+  return store.all<{ workspace_id: string; name: string; role: Role; suspended: number }>(
+    `SELECT m.workspace_id, w.name, m.role, w.suspended FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
      WHERE m.user_id = $user ORDER BY m.created_at, m.workspace_id`,
     { user: userId },
-  ).map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role }));
+  ).map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role, suspended: r.suspended === 1 }));
 }
 
 /** countUsers answers how many users exist (first start creates the administrator when there are none). */
