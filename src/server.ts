@@ -2,7 +2,7 @@
 import type { Server } from "bun";
 import type { Logger } from "pino";
 import { createApi, type Api } from "./app";
-import { bootstrapIfEmpty, type FirstStart } from "./bootstrap";
+import { applyFirstStart, planFirstStart, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
@@ -67,6 +67,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     const applied = migrate(store, clock);
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
+    const plan = await planFirstStart(store, { email: config.adminEmail, password: config.adminPassword });
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
@@ -83,8 +84,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
-    // whose generated password nobody saw; the next start generates and prints one (docs/operations.md).
-    const first = await bootstrapIfEmpty(store, clock, { email: config.adminEmail, password: config.adminPassword });
+    // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). No await since
+    // Bun.serve: no request is served before the administrator exists.
+    const first = plan && applyFirstStart(store, clock, plan);
     if (first) {
       log.info({ email: first.email }, "first start: created workspace default and its administrator");
       options.onFirstStart?.(first);
