@@ -148,7 +148,7 @@ describe("users set-password", () => {
       return r.err.trim();
     };
     expect(line(["users", "set-password", "--email", "dev@example.com", "--password-stdin"], "short\n")).toBe(
-      "renderd: The new password must be 12 to 1024 characters (got 5). (password: must be 12 to 1024 characters (got 5))",
+      "renderd: Choose another password. (password: must be 12 to 1024 characters (got 5))",
     );
     expect(line(["users", "set-password", "--email", "dev@example.com", "--password-stdin"], "first line is long\nsecond\n")).toContain("one line");
     expect(line(["users", "set-password", "--email", "dev@example.com"])).toContain("--password-stdin");

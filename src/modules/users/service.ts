@@ -36,7 +36,7 @@ export function hashPassword(password: string): Promise<string> {
 /** validatePassword refuses a new password that breaks the rule (docs/decisions.md); `path` names the field, `current` the password it replaces. */
 export function validatePassword(password: string, path = "/password", current?: string): void {
   const problem = passwordProblem(password, current);
-  if (problem) throw new ApiError("BAD_REQUEST", `The new password ${problem}.`, { details: [{ path, message: problem }] });
+  if (problem) throw new ApiError("BAD_REQUEST", "Choose another password.", { details: [{ path, message: problem }] });
 }
 
 /**
