@@ -32,6 +32,7 @@ export async function planFirstStart(store: Store, admin: { email: string; passw
 export function applyFirstStart(store: Store, clock: Clock, plan: FirstStartPlan): FirstStart | null {
   const ctx = { actor: { ...CLI_ACTOR, id: "bootstrap", name: "first start" }, requestId: "bootstrap" };
   const created = store.tx(() => {
+    // Another process may have bootstrapped the same store while this one started.
     if (countUsers(store) > 0) return false;
     const ws = store.get<{ id: string }>("SELECT id FROM workspaces WHERE slug = 'default'")?.id ?? createWorkspace(store, clock, ctx, { name: "Default", slug: "default" }).id;
     createUser(store, clock, ctx, { email: plan.email, name: "Administrator", passwordHash: plan.passwordHash, workspace: ws, role: "owner", platformAdmin: true });

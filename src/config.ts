@@ -108,7 +108,7 @@ export const OPTIONS = {
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
   logLevel: { env: "LOG_LEVEL", flag: "--log-level", help: "fatal, error, warn, info, debug, trace or silent", fallback: () => "info", parse: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const) },
   adminEmail: { env: "RENDERD_ADMIN_EMAIL", flag: "--admin-email", help: "first start only: e-mail of the platform administrator", fallback: () => "admin@renderd.local", parse: text },
-  adminPassword: { env: "RENDERD_ADMIN_PASSWORD", flag: "--admin-password", help: "first start only: that administrator's password, 12 to 1024 characters (default: generated and printed once serve listens)", fallback: () => undefined, parse: text },
+  adminPassword: { env: "RENDERD_ADMIN_PASSWORD", flag: "--admin-password", help: `first start only: that administrator's password, ${PASSWORD_RULE} (default: generated and printed once serve listens)`, fallback: () => undefined, parse: text },
 } satisfies Record<string, Option<unknown>>;
 
 type Options = typeof OPTIONS;

@@ -1,6 +1,6 @@
 /** passwords: the one rule every password meets — console change, operator reset, user creation, first start. */
 
-export const PASSWORD_MIN_LENGTH = 12;
+const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 1024;
 
 /** PASSWORD_RULE says the rule in words, for error messages, help texts and the schema description. */
