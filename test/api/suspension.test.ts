@@ -80,15 +80,17 @@ function routes(): { method: string; path: string; name: string }[] {
     .map((r) => ({ ...r, name: `${r.method} ${r.path}` }));
 }
 
-// concrete turns a route pattern into an address of the resource made above (`/v1/templates/:id` → its id).
-function concrete(path: string): string {
+// concrete turns a route pattern into an address of the resource made above (`/v1/templates/:id` → its id). A refused
+// write is refused before its resource is looked up, so `anyId` fills parameters no setup made a resource for.
+function concrete(path: string, anyId = false): string {
   const resource = /^\/v1\/(.+?)\/:id/.exec(path)?.[1];
-  const filled = path.replace(":id", () => {
-    const id = resource && ids[resource];
-    if (!id) throw new Error(`no ${resource ?? path} was made for ${path}: add one to the suspension test's setup`);
-    return id;
+  return path.replace(/:(\w+)/g, (_, param: string) => {
+    if (param === "version") return "1";
+    const id = param === "id" && resource ? ids[resource] : undefined;
+    if (id) return id;
+    if (anyId) return "id_made_up";
+    throw new Error(`no resource was made for ${path}: add one to the suspension test's setup`);
   });
-  return filled.replace(":version", "1");
 }
 
 describe("a suspended workspace's console session", () => {
@@ -97,7 +99,7 @@ describe("a suspended workspace's console session", () => {
     expect(writes.length).toBeGreaterThan(15);
     for (const r of writes) {
       for (const [who, cookie] of [["owner", owner.cookie], ["member", member]] as const) {
-        const res = await t.call(concrete(r.path), { cookie, method: r.method, body: {} });
+        const res = await t.call(concrete(r.path, true), { cookie, method: r.method, body: {} });
         expect({ route: r.name, who, status: res.status, message: res.body?.error?.message }).toEqual({
           route: r.name,
           who,
