@@ -104,6 +104,8 @@ build_inputs() {
     for file in package.json "$lockfile" tsconfig.json; do if [[ -f "$file" ]]; then echo "$file"; fi; done
   } | LC_ALL=C sort | xargs -d '\n' sha256sum
   printf 'bun %s\n' "$bun_version"
+  # The binary names its commit (`renderd --version`): a new commit is a new build even when no source changed.
+  printf 'commit %s\n' "$(git rev-parse HEAD 2>/dev/null || echo none)"
 }
 want_build="$(build_inputs | sha256sum | cut -d' ' -f1)"
 if [[ "${FORCE_BUILD:-}" != 1 && -x dist/renderd && -f "$build_stamp" && "$(cat "$build_stamp")" == "$want_build" ]]; then

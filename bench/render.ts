@@ -317,6 +317,7 @@ export async function startServer(options: { workers?: string; profile?: boolean
   if (options.workers) env.RENDER_WORKERS = options.workers;
   Object.assign(env, options.env);
   // The CLI acts on the store directly: a workspace of its own, allowances that never throttle, a key.
+  cli(env, "migrate");
   cli(env, "workspaces", "create", "Bench", "--slug", "bench");
   cli(env, "allowances", "set", "--workspace", "bench", "--max-active-renders", "100000", "--renders-per-minute", "10000000");
   const { secret } = cli<{ secret: string }>(env, "keys", "create", "--workspace", "bench", "--name", "bench", "--scope", "render:create,render:read,template:write,template:publish");

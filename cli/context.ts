@@ -1,12 +1,13 @@
 /** cli/context: what every store-acting subcommand shares — config from the environment, the migrated store, output. */
 import type { Command } from "commander";
+import { existsSync } from "node:fs";
 import { ConfigError, ensureDataDir, loadConfig, type Config } from "../src/config";
 import { ApiError } from "../src/errors";
 import { systemClock, type Clock } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
 import { CLI_ACTOR, type ChangeContext } from "../src/modules/audit/model";
 import { migrate } from "../src/store/migrate";
-import { openStore, type Store } from "../src/store/open";
+import { openStore, storePath, type Store } from "../src/store/open";
 
 export interface CliContext {
   config: Config;
@@ -16,9 +17,29 @@ export interface CliContext {
   migrated: string[];
 }
 
-/** withStore opens DATA_DIR's store (migrated), runs `fn`, and always closes it. */
-export async function withStore<T>(fn: (ctx: CliContext) => T | Promise<T>, dataDir?: string): Promise<T> {
+/** StoreUse is what a command declares about the store it acts on. */
+export interface StoreUse {
+  /**
+   * createStore: the command may start a new, empty store (serve, migrate, backup restore). Every other command refuses
+   * one that is not there, so a wrong or missing DATA_DIR is named instead of answered from an empty store.
+   */
+  createStore?: boolean;
+}
+
+// Names where DATA_DIR came from, so the operator sees which setting to change.
+function dataDirSource(flag: string | undefined): string {
+  if (flag) return `--data-dir ${flag}`;
+  return process.env.DATA_DIR ? `DATA_DIR=${process.env.DATA_DIR}` : "DATA_DIR unset, default ./data";
+}
+
+/** withStore opens DATA_DIR's store (migrated), runs `fn`, and always closes it; only a `createStore` command may start a new store. */
+export async function withStore<T>(fn: (ctx: CliContext) => T | Promise<T>, dataDir?: string, use: StoreUse = {}): Promise<T> {
   const config = loadConfig(process.env, dataDir ? { dataDir } : {});
+  const path = storePath(config.dataDir);
+  if (!use.createStore && !existsSync(path))
+    throw new ConfigError(
+      `no renderd store at ${path} (${dataDirSource(dataDir)}): set DATA_DIR or --data-dir to the folder that holds renderd.db; \`renderd serve\` or \`renderd migrate\` starts a new one.`,
+    );
   ensureDataDir(config);
   const store = openStore(config.dataDir);
   try {

@@ -8,12 +8,13 @@ import { serveCommand } from "./serve";
 import { restoreCommand, suspendCommand } from "./suspension";
 import { usageCommand } from "./usage";
 import { usersCommand } from "./users";
+import { versionLine } from "./version";
 import { webhooksCommand } from "./webhooks";
 import { workspacesCommand } from "./workspaces";
 
 const program = new Command("renderd")
   .description("renderd: self-hosted document rendering appliance")
-  .version("0.0.0")
+  .version(versionLine())
   .showHelpAfterError()
   .addCommand(serveCommand())
   .addCommand(migrateCommand())

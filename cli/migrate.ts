@@ -12,7 +12,7 @@ export function migrateCommand(): Command {
       guard((opts: { dataDir?: string; json?: boolean }) =>
         withStore(({ migrated }) => {
           print(!!opts.json, { applied: migrated }, () => (migrated.length ? `applied ${migrated.join(", ")}` : "the store is up to date"));
-        }, opts.dataDir),
+        }, opts.dataDir, { createStore: true }),
       ),
     );
 }

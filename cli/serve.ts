@@ -19,7 +19,10 @@ export function serveCommand(): Command {
         config,
         onFirstStart: (first) => {
           process.stdout.write(`renderd: first start: created workspace "default" and its platform administrator ${first.email}\n`);
-          if (first.generatedPassword) process.stdout.write(`renderd: generated password (shown once, change it): ${first.generatedPassword}\n`);
+          if (first.generatedPassword) {
+            process.stdout.write(`renderd: generated password (shown once, change it): ${first.generatedPassword}\n`);
+            process.stdout.write(`renderd: change it in the console, or with \`renderd users set-password --email ${first.email} --password-stdin\`\n`);
+          }
         },
       });
     } catch (e) {

@@ -1,8 +1,11 @@
-/** cli/users: `renderd users create` — a console user with a role in one workspace, and optionally a platform administrator. */
+/** cli/users: `renderd users create` — a console user with a role in one workspace, and optionally a platform administrator —
+ * and `renderd users set-password`, the operator's reset. */
 import { Command, Option } from "commander";
 import { ROLES, type Role } from "../src/auth/scopes";
 import { randomBase62 } from "../src/lib/ids";
-import { createUser, hashPassword, validatePassword } from "../src/modules/users/service";
+import { ApiError } from "../src/errors";
+import { PASSWORD_RULE } from "../src/lib/passwords";
+import { createUser, findUserByEmail, hashPassword, replacePassword, validatePassword } from "../src/modules/users/service";
 import { cliChange, guard, print, storeOptions, withStore } from "./context";
 import { badInput } from "./input";
 
@@ -18,10 +21,18 @@ interface CreateFlags {
   dataDir?: string;
 }
 
-/** readPasswordFromStdin reads all of stdin and drops one trailing line break (`echo pw | renderd …`). */
+interface SetPasswordFlags {
+  email: string;
+  passwordStdin?: boolean;
+  json?: boolean;
+  dataDir?: string;
+}
+
+/** readPasswordFromStdin reads one line from stdin, without its line break (`printf '%s\n' "$PW" | renderd …`). */
 async function readPasswordFromStdin(): Promise<string> {
-  const text = await Bun.stdin.text();
-  return text.replace(/\r?\n$/, "");
+  const line = (await Bun.stdin.text()).replace(/\r?\n$/, "");
+  if (/[\r\n]/.test(line)) throw badInput("Standard input must hold one line: the password.");
+  return line;
 }
 
 /** usersCommand builds `renderd users` and its subcommands. */
@@ -37,8 +48,8 @@ export function usersCommand(): Command {
         .option("--role <role>", `role in that workspace: ${ROLES.join(", ")}`, "member")
         .option("--platform-admin", "also make the user a platform administrator (all workspaces, allowances)")
         .option("--name <name>", "display name")
-        .addOption(new Option("--password <password>", "password, 8 to 1024 characters (visible in the process list: prefer --password-stdin)").conflicts("passwordStdin"))
-        .option("--password-stdin", "read the password from standard input (one trailing line break is dropped)")
+        .addOption(new Option("--password <password>", `password, ${PASSWORD_RULE} (visible in the process list: prefer --password-stdin)`).conflicts("passwordStdin"))
+        .option("--password-stdin", "read the password from standard input (one line)")
         .addHelpText("after", "\nWith neither --password nor --password-stdin, a password is generated and printed once."),
     ).action(
       guard(async (flags: CreateFlags) => {
@@ -66,6 +77,29 @@ export function usersCommand(): Command {
             if (generatedPassword) lines.push(`generated password (shown once, store it now): ${generatedPassword}`);
             return lines.join("\n");
           });
+        }, flags.dataDir);
+      }),
+    ),
+  );
+
+  cmd.addCommand(
+    storeOptions(
+      new Command("set-password")
+        .description("replace a user's password and end all their sessions (audited as system/cli)")
+        .requiredOption("--email <email>", "the user's sign-in e-mail")
+        .option("--password-stdin", "read the new password from standard input (one line); required"),
+    ).action(
+      guard(async (flags: SetPasswordFlags) => {
+        // Only stdin: a password given as a flag would show in the process list and the shell history.
+        if (!flags.passwordStdin) throw badInput("Give the new password on standard input with --password-stdin.");
+        const password = await readPasswordFromStdin();
+        validatePassword(password);
+        const passwordHash = await hashPassword(password);
+        await withStore(({ store, clock }) => {
+          const user = findUserByEmail(store, flags.email);
+          if (!user) throw new ApiError("NOT_FOUND", `No user has the e-mail ${flags.email}; list them with the console or create one with \`renderd users create\`.`);
+          const { sessionsEnded } = replacePassword(store, clock, cliChange(), user, passwordHash);
+          print(!!flags.json, { id: user.id, email: user.email, passwordChanged: true, sessionsEnded }, () => `changed the password of ${user.email} (${user.id}); ended ${sessionsEnded} session(s)`);
         }, flags.dataDir);
       }),
     ),

@@ -90,6 +90,15 @@ const stubOptionalPeers: BunPlugin = {
   },
 };
 
+/** buildCommit answers the checkout's commit (12 hex digits, `-dirty` with uncommitted changes), or `unknown` outside git. */
+function buildCommit(): string {
+  const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const head = git("rev-parse", "--short=12", "HEAD");
+  if (head.exitCode !== 0) return "unknown";
+  const dirty = git("status", "--porcelain", "--untracked-files=no").stdout.toString().trim() !== "";
+  return head.stdout.toString().trim() + (dirty ? "-dirty" : "");
+}
+
 if (!(await Bun.file(entry).exists())) {
   console.error(`build: entry ${relative(root, entry)} does not exist`);
   process.exit(1);
@@ -111,7 +120,8 @@ const result = await Bun.build({
   bytecode: true,
   metafile: true,
   plugins: [stubOptionalPeers, patchDependencies],
-  define: { "process.env.NODE_ENV": JSON.stringify("production") },
+  // RENDERD_COMMIT is what `renderd --version` names (cli/version.ts).
+  define: { "process.env.NODE_ENV": JSON.stringify("production"), RENDERD_COMMIT: JSON.stringify(buildCommit()) },
   compile: {
     outfile,
     autoloadBunfig: false,

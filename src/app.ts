@@ -29,6 +29,8 @@ import { workspaceRoutes } from "./modules/workspaces";
 /** Api is what the listener calls: one function from request (and the peer's address) to response. */
 export interface Api {
   handle(request: Request, peerAddress?: string): Promise<Response>;
+  /** routes lists every method and path pattern the API answers (`/v1/renders/:id`), for tests over all routes. */
+  routes(): { method: string; path: string }[];
 }
 
 function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request): ApiError {
@@ -87,6 +89,7 @@ export function createApi(app: AppContext): Api {
     .use(renderResultRoutes(app));
 
   return {
+    routes: () => elysia.routes.map((r) => ({ method: r.method, path: r.path })),
     async handle(request, peerAddress) {
       const m = meta.begin(request, clientAddress(peerAddress, request.headers.get("x-forwarded-for"), trusted));
       const path = new URL(request.url).pathname;

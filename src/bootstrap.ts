@@ -12,18 +12,31 @@ export interface FirstStart {
   generatedPassword?: string;
 }
 
-/** bootstrapIfEmpty creates the first workspace and administrator when the store has no user; null otherwise. */
-export async function bootstrapIfEmpty(store: Store, clock: Clock, admin: { email: string; password?: string }): Promise<FirstStart | null> {
+/** FirstStartPlan is a first start made ready but not yet written: the administrator's password is hashed. */
+export interface FirstStartPlan extends FirstStart {
+  passwordHash: string;
+}
+
+/** planFirstStart hashes the administrator's password (slow on purpose) when the store has no user; null otherwise. It writes nothing. */
+export async function planFirstStart(store: Store, admin: { email: string; password?: string }): Promise<FirstStartPlan | null> {
   if (countUsers(store) > 0) return null;
   const generatedPassword = admin.password === undefined ? randomBase62(20) : undefined;
   const passwordHash = await hashPassword(admin.password ?? generatedPassword!);
+  return { email: admin.email, generatedPassword, passwordHash };
+}
+
+/**
+ * applyFirstStart creates workspace `default` and its administrator from a plan, synchronously, so that server.ts can
+ * call it right after binding its ports, before any request is served. Null when another process got there first.
+ */
+export function applyFirstStart(store: Store, clock: Clock, plan: FirstStartPlan): FirstStart | null {
   const ctx = { actor: { ...CLI_ACTOR, id: "bootstrap", name: "first start" }, requestId: "bootstrap" };
   const created = store.tx(() => {
-    // Another process may have bootstrapped while we hashed.
+    // Another process may have bootstrapped the same store while this one started.
     if (countUsers(store) > 0) return false;
     const ws = store.get<{ id: string }>("SELECT id FROM workspaces WHERE slug = 'default'")?.id ?? createWorkspace(store, clock, ctx, { name: "Default", slug: "default" }).id;
-    createUser(store, clock, ctx, { email: admin.email, name: "Administrator", passwordHash, workspace: ws, role: "owner", platformAdmin: true });
+    createUser(store, clock, ctx, { email: plan.email, name: "Administrator", passwordHash: plan.passwordHash, workspace: ws, role: "owner", platformAdmin: true });
     return true;
   });
-  return created ? { email: admin.email, generatedPassword } : null;
+  return created ? { email: plan.email, generatedPassword: plan.generatedPassword } : null;
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCidrList } from "./lib/cidr";
+import { passwordProblem, PASSWORD_RULE } from "./lib/passwords";
 
 /** ConfigError is bad configuration: start-up prints its one line and exits non-zero. */
 export class ConfigError extends Error {
@@ -107,7 +108,7 @@ export const OPTIONS = {
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
   logLevel: { env: "LOG_LEVEL", flag: "--log-level", help: "fatal, error, warn, info, debug, trace or silent", fallback: () => "info", parse: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const) },
   adminEmail: { env: "RENDERD_ADMIN_EMAIL", flag: "--admin-email", help: "first start only: e-mail of the platform administrator", fallback: () => "admin@renderd.local", parse: text },
-  adminPassword: { env: "RENDERD_ADMIN_PASSWORD", flag: "--admin-password", help: "first start only: that administrator's password (default: generated and printed once)", fallback: () => undefined, parse: text },
+  adminPassword: { env: "RENDERD_ADMIN_PASSWORD", flag: "--admin-password", help: `first start only: that administrator's password, ${PASSWORD_RULE} (default: generated and printed once serve listens)`, fallback: () => undefined, parse: text },
 } satisfies Record<string, Option<unknown>>;
 
 type Options = typeof OPTIONS;
@@ -128,8 +129,9 @@ export function loadConfig(env: Record<string, string | undefined>, values: Part
   config.publicUrl ??= `http://localhost:${config.port}`;
   if (config.adminEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(config.adminEmail))
     throw new ConfigError(`RENDERD_ADMIN_EMAIL=${config.adminEmail} is not allowed: use an e-mail address.`);
-  if (config.adminPassword !== undefined && config.adminPassword.length < 8)
-    throw new ConfigError("RENDERD_ADMIN_PASSWORD is not allowed: use at least 8 characters.");
+  // The value itself is never echoed: it is a password.
+  if (config.adminPassword !== undefined && passwordProblem(config.adminPassword) !== null)
+    throw new ConfigError(`RENDERD_ADMIN_PASSWORD is not allowed: use ${PASSWORD_RULE}.`);
   return config;
 }
 

@@ -1,8 +1,8 @@
-/** server: config → store → migrate → first start → app → listen; and the graceful stop. */
+/** server: config → store → migrate → app → listen → first start; and the graceful stop. */
 import type { Server } from "bun";
 import type { Logger } from "pino";
-import { createApi } from "./app";
-import { bootstrapIfEmpty, type FirstStart } from "./bootstrap";
+import { createApi, type Api } from "./app";
+import { applyFirstStart, planFirstStart, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
@@ -41,6 +41,8 @@ export interface RunningServer {
   pool: RenderPool;
   /** worker runs the render queue on the pool. */
   worker: RenderWorker;
+  /** api is the public port's handler (its route list is read by tests). */
+  api: Api;
   /** stop stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
 }
@@ -61,31 +63,38 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let worker: RenderWorker | undefined;
   let publicServer: Server<undefined> | undefined;
   let internalServer: Server<undefined> | undefined;
+  let api: Api | undefined;
   try {
     const applied = migrate(store, clock);
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
-    const first = await bootstrapIfEmpty(store, clock, { email: config.adminEmail, password: config.adminPassword });
-    if (first) {
-      log.info({ email: first.email }, "first start: created workspace default and its administrator");
-      options.onFirstStart?.(first);
-    }
+    const plan = await planFirstStart(store, { email: config.adminEmail, password: config.adminPassword });
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
     worker = new RenderWorker({ store, clock, log, files, pool, concurrency: config.renderWorkers, retentionDays: config.retentionDays });
     worker.start();
-    const api = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
+    const handler = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
+    api = handler;
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
     publicServer = Bun.serve({
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      fetch: (request, server) => api.handle(request, server.requestIP(request)?.address),
+      fetch: (request, server) => handler.handle(request, server.requestIP(request)?.address),
     });
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
+    // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
+    // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). No await since
+    // Bun.serve: no request is served before the administrator exists.
+    const first = plan && applyFirstStart(store, clock, plan);
+    if (first) {
+      log.info({ email: first.email }, "first start: created workspace default and its administrator");
+      options.onFirstStart?.(first);
+    }
   } catch (e) {
     cleanup?.stop();
     publicServer?.stop(true);
+    internalServer?.stop(true);
     await worker?.stop();
     await pool?.stop();
     store.close();
@@ -116,6 +125,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webhooks,
     pool: renderPool,
     worker: renderWorker,
+    api,
     stop() {
       stopping ??= (async () => {
         cleanup?.stop();

@@ -1,4 +1,4 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -6,6 +6,11 @@ import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "renderd-binary-"));
+const binary = join(work, "renderd");
+beforeAll(() => {
+  const build = Bun.spawnSync([process.execPath, "run", "scripts/build.ts", "cli/main.ts", binary], { cwd: root, stderr: "pipe", stdout: "pipe" });
+  expect(build.exitCode, build.stderr.toString()).toBe(0);
+});
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function freePort(): Promise<number> {
@@ -32,10 +37,6 @@ async function waitFor(url: string, deadlineMs: number): Promise<Response> {
 }
 
 test("the compiled binary serves /health and /health/live and stops on SIGTERM", async () => {
-  const binary = join(work, "renderd");
-  const build = Bun.spawnSync([process.execPath, "run", "scripts/build.ts", "cli/main.ts", binary], { cwd: root, stderr: "pipe", stdout: "pipe" });
-  expect(build.exitCode, build.stderr.toString()).toBe(0);
-
   const [port, internalPort] = [await freePort(), await freePort()];
   const proc = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], {
     // Started outside the checkout: the binary must need nothing from it.
@@ -76,4 +77,13 @@ test("bad configuration exits non-zero with one line naming the variable", () =>
   expect(run.exitCode).toBe(2);
   const lines = run.stderr.toString().trim().split("\n");
   expect(lines).toEqual(["renderd: RENDER_TIMEOUT_MS=500 is not allowed: use a whole number from 1000 to 3600000."]);
+});
+
+test("--version names the package version and the commit the binary was built from; a source run says dev", async () => {
+  const { version } = (await Bun.file(join(root, "package.json")).json()) as { version: string };
+  const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: root, stdout: "pipe" }).stdout.toString().trim();
+  const built = Bun.spawnSync([binary, "--version"], { cwd: work, stdout: "pipe" });
+  expect(built.stdout.toString()).toMatch(new RegExp(`^${version.replaceAll(".", "\\.")} \\(commit ${head}(-dirty)?\\)\n$`));
+  const source = Bun.spawnSync([process.execPath, "cli/main.ts", "--version"], { cwd: root, stdout: "pipe" });
+  expect(source.stdout.toString()).toBe(`${version} (dev)\n`);
 });

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { openStore } from "../src/store/open";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer } from "./harness";
 
 const root = resolve(import.meta.dir, "..");
@@ -55,8 +56,27 @@ describe("readiness over HTTP", () => {
 });
 
 describe("first start", () => {
-  test("without RENDERD_ADMIN_PASSWORD a generated password is printed once and signs in", async () => {
+  test("a first start that fails (port taken) creates no administrator and prints no password; the next start does", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "renderd-first-"));
+    const taken = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const failed = Bun.spawn([process.execPath, "cli/main.ts", "serve", "--port", String(taken.port), "--internal-port", "0", "--host", "127.0.0.1"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, LOG_LEVEL: "info" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const failedCode = await failed.exited;
+    taken.stop(true);
+    expect(failedCode).not.toBe(0);
+    expect(await new Response(failed.stderr).text()).toContain(String(taken.port));
+    expect(await new Response(failed.stdout).text()).not.toContain("password");
+    const store = openStore(dataDir);
+    try {
+      expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n).toBe(0);
+    } finally {
+      store.close();
+    }
+
     const port = 20000 + Math.floor(Math.random() * 20000);
     const proc = Bun.spawn([process.execPath, "cli/main.ts", "serve", "--port", String(port), "--internal-port", "0", "--host", "127.0.0.1"], {
       cwd: root,

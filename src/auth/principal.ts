@@ -21,6 +21,8 @@ export interface SessionPrincipal extends PrincipalBase {
   user: { id: string; email: string; name: string | null; platformAdmin: boolean };
   role: Role | null;
   memberships: Membership[];
+  /** The chosen workspace is suspended (spec 3.4). */
+  suspended: boolean;
 }
 
 export interface ApiKeyPrincipal extends PrincipalBase {
@@ -40,6 +42,11 @@ export interface AuthRequirement {
   platformAdmin?: boolean;
   /** A console session of any member of the workspace, or an API key holding this scope (the workspace export). */
   keyScope?: Scope;
+  /**
+   * The route may change things while the caller's workspace is suspended (spec 3.4). Without it every write (POST, PUT,
+   * PATCH, DELETE) of a suspended workspace's member is refused; docs/decisions.md lists the routes that declare it.
+   */
+  whileSuspended?: boolean;
 }
 
 export interface AuthDeps {
@@ -116,6 +123,7 @@ function fromSession(deps: AuthDeps, cookieValue: string, workspaceHeader: strin
     user: { id: user.id, email: user.email, name: user.name, platformAdmin: user.platform_admin === 1 },
     role: chosen?.role ?? null,
     memberships,
+    suspended: chosen?.suspended ?? false,
     workspaceId: chosen?.workspaceId ?? null,
     scopes: new Set(chosen ? scopesOfRole(chosen.role) : []),
     actor: { type: "user", id: user.id, email: user.email, ...(user.name ? { name: user.name } : {}) },
@@ -141,6 +149,12 @@ export function authorize(deps: AuthDeps, request: Request, principal: Principal
     if (!isConsoleOrigin(deps.config, request.headers.get("origin")))
       throw new ApiError("FORBIDDEN", "A request authenticated by the session cookie must carry the console's Origin.");
   }
+  // spec 3.4: members of a suspended workspace can still sign in, read and export; its API keys are refused earlier.
+  if (principal.kind === "session" && principal.suspended && !SAFE_METHODS.has(request.method) && !need.whileSuspended)
+    throw new ApiError(
+      "FORBIDDEN",
+      `Workspace ${principal.workspaceId} is suspended: its members can read and export it but change nothing until a platform administrator restores it.`,
+    );
   if (need.platformAdmin && !(principal.kind === "session" && principal.user.platformAdmin))
     throw new ApiError("FORBIDDEN", "This operation needs a platform administrator.");
   // `scope` is the one-scope case of `anyScope`.

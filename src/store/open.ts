@@ -55,7 +55,12 @@ export class Store {
   }
 }
 
+/** storePath answers where DATA_DIR's SQLite file is. */
+export function storePath(dataDir: string): string {
+  return join(dataDir, "renderd.db");
+}
+
 /** openStore opens or creates DATA_DIR/renderd.db. */
 export function openStore(dataDir: string): Store {
-  return new Store(join(dataDir, "renderd.db"));
+  return new Store(storePath(dataDir));
 }

@@ -56,6 +56,7 @@ function withStore<T>(fn: (store: Store) => T): T {
 const ws: Record<"acme" | "beta", string> = { acme: "", beta: "" };
 
 beforeAll(() => {
+  ok(["migrate"]);
   ws.acme = JSON.parse(ok(["workspaces", "create", "Acme", "--slug", "acme", "--json"])).id;
   ws.beta = JSON.parse(ok(["workspaces", "create", "Beta", "--slug", "beta", "--json"])).id;
   withStore((store) =>

@@ -9,6 +9,9 @@ import { ApiKey, ApiKeyCreated, ApiKeyListQuery, CreateApiKeyBody } from "./mode
 import { createApiKey, deleteApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "./service";
 
 const manage = { scope: "admin:manage", session: true } as const;
+// Taking a key's access away is allowed while the workspace is suspended (spec 3.4; docs/decisions.md): a leaked key can be
+// disabled before the workspace is restored.
+const takeAway = { ...manage, whileSuspended: true } as const;
 
 /** apiKeyRoutes mounts /v1/api-keys. */
 export function apiKeyRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
@@ -28,7 +31,7 @@ export function apiKeyRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
       response: Page(ApiKey),
     })
     .delete("/v1/api-keys/:id", ({ params, principal, request }) => deleteApiKey(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id), {
-      auth: manage,
+      auth: takeAway,
       params: IdParams,
     })
     .post("/v1/api-keys/:id/rotate", ({ params, principal, request }) => rotateApiKey(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id), {
@@ -37,7 +40,7 @@ export function apiKeyRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
       response: ApiKeyCreated,
     })
     .post("/v1/api-keys/:id/revoke", ({ params, principal, request }) => revokeApiKey(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id), {
-      auth: manage,
+      auth: takeAway,
       params: IdParams,
     });
 }

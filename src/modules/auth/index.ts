@@ -1,4 +1,4 @@
-/** auth routes: POST /v1/auth/sign-in, POST /v1/auth/sign-out, GET /v1/auth/me. */
+/** auth routes: POST /v1/auth/sign-in, POST /v1/auth/sign-out, GET /v1/auth/me, POST /v1/auth/password. */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { ApiError } from "../../errors";
@@ -6,9 +6,12 @@ import { RateLimiter } from "../../http/rate-limit";
 import type { AuthPlugin } from "../../auth/plugin";
 import { isConsoleOrigin } from "../../auth/principal";
 import { signCookieValue } from "../../auth/secrets";
-import { Me, SignInBody } from "./model";
-import { describeSession, signIn, signOut } from "./service";
+import { ChangePasswordBody, Me, PasswordChanged, SignInBody } from "./model";
+import { changePassword, describeSession, signIn, signOut } from "./service";
 import type { RequestMeta } from "../../http/request-meta";
+
+// Signing out and changing one's password act on the user, not on a workspace: a suspension does not stop them (spec 3.4).
+const userLevel = { session: true, whileSuspended: true } as const;
 
 // spec 8.3.2: the sign-in rate is fixed, not configurable; it slows password guessing per address.
 const SIGN_IN_PER_MINUTE = 10;
@@ -45,7 +48,7 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
         set.headers["set-cookie"] = cookie("", 0);
         return { signedOut: true };
       },
-      { auth: { session: true } },
+      { auth: userLevel },
     )
     .get(
       "/v1/auth/me",
@@ -54,5 +57,16 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
         return describeSession(principal);
       },
       { auth: { session: true }, response: Me },
+    )
+    .post(
+      "/v1/auth/password",
+      async ({ body, principal, request }) => {
+        if (principal.kind !== "session") throw new ApiError("FORBIDDEN", "This operation needs a signed-in console session.");
+        // The current password is a password guess like a sign-in: the same limiter counts both.
+        const retryAfter = limiter.hit(meta.of(request).clientAddress);
+        if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many password attempts; try again later.", { retryAfter });
+        return changePassword(app.store, app.clock, meta.change(request, principal), principal, body);
+      },
+      { auth: userLevel, body: ChangePasswordBody, response: PasswordChanged },
     );
 }

@@ -1,4 +1,4 @@
-/** auth/service: signing in and out of the console; sessions are rows, the cookie carries a signed token. */
+/** auth/service: signing in and out of the console, and changing one's password; sessions are rows, the cookie carries a signed token. */
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
@@ -6,8 +6,9 @@ import type { Store } from "../../store/open";
 import type { SessionPrincipal } from "../../auth/principal";
 import { newSessionToken } from "../../auth/secrets";
 import { recordAudit } from "../audit/service";
-import { findUserByEmail, membershipsOf } from "../users/service";
-import type { Me } from "./model";
+import type { ChangeContext } from "../audit/model";
+import { findUser, findUserByEmail, hashPassword, membershipsOf, replacePassword, validatePassword } from "../users/service";
+import type { ChangePasswordBody, Me } from "./model";
 
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -40,6 +41,22 @@ export async function signIn(store: Store, clock: Clock, requestId: string, emai
     }
   });
   return { token, expiresAt };
+}
+
+/**
+ * changePassword replaces the signed-in user's password after checking the current one; the caller's session stays and
+ * every other session of the user ends. A wrong current password is 400 at `/currentPassword`, not 401: the session is
+ * fine, and the console reads 401 as "signed out".
+ */
+export async function changePassword(store: Store, clock: Clock, ctx: ChangeContext, principal: SessionPrincipal, body: ChangePasswordBody): Promise<{ passwordChanged: true }> {
+  const user = findUser(store, principal.user.id);
+  if (!user) throw new ApiError("UNAUTHORIZED", "The session is not valid; sign in again.");
+  if (!(await Bun.password.verify(body.currentPassword, user.password_hash)))
+    throw new ApiError("BAD_REQUEST", "The current password is not correct.", { details: [{ path: "/currentPassword", message: "is not your current password" }] });
+  validatePassword(body.newPassword, "/newPassword", body.currentPassword);
+  const passwordHash = await hashPassword(body.newPassword);
+  replacePassword(store, clock, ctx, user, passwordHash, { keepSessionId: principal.sessionId, expectedHash: user.password_hash });
+  return { passwordChanged: true };
 }
 
 /** signOut ends the session. */

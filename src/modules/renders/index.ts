@@ -71,7 +71,8 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       response: RenderActivity,
     })
     .post("/v1/renders/:id/cancel", ({ params, principal }) => cancelRender(d, workspaceOf(principal), params.id), {
-      auth: { scope: "render:cancel" },
+      // Stopping work is allowed while suspended (docs/decisions.md): a queued render would otherwise print on restoration.
+      auth: { scope: "render:cancel", whileSuspended: true },
       params: IdParams,
       response: Render,
     })

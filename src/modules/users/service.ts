@@ -2,6 +2,7 @@
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
+import { passwordProblem } from "../../lib/passwords";
 import type { Store } from "../../store/open";
 import type { Role } from "../../auth/scopes";
 import type { ChangeContext } from "../audit/model";
@@ -21,6 +22,8 @@ export interface Membership {
   workspaceId: string;
   workspaceName: string;
   role: Role;
+  /** The workspace is suspended (spec 3.4): its members may read it, not change it. */
+  suspended: boolean;
 }
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
@@ -30,10 +33,36 @@ export function hashPassword(password: string): Promise<string> {
   return Bun.password.hash(password, { algorithm: "argon2id" });
 }
 
-/** validatePassword refuses passwords a console should not accept. */
-export function validatePassword(password: string): void {
-  if (password.length < 8 || password.length > 1024)
-    throw new ApiError("BAD_REQUEST", "The password must be 8 to 1024 characters.", { details: [{ path: "/password", message: "must be 8 to 1024 characters" }] });
+/** validatePassword refuses a new password that breaks the rule (docs/decisions.md); `path` names the field, `current` the password it replaces. */
+export function validatePassword(password: string, path = "/password", current?: string): void {
+  const problem = passwordProblem(password, current);
+  if (problem) throw new ApiError("BAD_REQUEST", "Choose another password.", { details: [{ path, message: problem }] });
+}
+
+/**
+ * replacePassword stores a new password hash, ends every session of the user but `keepSessionId`, and audits
+ * `user.password_changed` in each of the user's workspaces (as sign-in is audited), all in one transaction. `expectedHash`,
+ * when given, is the hash the caller verified against: if it changed meanwhile the change is refused (409).
+ */
+export function replacePassword(
+  store: Store,
+  clock: Clock,
+  ctx: ChangeContext,
+  user: Pick<UserRow, "id" | "email">,
+  passwordHash: string,
+  options: { keepSessionId?: string; expectedHash?: string } = {},
+): { sessionsEnded: number } {
+  return store.tx(() => {
+    const changed = options.expectedHash
+      ? store.run("UPDATE users SET password_hash = $hash WHERE id = $id AND password_hash = $old", { hash: passwordHash, id: user.id, old: options.expectedHash })
+      : store.run("UPDATE users SET password_hash = $hash WHERE id = $id", { hash: passwordHash, id: user.id });
+    if (changed === 0) throw new ApiError("CONFLICT", "The password was changed meanwhile; sign in again with the new one.");
+    const sessionsEnded = store.run("DELETE FROM sessions WHERE user_id = $user AND id IS NOT $keep", { user: user.id, keep: options.keepSessionId ?? null });
+    for (const m of membershipsOf(store, user.id)) {
+      recordAudit(store, clock, ctx, { workspaceId: m.workspaceId, action: "user.password_changed", resourceType: "user", resourceId: user.id, resourceName: user.email, metadata: { sessionsEnded } });
+    }
+    return { sessionsEnded };
+  });
 }
 
 /** checkEmail answers the e-mail trimmed, or throws 400 at `/email` when it is not an e-mail address. */
@@ -95,11 +124,11 @@ export function findUser(store: Store, id: string): UserRow | null {
 
 /** membershipsOf answers a user's workspaces, oldest membership first (the default workspace is the first). */
 export function membershipsOf(store: Store, userId: string): Membership[] {
-  return store.all<{ workspace_id: string; name: string; role: Role }>(
-    `SELECT m.workspace_id, w.name, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+  return store.all<{ workspace_id: string; name: string; role: Role; suspended: number }>(
+    `SELECT m.workspace_id, w.name, m.role, w.suspended FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
      WHERE m.user_id = $user ORDER BY m.created_at, m.workspace_id`,
     { user: userId },
-  ).map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role }));
+  ).map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role, suspended: r.suspended === 1 }));
 }
 
 /** countUsers answers how many users exist (first start creates the administrator when there are none). */

@@ -63,7 +63,8 @@ export function webhookEndpointRoutes(app: AppContext, auth: AuthPlugin, meta: R
     .delete(
       "/v1/webhook-endpoints/:id",
       ({ params, principal, request }) => deleteWebhookEndpoint(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id),
-      { auth: manage, params: IdParams },
+      // Stopping deliveries to a URL is allowed while suspended (docs/decisions.md), like revoking a key.
+      { auth: { ...manage, whileSuspended: true }, params: IdParams },
     )
     .post(
       "/v1/webhook-endpoints/:id/rotate-secret",

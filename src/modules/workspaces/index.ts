@@ -26,7 +26,8 @@ export function workspaceRoutes(app: AppContext, auth: AuthPlugin, meta: Request
     .put(
       "/v1/companies/:id/allowances",
       ({ params, body, principal, request }) => replaceAllowances(app.store, app.clock, meta.change(request, principal), params.id, body),
-      { auth: platform, params: IdParams, body: AllowancesReplacement, response: CompanyAllowances },
+      // It acts on the workspace in the path, whatever the administrator's own: restoring must work even from a suspended one.
+      { auth: { ...platform, whileSuspended: true }, params: IdParams, body: AllowancesReplacement, response: CompanyAllowances },
     )
     .get("/v1/platform/workspaces", ({ query }) => listWorkspaces(app.store, query), {
       auth: platform,
