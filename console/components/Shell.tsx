@@ -4,9 +4,10 @@ import { useRef, type ReactNode } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Link, useLocation } from "wouter";
 import type { Access } from "../api/access";
-import { download, setWorkspace } from "../api/client";
+import { setWorkspace } from "../api/client";
 import { useRenderLimits } from "../api/limits";
 import { useSignOut } from "../api/session";
+import { ExportButton } from "./ExportButton";
 
 interface NavItem {
   href: string;
@@ -31,11 +32,6 @@ const NAV: NavItem[] = [
   { href: "/members", label: "Members", show: managers },
   { href: "/platform", label: "Platform", show: (a) => a.platformAdmin },
 ];
-
-/** exportWorkspace downloads the workspace's data as one JSON document (allowed while suspended, spec 3.4). */
-export function exportWorkspace(): Promise<void> {
-  return download("/v1/export", "workspace-export.json");
-}
 
 function WorkspaceSwitcher({ access }: { access: Access }) {
   const client = useQueryClient();
@@ -95,9 +91,7 @@ function SuspendedBanner() {
     <div className="banner" role="alert">
       <strong>This workspace is suspended.</strong> It renders nothing and its API keys are refused; you can still read
       everything and export its data.{" "}
-      <button type="button" className="secondary" onClick={() => void exportWorkspace()}>
-        Export workspace data
-      </button>
+      <ExportButton />
     </div>
   );
 }

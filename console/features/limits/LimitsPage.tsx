@@ -19,7 +19,7 @@ export function LimitsPage({ access }: { access: Access }) {
                 Used: {l.documentsThisMonth} documents this month, {formatBytes(l.storageBytes)} of storage, {l.testRendersToday} test renders today,{" "}
                 {l.templateConversionsThisMonth} template conversions this month.
               </p>
-              <AllowancesForm key={JSON.stringify(l)} workspaceId={workspace.id} workspaceName={workspace.name} allowances={l} editable={access.platformAdmin} />
+              <AllowancesForm workspaceId={workspace.id} workspaceName={workspace.name} allowances={l} editable={access.platformAdmin} />
             </>
           )}
         </QueryState>

@@ -7,6 +7,7 @@ import { api, currentWorkspace, type Page } from "../../api/client";
 import { useRenderLimits } from "../../api/limits";
 import { dailySeries, useUsage, utcDay } from "../../api/usage";
 import { DailyChart } from "../../components/DailyChart";
+import { ExportButton } from "../../components/ExportButton";
 import { formatBytes, formatDate, formatLimit } from "../../components/format";
 import { QueryState } from "../../components/QueryState";
 
@@ -67,6 +68,9 @@ export function OverviewPage() {
           </ul>
         )}
       </QueryState>
+      <h2>Your data</h2>
+      <p>Templates with their versions, renders' and assets' records, the audit log and usage, as one JSON document.</p>
+      <ExportButton />
     </section>
   );
 }

@@ -85,7 +85,7 @@ export function PlatformPage() {
                   Documents per month: {formatLimit(w.documentsPerMonth)}; max active renders: {w.maxActiveRenders}; storage: {formatLimit(w.maxStorageBytes, formatBytes)}.
                 </p>
                 {editing === w.id ? (
-                  <AllowancesForm key={JSON.stringify(w)} workspaceId={w.id} workspaceName={w.name} allowances={w} editable />
+                  <AllowancesForm key={w.id} workspaceId={w.id} workspaceName={w.name} allowances={w} editable />
                 ) : (
                   <button type="button" className="secondary" onClick={() => setEditing(w.id)}>
                     Edit allowances of {w.name}
