@@ -103,7 +103,7 @@ test("a member of a suspended workspace can still export its data", async () => 
   const member = await rig.page();
   await signIn(member, MEMBER.email, MEMBER.password);
   await member.getByRole("alert").filter({ hasText: "suspended" }).waitFor();
-  const [download] = await Promise.all([member.waitForEvent("download"), member.getByRole("button", { name: "Export workspace data" }).click()]);
+  const [download] = await Promise.all([member.waitForEvent("download"), member.getByRole("alert").filter({ hasText: "suspended" }).getByRole("button", { name: "Export workspace data" }).click()]);
   const file = await download.path();
   const exported = JSON.parse(readFileSync(file, "utf8"));
   expect(typeof exported).toBe("object");
