@@ -124,3 +124,22 @@ describe("every page", () => {
     });
   }
 });
+
+// Last in this file: it uses up the sign-in allowance of this address for a minute (spec 8.3.2: 10 a minute).
+describe("sign-in rate limit", () => {
+  test("too many attempts show a clear message instead of 'wrong password'", async () => {
+    const page = await rig.page();
+    await page.goto("/console/sign-in");
+    await page.getByLabel("Email").fill(ADMIN.email);
+    const alert = page.getByRole("alert");
+    for (let attempt = 1; attempt <= 11; attempt++) {
+      await page.getByLabel("Password").fill(`guess-${attempt}`);
+      const answered = page.waitForResponse((r) => r.url().endsWith("/v1/auth/sign-in"));
+      await page.getByRole("button", { name: "Sign in" }).click();
+      if ((await answered).status() === 429) break;
+    }
+    await alert.filter({ hasText: "Too many sign-in attempts" }).waitFor();
+    await shoot(page, "sign-in-rate-limited");
+    await page.context().close();
+  });
+});
