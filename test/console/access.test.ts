@@ -59,6 +59,30 @@ test("revoking a key asks first, then the key is refused", async () => {
   expect((await fetch(`${rig.url}/v1/renders`, { headers: { "x-api-key": secret } })).status).toBe(401);
 });
 
+test("webhooks: an endpoint's signing secret is shown once, rotated with a confirmation, and the endpoint deleted", async () => {
+  await admin.getByRole("link", { name: "Webhooks" }).click();
+  await admin.getByText("No endpoints yet").waitFor();
+  const form = admin.getByRole("form", { name: "Add endpoint" });
+  await form.getByLabel("Endpoint URL").fill("http://127.0.0.1:9/hooks/renderd");
+  await form.getByLabel("render.cancelled").uncheck();
+  await form.getByRole("button", { name: "Add endpoint" }).click();
+  const first = await admin.getByLabel("Signing secret", { exact: true }).inputValue();
+  expect(first).toStartWith("whsec_");
+  await admin.getByRole("link", { name: "http://127.0.0.1:9/hooks/renderd" }).click();
+  await admin.getByRole("heading", { name: "Webhook endpoint" }).waitFor();
+  expect(await admin.getByLabel("render.cancelled").isChecked()).toBe(false);
+  await admin.getByRole("button", { name: "Rotate secret" }).click();
+  await admin.getByRole("dialog").getByRole("button", { name: "Rotate", exact: true }).click();
+  const second = await admin.getByLabel("Signing secret", { exact: true }).inputValue();
+  expect(second).toStartWith("whsec_");
+  expect(second).not.toBe(first);
+  await admin.getByText("No deliveries yet.").waitFor();
+  await shoot(admin, "webhook-endpoint");
+  await admin.getByRole("button", { name: "Delete endpoint" }).click();
+  await admin.getByRole("dialog").getByRole("button", { name: "Delete", exact: true }).click();
+  await admin.getByText("No endpoints yet").waitFor();
+});
+
 test("a member sees no Webhooks link and the API refuses them the webhooks", async () => {
   const page = await rig.page();
   await signIn(page, MEMBER.email, MEMBER.password);

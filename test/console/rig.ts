@@ -61,6 +61,9 @@ export async function startRig(): Promise<Rig> {
     PUBLIC_URL: url,
     RENDER_WORKERS: "1",
     LOG_LEVEL: "warn",
+    // The webhook pages are tried against a local address that nobody answers.
+    WEBHOOK_ALLOW_HTTP: "1",
+    WEBHOOK_ALLOW_PRIVATE: "1",
   };
   const server = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], { cwd: work, env, stdout: "ignore", stderr: "inherit" });
   let browser: Browser | undefined;
