@@ -31,7 +31,7 @@ const CSP = [
 ].join("; ");
 
 /** SECURITY_HEADERS go on every console response. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": CSP,
   "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",

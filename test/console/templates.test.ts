@@ -84,3 +84,10 @@ test("an upload shows its progress and lands in the list", async () => {
   await page.getByRole("cell", { name: "brand.css", exact: true }).waitFor();
   await shoot(page, "assets-uploaded");
 });
+
+test("deleting a template asks first, then it leaves the list", async () => {
+  await page.goto(templatePath);
+  await page.getByRole("button", { name: "Delete template" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Delete", exact: true }).click();
+  await page.getByText("No templates yet").waitFor();
+});

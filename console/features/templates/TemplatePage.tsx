@@ -1,14 +1,14 @@
 /** TemplatePage: one template — its draft in a JSON editor with the API's problems marked in place, a live HTML
  * preview beside it, test render, publish and the versions list. Loaded lazily: it carries CodeMirror. */
 import { useMemo, useState } from "react";
-import { Link } from "wouter";
+import { Link, useLocation } from "wouter";
 import type { TemplateDraft, UpdateTemplateBody } from "../../../src/modules/templates/model";
 import { ApiFailure } from "../../api/client";
 import { ConfirmButton } from "../../components/Confirm";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { formatDate } from "../../components/format";
 import { QueryState } from "../../components/QueryState";
-import { usePreview, usePublish, useSaveDraft, useTemplate, useTestRender, useVersions } from "./api";
+import { useDeleteTemplate, usePreview, usePublish, useSaveDraft, useTemplate, useTestRender, useVersions } from "./api";
 import { JsonEditor, type Problem } from "./JsonEditor";
 
 type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
@@ -72,6 +72,8 @@ function Editor({ id }: { id: string }) {
   const save = useSaveDraft(id);
   const publish = usePublish(id);
   const testRender = useTestRender(id);
+  const remove = useDeleteTemplate();
+  const [, navigate] = useLocation();
   const [text, setText] = useState<string | null>(null);
   const [dataText, setDataText] = useState("{}");
   const data = useMemo(() => parse(dataText), [dataText]);
@@ -106,11 +108,18 @@ function Editor({ id }: { id: string }) {
                 question={`Publish the saved draft as version ${(t.latestVersion ?? 0) + 1}? Renders without a version will use it.`}
                 onConfirm={() => publish.mutate()}
               />
+              <ConfirmButton
+                label="Delete template"
+                question={`Delete ${t.name} and all its versions? Renders already made are kept.`}
+                confirmLabel="Delete"
+                onConfirm={() => remove.mutate(id, { onSuccess: () => navigate("/templates") })}
+              />
             </div>
             {!parsed.ok ? <p className="notice error">The draft is not valid JSON: {parsed.message}</p> : null}
             <ErrorNotice error={save.error} />
             <ErrorNotice error={publish.error} />
             <ErrorNotice error={testRender.error} />
+            <ErrorNotice error={remove.error} />
             {publish.isSuccess ? <p role="status">Published.</p> : null}
             {testRender.data ? (
               <p role="status">
