@@ -80,6 +80,7 @@ function SignedIn() {
   );
 }
 
+/** App routes between the sign-in page and the signed-in console, and handles session expiry. */
 export function App() {
   const client = useQueryClient();
   const [, navigate] = useLocation();

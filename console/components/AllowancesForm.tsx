@@ -46,6 +46,7 @@ interface Props {
   editable: boolean;
 }
 
+/** AllowancesForm shows one workspace's allowances, editable when `editable`. */
 export function AllowancesForm({ workspaceId, workspaceName, allowances, editable }: Props) {
   const replace = useReplaceAllowances(workspaceId);
   const [draft, setDraft] = useState(() => draftOf(allowances));

@@ -11,6 +11,7 @@ interface Props {
   className?: string;
 }
 
+/** ConfirmButton runs onConfirm only after the user confirms in a dialog. */
 export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabled, className }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   return (

@@ -9,6 +9,7 @@ interface Props {
   label: string;
 }
 
+/** DailyChart draws one value per day as bars. */
 export function DailyChart({ days, values, label }: Props) {
   const host = useRef<HTMLDivElement>(null);
   // Keyed on the contents: a refetch with the same figures keeps the chart as it is.

@@ -1,6 +1,7 @@
 /** ErrorNotice shows an API error as the server gave it: its message and the request id to quote to an operator. */
 import { ApiFailure } from "../api/client";
 
+/** ErrorNotice shows an error's message, details and request id, or nothing. */
 export function ErrorNotice({ error }: { error: unknown }) {
   if (!error) return null;
   const failure = error instanceof ApiFailure ? error : null;

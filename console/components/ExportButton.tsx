@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { download } from "../api/client";
 import { ErrorNotice } from "./ErrorNotice";
 
+/** ExportButton downloads the workspace export and shows why it failed, if it did. */
 export function ExportButton() {
   const exporting = useMutation({ mutationFn: () => download("/v1/export", "workspace-export.json") });
   return (

@@ -11,6 +11,7 @@ interface Props<T> {
   children: (data: T) => ReactNode;
 }
 
+/** QueryState shows loading, error or empty, else renders children with the data. */
 export function QueryState<T>({ query, isEmpty, empty, children }: Props<T>) {
   if (query.isPending) return <p aria-busy="true">Loading…</p>;
   if (query.isError) return <ErrorNotice error={query.error} />;

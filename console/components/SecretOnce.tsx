@@ -1,6 +1,7 @@
 /** SecretOnce shows a secret the server answers only once, read-only, with a copy button and the warning. */
 import { useState } from "react";
 
+/** SecretOnce shows a once-only secret until the user is done with it. */
 export function SecretOnce({ secret, label = "Secret", onDone }: { secret: string; label?: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   return (

@@ -96,6 +96,7 @@ function SuspendedBanner() {
   );
 }
 
+/** Shell frames a signed-in page: header, navigation for the user's role, banner, <main>. */
 export function Shell({ access, children }: { access: Access; children: ReactNode }) {
   const [location] = useLocation();
   return (

@@ -11,8 +11,11 @@ const root = resolve(import.meta.dir, "../..");
 /** SCREENSHOTS is where every page is saved (git-ignored; CI keeps it as an artifact). */
 export const SCREENSHOTS = join(root, ".tmp/console-screenshots");
 
+/** ADMIN is the platform administrator of the first start. */
 export const ADMIN = { email: "admin@renderd.local", password: "console-admin-pw" };
+/** DESKTOP is the wide size of issue 11; the console must fit both without sideways scrolling. */
 export const DESKTOP = { width: 1280, height: 800 };
+/** PHONE is the narrow size of issue 11. */
 export const PHONE = { width: 390, height: 844 };
 
 function freePort(): Promise<number> {
@@ -36,6 +39,7 @@ async function waitForHealth(url: string, ms: number): Promise<void> {
   }
 }
 
+/** Rig is a running binary and browser for one test file. */
 export interface Rig {
   url: string;
   browser: Browser;

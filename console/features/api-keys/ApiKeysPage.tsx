@@ -83,6 +83,7 @@ function CreateKeyForm({ onSecret }: { onSecret: (secret: string) => void }) {
   );
 }
 
+/** ApiKeysPage lists the keys and creates, rotates, revokes and deletes them. */
 export function ApiKeysPage() {
   const pager = usePager();
   const keys = useApiKeys(pager.cursor);

@@ -40,6 +40,7 @@ function Upload() {
   );
 }
 
+/** AssetsPage lists assets by kind, uploads and deletes them. */
 export function AssetsPage() {
   const pager = usePager();
   const [kind, setKind] = useState<AssetKind>();

@@ -22,6 +22,7 @@ function useAuditEvents(filters: Filters, cursor?: string) {
 const startOf = (day: string) => (day ? `${day}T00:00:00Z` : undefined);
 const endOf = (day: string) => (day ? `${day}T23:59:59.999Z` : undefined);
 
+/** AuditPage lists audit events with filters and paging. */
 export function AuditPage() {
   const pager = usePager();
   const [form, setForm] = useState({ action: "", actorType: "", resourceType: "", resourceId: "", from: "", to: "" });

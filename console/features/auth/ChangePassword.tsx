@@ -3,6 +3,7 @@ import { useState } from "react";
 import { useChangePassword } from "../../api/session";
 import { ErrorNotice, fieldError } from "../../components/ErrorNotice";
 
+/** ChangePassword changes the signed-in user's password. */
 export function ChangePassword() {
   const change = useChangePassword();
   const [currentPassword, setCurrent] = useState("");

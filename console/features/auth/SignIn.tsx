@@ -17,6 +17,7 @@ function message(error: unknown): string | null {
   return null;
 }
 
+/** SignIn signs the user in and goes on to `?next=`; `expired` says why they are here. */
 export function SignIn({ expired }: { expired: boolean }) {
   const signIn = useSignIn();
   const [, navigate] = useLocation();

@@ -5,6 +5,7 @@ import { AllowancesForm } from "../../components/AllowancesForm";
 import { formatBytes } from "../../components/format";
 import { QueryState } from "../../components/QueryState";
 
+/** LimitsPage shows the chosen workspace's allowances and usage counters. */
 export function LimitsPage({ access }: { access: Access }) {
   const limits = useRenderLimits();
   const workspace = access.me.workspace;

@@ -87,6 +87,7 @@ function MemberRow({ m }: { m: Member }) {
   );
 }
 
+/** MembersPage lists, adds, re-roles and removes the workspace's members. */
 export function MembersPage() {
   const pager = usePager();
   const members = useMembers(pager.cursor);

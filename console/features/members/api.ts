@@ -5,6 +5,7 @@ import { api, currentWorkspace, query, type Page } from "../../api/client";
 
 // The members API is built on branch c-api; until it is merged these mirror its contract. After the merge they are
 // replaced by `Static<typeof …>` of src/modules/members/model.ts.
+/** Member is one person's membership of the workspace. */
 export interface Member {
   userId: string;
   email: string;

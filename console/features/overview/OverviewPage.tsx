@@ -33,6 +33,7 @@ function Meter({ label, used, limit, format = String }: { label: string; used: n
   );
 }
 
+/** OverviewPage shows the workspace at a glance. */
 export function OverviewPage() {
   const limits = useRenderLimits();
   const queued = useRenderList("queued", ACTIVE_LIMIT);

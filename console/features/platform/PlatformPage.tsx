@@ -61,6 +61,7 @@ function PlatformUsage() {
   );
 }
 
+/** PlatformPage lists workspaces with their allowances, and the platform's usage. */
 export function PlatformPage() {
   const pager = usePager();
   const [search, setSearch] = useState("");

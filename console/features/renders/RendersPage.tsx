@@ -13,6 +13,7 @@ import { useCancelRender, useRender, useRenders } from "./api";
 // A record over the schema's status union: the type checker tells when a status is added to the API.
 const STATUSES: Record<Render["status"], true> = { queued: true, processing: true, succeeded: true, failed: true, cancelled: true };
 
+/** RendersPage lists renders with filters. */
 export function RendersPage() {
   const pager = usePager();
   const [status, setStatus] = useState<RenderListQuery["status"]>();
@@ -77,6 +78,7 @@ export function RendersPage() {
   );
 }
 
+/** RenderPage shows one render: status, error, cancel, download. */
 export function RenderPage({ id }: { id: string }) {
   const render = useRender(id);
   const cancel = useCancelRender();

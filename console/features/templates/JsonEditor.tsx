@@ -7,6 +7,7 @@ import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
 import { EditorView } from "@codemirror/view";
 import { pointerRange } from "./pointer";
 
+/** Problem is one API error detail: where (a JSON pointer) and what. */
 export interface Problem {
   path: string;
   message: string;
@@ -19,6 +20,7 @@ interface Props {
   label: string;
 }
 
+/** JsonEditor edits JSON text and marks the given problems in it. */
 export function JsonEditor({ value, onChange, problems, label }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);

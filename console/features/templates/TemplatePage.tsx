@@ -145,6 +145,7 @@ function Editor({ id }: { id: string }) {
   );
 }
 
+/** TemplatePage is the lazily loaded page of one template. */
 export default function TemplatePage({ id }: { id: string }) {
   return (
     <section>

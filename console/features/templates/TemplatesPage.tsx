@@ -46,6 +46,7 @@ function NewTemplate() {
   );
 }
 
+/** TemplatesPage lists templates and starts new ones. */
 export function TemplatesPage() {
   const pager = usePager();
   const templates = useTemplates(pager.cursor);

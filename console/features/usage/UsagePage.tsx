@@ -18,6 +18,7 @@ function saveCsv(report: UsageReport): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** UsagePage shows usage by day for a range of days. */
 export function UsagePage() {
   const [from, setFrom] = useState(utcDay(-29));
   const [to, setTo] = useState(utcDay());

@@ -16,6 +16,7 @@ interface Props {
   onSubmit: (body: CreateWebhookEndpointBody) => void;
 }
 
+/** EndpointForm edits an endpoint's fields and submits them. */
 export function EndpointForm({ initial, submitLabel, pending, error, onSubmit }: Props) {
   const [url, setUrl] = useState(initial?.url ?? "");
   const [description, setDescription] = useState(initial?.description ?? "");

@@ -11,6 +11,7 @@ import { SecretOnce } from "../../components/SecretOnce";
 import { useCreateEndpoint, useDeliveries, useEndpoint, useEndpointAction, useEndpoints, useUpdateEndpoint } from "./api";
 import { EndpointForm } from "./EndpointForm";
 
+/** WebhooksPage lists endpoints and adds one. */
 export function WebhooksPage() {
   const endpoints = useEndpoints();
   const create = useCreateEndpoint();
@@ -95,6 +96,7 @@ function Deliveries({ id }: { id: string }) {
   );
 }
 
+/** WebhookPage edits one endpoint, rotates its secret or deletes it, and lists its deliveries. */
 export function WebhookPage({ id }: { id: string }) {
   const endpoint = useEndpoint(id);
   const update = useUpdateEndpoint(id);
