@@ -70,6 +70,16 @@ test("a test render appears in Renders and its PDF downloads", async () => {
   expect(await row.first().textContent()).toContain("test");
 });
 
+test("Usage counts the render on its day and downloads the table as CSV", async () => {
+  await page.getByRole("link", { name: "Usage" }).click();
+  const today = new Date().toISOString().slice(0, 10);
+  await page.getByRole("cell", { name: today }).waitFor();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
+  const csv = readFileSync(await download.path(), "utf8").trim().split("\n");
+  expect(csv[0]).toBe("day,rendersSucceeded,rendersFailed,rendersCancelled,pages,outputBytes");
+  expect(csv.find((line) => line.startsWith(today))).toMatch(new RegExp(`^${today},1,0,0,1,\\d+$`));
+});
+
 test("an upload shows its progress and lands in the list", async () => {
   await page.getByRole("link", { name: "Assets" }).click();
   await page.getByText("No assets yet").waitFor();
