@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { ADMIN, shoot, signIn, startRig, type Rig } from "./rig";
+import { ADMIN, DESKTOP, horizontalOverflow, PHONE, shoot, signIn, startRig, type Rig } from "./rig";
 
 let rig: Rig;
 let page: Page;
@@ -15,6 +15,14 @@ beforeAll(async () => {
   await signIn(page, ADMIN.email, ADMIN.password);
 });
 afterAll(() => rig?.stop());
+
+/** fitsPhone checks the page at 390×844 (no sideways scrolling) and saves it, then goes back to the desktop size. */
+async function fitsPhone(name: string): Promise<void> {
+  await page.setViewportSize(PHONE);
+  expect({ name, overflow: await horizontalOverflow(page) }).toEqual({ name, overflow: 0 });
+  await shoot(page, `${name}-phone`);
+  await page.setViewportSize(DESKTOP);
+}
 
 /** typeDraft replaces the editor's whole text, as a user would by selecting all and pasting. */
 async function typeDraft(draft: unknown): Promise<void> {
@@ -52,6 +60,7 @@ test("a template from a starter; an invalid node is marked at its field, and the
   await preview.getByText("Fixed heading").waitFor();
   expect(await marked.count()).toBe(0);
   await shoot(page, "template-editor");
+  await fitsPhone("template-editor");
 });
 
 test("a test render appears in Renders and its PDF downloads", async () => {
@@ -62,6 +71,7 @@ test("a test render appears in Renders and its PDF downloads", async () => {
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download PDF" }).click()]);
   expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe("%PDF-");
   await shoot(page, "render");
+  await fitsPhone("render");
 
   await page.getByRole("link", { name: "Renders", exact: true }).first().click();
   await page.getByLabel("Test renders").selectOption("true");
