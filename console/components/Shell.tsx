@@ -1,7 +1,6 @@
 /** Shell: the frame of every signed-in page — header (workspace switcher, account menu), navigation, the suspended
  * banner and the one <main>. */
 import { useRef, type ReactNode } from "react";
-import { useQueryClient } from "@tanstack/react-query";
 import { Link, useLocation } from "wouter";
 import type { Access } from "../api/access";
 import { setWorkspace } from "../api/client";
@@ -34,8 +33,6 @@ const NAV: NavItem[] = [
 ];
 
 function WorkspaceSwitcher({ access }: { access: Access }) {
-  const client = useQueryClient();
-  const [, navigate] = useLocation();
   const { workspaces, workspace } = access.me;
   if (workspaces.length < 2) return workspace ? <span className="workspace-name">{workspace.name}</span> : null;
   return (
@@ -45,8 +42,8 @@ function WorkspaceSwitcher({ access }: { access: Access }) {
         value={workspace?.id ?? ""}
         onChange={(e) => {
           setWorkspace(e.currentTarget.value);
-          client.removeQueries();
-          navigate("/");
+          // A fresh start in the other workspace: nothing cached or half-typed from this one carries over.
+          window.location.assign("/console/");
         }}
       >
         {workspaces.map((w) => (
