@@ -15,6 +15,8 @@
 //   requires to literal relative ones, which the compiler then embeds.
 // - file-type's fileTypeFromFile() imports `strtok3` through a helper that hides the specifier from
 //   bundlers; made literal, strtok3 is embedded too.
+// - The console (console/index.html, imported by src/http/console.ts) is bundled into the executable with its own
+//   chunks; `splitting` keeps the lazily imported template editor (CodeMirror) in a chunk of its own.
 // - The executable must not pick up a bunfig.toml or .env from whatever directory it is started in:
 //   configuration comes from the environment and flags only (src/config.ts).
 // Each rewrite must match exactly as often as expected, or the build stops: a dependency upgrade that
@@ -119,6 +121,7 @@ const result = await Bun.build({
   // ~2 s of build time (measured on the dependency set, Bun 1.4.5).
   bytecode: true,
   metafile: true,
+  splitting: true,
   plugins: [stubOptionalPeers, patchDependencies],
   // RENDERD_COMMIT is what `renderd --version` names (cli/version.ts).
   define: { "process.env.NODE_ENV": JSON.stringify("production"), RENDERD_COMMIT: JSON.stringify(buildCommit()) },
@@ -132,6 +135,9 @@ const result = await Bun.build({
   throw: false,
 });
 rmSync(`${outfile}.map`, { force: true });
+// The console's chunks get linked source maps too, written beside the build root; they are not shipped.
+for (const map of new Bun.Glob("chunk-*.js.map").scanSync({ cwd: root, absolute: true })) rmSync(map, { force: true });
+for (const map of new Bun.Glob("chunk-*.js.map").scanSync({ cwd: dirname(outfile), absolute: true })) rmSync(map, { force: true });
 
 if (!result.success) {
   console.error(`build: ${relative(root, entry)} failed`);

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createApi, type Api } from "./app";
 import { applyFirstStart, planFirstStart, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
+import { consoleHandler } from "./http/console";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
@@ -75,12 +76,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     worker.start();
     const handler = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
     api = handler;
+    const consolePage = consoleHandler();
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
     publicServer = Bun.serve({
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      fetch: (request, server) => handler.handle(request, server.requestIP(request)?.address),
+      fetch: async (request, server) => (await consolePage(request)) ?? handler.handle(request, server.requestIP(request)?.address),
     });
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator

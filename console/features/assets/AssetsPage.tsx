@@ -1,0 +1,101 @@
+/** AssetsPage: assets by kind, upload with a progress bar through the signed upload address, delete. */
+import { useState } from "react";
+import type { AssetKind } from "../../../src/modules/assets/model";
+import { ConfirmButton } from "../../components/Confirm";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { formatBytes, formatDate } from "../../components/format";
+import { Pager, usePager } from "../../components/Pager";
+import { QueryState } from "../../components/QueryState";
+import { KIND_OF_MEDIA_TYPE, useAssets, useDeleteAsset, useUpload } from "./api";
+
+const KINDS = [...new Set(Object.values(KIND_OF_MEDIA_TYPE))];
+
+function Upload() {
+  const [progress, setProgress] = useState<number | null>(null);
+  const upload = useUpload(setProgress);
+  return (
+    <form aria-label="Upload asset" onSubmit={(e) => e.preventDefault()}>
+      <h2>Upload</h2>
+      <label>
+        File to upload
+        <input
+          type="file"
+          accept={Object.keys(KIND_OF_MEDIA_TYPE).join(",")}
+          onChange={(e) => {
+            const file = e.currentTarget.files?.[0];
+            if (file) upload.mutate(file);
+            e.currentTarget.value = "";
+          }}
+        />
+      </label>
+      {progress !== null && (upload.isPending || upload.isSuccess) ? (
+        <label>
+          Upload progress
+          <progress value={Math.round(progress * 100)} max={100} />
+        </label>
+      ) : null}
+      {upload.isSuccess ? <p role="status">Uploaded {upload.data.filename}.</p> : null}
+      <ErrorNotice error={upload.error} />
+    </form>
+  );
+}
+
+/** AssetsPage lists assets by kind, uploads and deletes them. */
+export function AssetsPage() {
+  const pager = usePager();
+  const [kind, setKind] = useState<AssetKind>();
+  const assets = useAssets(kind, pager.cursor);
+  const remove = useDeleteAsset();
+  return (
+    <section>
+      <h1>Assets</h1>
+      <p>Images, fonts, stylesheets, workbooks and PDFs that templates and reports use.</p>
+      <label className="filters">
+        Kind
+        <select value={kind ?? ""} onChange={(e) => (pager.reset(), setKind((e.currentTarget.value || undefined) as AssetKind | undefined))}>
+          <option value="">all kinds</option>
+          {KINDS.map((k) => (
+            <option key={k}>{k}</option>
+          ))}
+        </select>
+      </label>
+      <ErrorNotice error={remove.error} />
+      <QueryState query={assets} isEmpty={(p) => p.items.length === 0} empty="No assets yet: upload one below.">
+        {(page) => (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>File</th>
+                  <th>Kind</th>
+                  <th>Size</th>
+                  <th>Id</th>
+                  <th>Uploaded</th>
+                  <th>Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.items.map((a) => (
+                  <tr key={a.id}>
+                    <td>{a.filename}</td>
+                    <td>{a.kind}</td>
+                    <td>{formatBytes(a.size)}</td>
+                    <td>
+                      <code>{a.id}</code>
+                    </td>
+                    <td>{formatDate(a.createdAt)}</td>
+                    <td>
+                      <ConfirmButton label={`Delete ${a.filename}`} confirmLabel="Delete" question={`Delete ${a.filename}? Templates that use it will fail to publish.`} onConfirm={() => remove.mutate(a.id)} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager pager={pager} nextCursor={page.nextCursor} />
+          </div>
+        )}
+      </QueryState>
+      <Upload />
+    </section>
+  );
+}

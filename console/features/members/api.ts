@@ -1,0 +1,50 @@
+/** members/api: TanStack Query hooks for /v1/members (owners and admins, `admin:manage`). */
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Role } from "../../../src/auth/scopes";
+import { api, currentWorkspace, query, type Page } from "../../api/client";
+
+// The members API is built on branch c-api; until it is merged these mirror its contract. After the merge they are
+// replaced by `Static<typeof …>` of src/modules/members/model.ts.
+/** Member is one person's membership of the workspace. */
+export interface Member {
+  userId: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  createdAt: string;
+}
+interface AddMemberBody {
+  email: string;
+  role: Role;
+  name?: string;
+}
+interface MemberAdded {
+  member: Member;
+  oneTimePassword?: string;
+}
+
+const key = () => ["members", currentWorkspace()];
+
+/** useMembers lists one page of the workspace's members. */
+export function useMembers(cursor?: string) {
+  return useQuery({ queryKey: [...key(), cursor], queryFn: () => api<Page<Member>>(`/v1/members${query({ cursor, limit: 50 })}`) });
+}
+
+/** useAddMember adds a user by e-mail; a new user's one-time password is in the answer, shown once. */
+export function useAddMember() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: AddMemberBody) => api<MemberAdded>("/v1/members", { method: "POST", body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
+  });
+}
+
+/** useMemberAction changes a member's role or removes the member. */
+export function useMemberAction() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ userId, role }: { userId: string; role: Role | null }): Promise<unknown> =>
+      role ? api<Member>(`/v1/members/${userId}`, { method: "PATCH", body: { role } }) : api<void>(`/v1/members/${userId}`, { method: "DELETE" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
+  });
+}

@@ -1,0 +1,77 @@
+/** OverviewPage: the month's documents, active renders and storage against the allowances, documents per day for the
+ * last 30 days, and recent failed renders. */
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "wouter";
+import type { Render } from "../../../src/modules/renders/model";
+import { api, currentWorkspace, type Page } from "../../api/client";
+import { useRenderLimits } from "../../api/limits";
+import { dailySeries, useUsage, utcDay } from "../../api/usage";
+import { DailyChart } from "../../components/DailyChart";
+import { ExportButton } from "../../components/ExportButton";
+import { formatBytes, formatDate, formatLimit } from "../../components/format";
+import { QueryState } from "../../components/QueryState";
+
+const ACTIVE_LIMIT = 100;
+
+function useRenderList(status: Render["status"], limit: number) {
+  return useQuery({
+    queryKey: ["renders", currentWorkspace(), "overview", status, limit],
+    queryFn: () => api<Page<Render>>(`/v1/renders?status=${status}&limit=${limit}`),
+    refetchInterval: 5000,
+  });
+}
+
+function Meter({ label, used, limit, format = String }: { label: string; used: number; limit: number | null; format?: (n: number) => string }) {
+  return (
+    <article className="meter">
+      <header>{label}</header>
+      <p className="figure">
+        {format(used)} <small>of {formatLimit(limit, format)}</small>
+      </p>
+      {limit ? <progress aria-label={label} value={Math.min(used, limit)} max={limit} /> : null}
+    </article>
+  );
+}
+
+/** OverviewPage shows the workspace at a glance. */
+export function OverviewPage() {
+  const limits = useRenderLimits();
+  const queued = useRenderList("queued", ACTIVE_LIMIT);
+  const processing = useRenderList("processing", ACTIVE_LIMIT);
+  const failed = useRenderList("failed", 5);
+  const usage = useUsage(utcDay(-29), utcDay());
+  const active = (queued.data?.items.length ?? 0) + (processing.data?.items.length ?? 0);
+  return (
+    <section>
+      <h1>Overview</h1>
+      <QueryState query={limits}>
+        {(l) => (
+          <div className="meters">
+            <Meter label="Documents this month" used={l.documentsThisMonth} limit={l.documentsPerMonth} />
+            <Meter label="Active renders" used={active} limit={l.maxActiveRenders} />
+            <Meter label="Storage" used={l.storageBytes} limit={l.maxStorageBytes} format={formatBytes} />
+          </div>
+        )}
+      </QueryState>
+      <h2>Documents per day, last 30 days</h2>
+      <QueryState query={usage}>
+        {(u) => <DailyChart {...dailySeries(u, "rendersSucceeded")} label="Documents" />}
+      </QueryState>
+      <h2>Recent failed renders</h2>
+      <QueryState query={failed} isEmpty={(p) => p.items.length === 0} empty="No failed renders.">
+        {(page) => (
+          <ul>
+            {page.items.map((r) => (
+              <li key={r.id}>
+                <Link href={`/renders/${r.id}`}>{r.id}</Link> {formatDate(r.finishedAt)}: {r.error?.message ?? "failed"}
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
+      <h2>Your data</h2>
+      <p>Templates with their versions, renders' and assets' records, the audit log and usage, as one JSON document.</p>
+      <ExportButton />
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+/** PlatformPage (platform administrators): workspaces by search with their allowances, each editable (suspend and
+ * restore included), and the platform's usage by workspace (spec 4.2, 4.3). */
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import type { PlatformUsagePage } from "../../../src/modules/usage/model";
+import type { PlatformWorkspace } from "../../../src/modules/workspaces/model";
+import { api, query, type Page } from "../../api/client";
+import { utcDay } from "../../api/usage";
+import { AllowancesForm } from "../../components/AllowancesForm";
+import { formatBytes, formatLimit } from "../../components/format";
+import { Pager, usePager } from "../../components/Pager";
+import { QueryState } from "../../components/QueryState";
+
+function useWorkspaces(search: string, cursor?: string) {
+  return useQuery({
+    queryKey: ["platform", "workspaces", search, cursor],
+    queryFn: () => api<Page<PlatformWorkspace>>(`/v1/platform/workspaces${query({ search, cursor, limit: 25 })}`),
+  });
+}
+
+function usePlatformUsage(cursor?: string) {
+  return useQuery({
+    queryKey: ["platform", "usage", cursor],
+    queryFn: () => api<PlatformUsagePage>(`/v1/platform/usage${query({ from: utcDay(-29), to: utcDay(), cursor, limit: 25 })}`),
+  });
+}
+
+function PlatformUsage() {
+  const pager = usePager();
+  const usage = usePlatformUsage(pager.cursor);
+  return (
+    <QueryState query={usage} isEmpty={(p) => p.items.length === 0} empty="No workspace rendered anything in the last 30 days.">
+      {(page) => (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Workspace</th>
+                <th>Documents</th>
+                <th>Failed</th>
+                <th>Pages</th>
+                <th>Output</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.map((u) => (
+                <tr key={u.workspaceId}>
+                  <td>{u.name}</td>
+                  <td>{u.rendersSucceeded}</td>
+                  <td>{u.rendersFailed}</td>
+                  <td>{u.pages}</td>
+                  <td>{formatBytes(u.outputBytes)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager pager={pager} nextCursor={page.nextCursor} />
+        </div>
+      )}
+    </QueryState>
+  );
+}
+
+/** PlatformPage lists workspaces with their allowances, and the platform's usage. */
+export function PlatformPage() {
+  const pager = usePager();
+  const [search, setSearch] = useState("");
+  const [editing, setEditing] = useState<string | null>(null);
+  const workspaces = useWorkspaces(search, pager.cursor);
+  return (
+    <section>
+      <h1>Platform</h1>
+      <label>
+        Search workspaces
+        <input type="search" value={search} placeholder="name or slug" onChange={(e) => (pager.reset(), setSearch(e.currentTarget.value))} />
+      </label>
+      <QueryState query={workspaces} isEmpty={(p) => p.items.length === 0} empty="No workspace matches.">
+        {(page) => (
+          <>
+            {page.items.map((w) => (
+              <article key={w.id} className="workspace">
+                <header>
+                  <strong>{w.name}</strong> <code>{w.slug}</code> {w.suspended ? <mark>suspended</mark> : null}
+                </header>
+                <p>
+                  Documents per month: {formatLimit(w.documentsPerMonth)}; max active renders: {w.maxActiveRenders}; storage: {formatLimit(w.maxStorageBytes, formatBytes)}.
+                </p>
+                {editing === w.id ? (
+                  <AllowancesForm key={w.id} workspaceId={w.id} workspaceName={w.name} allowances={w} editable />
+                ) : (
+                  <button type="button" className="secondary" onClick={() => setEditing(w.id)}>
+                    Edit allowances of {w.name}
+                  </button>
+                )}
+              </article>
+            ))}
+            <Pager pager={pager} nextCursor={page.nextCursor} />
+          </>
+        )}
+      </QueryState>
+      <h2>Platform usage, last 30 days</h2>
+      <PlatformUsage />
+    </section>
+  );
+}

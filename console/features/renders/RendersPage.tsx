@@ -1,0 +1,139 @@
+/** RendersPage: renders with status and test filters (refreshing while any is on its way), and one render's page
+ * with its error, cancel and the PDF's download link. */
+import { useState } from "react";
+import { Link } from "wouter";
+import type { Render, RenderListQuery } from "../../../src/modules/renders/model";
+import { ConfirmButton } from "../../components/Confirm";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { formatBytes, formatDate } from "../../components/format";
+import { Pager, usePager } from "../../components/Pager";
+import { QueryState } from "../../components/QueryState";
+import { useCancelRender, useRender, useRenders } from "./api";
+
+// A record over the schema's status union: the type checker tells when a status is added to the API.
+const STATUSES: Record<Render["status"], true> = { queued: true, processing: true, succeeded: true, failed: true, cancelled: true };
+
+/** RendersPage lists renders with filters. */
+export function RendersPage() {
+  const pager = usePager();
+  const [status, setStatus] = useState<RenderListQuery["status"]>();
+  const [test, setTest] = useState<RenderListQuery["test"]>();
+  const renders = useRenders({ status, test, cursor: pager.cursor });
+  return (
+    <section>
+      <h1>Renders</h1>
+      <div className="grid filters">
+        <label>
+          Status
+          <select value={status ?? ""} onChange={(e) => (pager.reset(), setStatus((e.currentTarget.value || undefined) as RenderListQuery["status"]))}>
+            <option value="">any</option>
+            {Object.keys(STATUSES).map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Test renders
+          <select value={test ?? ""} onChange={(e) => (pager.reset(), setTest((e.currentTarget.value || undefined) as RenderListQuery["test"]))}>
+            <option value="">both</option>
+            <option value="true">only test renders</option>
+            <option value="false">no test renders</option>
+          </select>
+        </label>
+      </div>
+      <QueryState query={renders} isEmpty={(p) => p.items.length === 0} empty="No renders match. Renders made through the API or a template's Test render appear here.">
+        {(page) => (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>Render</th>
+                  <th>Status</th>
+                  <th>Test</th>
+                  <th>File</th>
+                  <th>Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.items.map((r) => (
+                  <tr key={r.id}>
+                    <td>
+                      <Link href={`/renders/${r.id}`}>{r.id}</Link>
+                    </td>
+                    <td>
+                      <span className={`status ${r.status}`}>{r.status}</span>
+                    </td>
+                    <td>{r.test ? "test" : ""}</td>
+                    <td>{r.filename}</td>
+                    <td>{formatDate(r.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager pager={pager} nextCursor={page.nextCursor} />
+          </div>
+        )}
+      </QueryState>
+    </section>
+  );
+}
+
+/** RenderPage shows one render: status, error, cancel, download. */
+export function RenderPage({ id }: { id: string }) {
+  const render = useRender(id);
+  const cancel = useCancelRender();
+  return (
+    <section>
+      <p>
+        <Link href="/renders">← Renders</Link>
+      </p>
+      <h1>Render {id}</h1>
+      <QueryState query={render}>
+        {(r) => (
+          <>
+            <dl className="facts">
+              <dt>Status</dt>
+              <dd>
+                <span className={`status ${r.status}`}>{r.status}</span>
+                {r.test ? " (test render)" : ""}
+              </dd>
+              <dt>Template</dt>
+              <dd>{r.templateId ? <Link href={`/templates/${r.templateId}`}>{r.templateId}</Link> : "—"} {r.templateVersion ? `version ${r.templateVersion}` : r.templateId ? "draft" : ""}</dd>
+              <dt>Created</dt>
+              <dd>{formatDate(r.createdAt)}</dd>
+              <dt>Finished</dt>
+              <dd>{formatDate(r.finishedAt)}</dd>
+              {r.result ? (
+                <>
+                  <dt>Result</dt>
+                  <dd>
+                    {r.result.pages} page(s), {formatBytes(r.result.bytes)}
+                  </dd>
+                </>
+              ) : null}
+            </dl>
+            {r.error ? (
+              <div className="notice error" role="alert">
+                <p>
+                  <code>{r.error.code}</code> {r.error.message}
+                </p>
+              </div>
+            ) : null}
+            {r.result ? (
+              <p>
+                <a href={r.result.downloadUrl} download={r.filename} role="button">
+                  Download PDF
+                </a>{" "}
+                <small>The link works until {formatDate(r.result.expiresAt)}.</small>
+              </p>
+            ) : null}
+            {r.status === "queued" || r.status === "processing" ? (
+              <ConfirmButton label="Cancel render" question="Cancel this render? It will not be printed." confirmLabel="Cancel render" onConfirm={() => cancel.mutate(r.id)} />
+            ) : null}
+            <ErrorNotice error={cancel.error} />
+          </>
+        )}
+      </QueryState>
+    </section>
+  );
+}

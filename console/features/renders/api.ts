@@ -1,0 +1,36 @@
+/** renders/api: TanStack Query hooks for /v1/renders (spec 4.9); lists refresh while a render is on its way. */
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Render, RenderListQuery } from "../../../src/modules/renders/model";
+import { api, currentWorkspace, query, type Page } from "../../api/client";
+
+const key = () => ["renders", currentWorkspace()];
+const REFRESH_MS = 2000;
+
+const pending = (r: Render) => r.status === "queued" || r.status === "processing";
+
+/** useRenders lists renders with the given filters, asking again every 2 s while any is queued or processing. */
+export function useRenders(filters: Pick<RenderListQuery, "status" | "test" | "cursor">) {
+  return useQuery({
+    queryKey: [...key(), "list", filters],
+    queryFn: () => api<Page<Render>>(`/v1/renders${query({ ...filters, limit: 50 })}`),
+    refetchInterval: (q) => (q.state.data?.items.some(pending) ? REFRESH_MS : false),
+  });
+}
+
+/** useRender reads one render, asking again while it is on its way. */
+export function useRender(id: string) {
+  return useQuery({
+    queryKey: [...key(), id],
+    queryFn: () => api<Render>(`/v1/renders/${id}`),
+    refetchInterval: (q) => (q.state.data && pending(q.state.data) ? REFRESH_MS : false),
+  });
+}
+
+/** useCancelRender cancels a queued or processing render. */
+export function useCancelRender() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<Render>(`/v1/renders/${id}/cancel`, { method: "POST" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
+  });
+}

@@ -1,0 +1,158 @@
+/** TemplatePage: one template — its draft in a JSON editor with the API's problems marked in place, a live HTML
+ * preview beside it, test render, publish and the versions list. Loaded lazily: it carries CodeMirror. */
+import { useMemo, useState } from "react";
+import { Link, useLocation } from "wouter";
+import type { TemplateDraft, UpdateTemplateBody } from "../../../src/modules/templates/model";
+import { ApiFailure } from "../../api/client";
+import { ConfirmButton } from "../../components/Confirm";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { formatDate } from "../../components/format";
+import { QueryState } from "../../components/QueryState";
+import { useDeleteTemplate, usePreview, usePublish, useSaveDraft, useTemplate, useTestRender, useVersions } from "./api";
+import { JsonEditor, type Problem } from "./JsonEditor";
+
+type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+function parse(text: string): Parsed {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+}
+
+// A record over the draft's fields: the type checker tells when the API adds one.
+const DRAFT_FIELDS: Record<keyof TemplateDraft, true> = { content: true, components: true, dataSchema: true, stylesheet: true, assetIds: true, page: true, header: true, footer: true };
+
+/** patchOf turns the edited draft into a PATCH body: fields present are sent, fields removed are sent as null. */
+function patchOf(edited: Record<string, unknown>, before: TemplateDraft): UpdateTemplateBody {
+  const body: Record<string, unknown> = { ...edited };
+  for (const field of Object.keys(DRAFT_FIELDS)) if (field in before && !(field in edited)) body[field] = null;
+  return body as UpdateTemplateBody;
+}
+
+function Preview({ id, savedAt, data }: { id: string; savedAt: string; data: unknown }) {
+  const preview = usePreview(id, savedAt, data);
+  return (
+    <div className="preview">
+      <h2>Preview</h2>
+      {preview.isError ? <ErrorNotice error={preview.error} /> : null}
+      {preview.data !== undefined ? (
+        // sandbox with no permissions: the preview's own HTML runs no script and cannot reach the console.
+        <iframe title="Preview" sandbox="" srcDoc={preview.data} />
+      ) : (
+        <p aria-busy="true">Loading preview…</p>
+      )}
+    </div>
+  );
+}
+
+function Versions({ id }: { id: string }) {
+  const versions = useVersions(id);
+  return (
+    <section>
+      <h2>Versions</h2>
+      <QueryState query={versions} isEmpty={(p) => p.items.length === 0} empty="Not published yet: renders can use the draft only as test renders.">
+        {(page) => (
+          <ul>
+            {page.items.map((v) => (
+              <li key={v.id}>
+                Version {v.version}, published {formatDate(v.publishedAt)}
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
+    </section>
+  );
+}
+
+function Editor({ id }: { id: string }) {
+  const template = useTemplate(id);
+  const save = useSaveDraft(id);
+  const publish = usePublish(id);
+  const testRender = useTestRender(id);
+  const remove = useDeleteTemplate();
+  const [, navigate] = useLocation();
+  const [text, setText] = useState<string | null>(null);
+  const [dataText, setDataText] = useState("{}");
+  const data = useMemo(() => parse(dataText), [dataText]);
+  const problems: Problem[] = save.error instanceof ApiFailure ? save.error.details.map((d) => ({ path: d.path ?? "", message: d.message })) : [];
+
+  return (
+    <QueryState query={template}>
+      {(t) => {
+        const current = text ?? JSON.stringify(t.draft, null, 2);
+        const parsed = parse(current);
+        return (
+          <>
+            <h1>{t.name}</h1>
+            <p>
+              {t.description ?? "No description."} Latest version: {t.latestVersion ?? "none"}; draft saved {formatDate(t.updatedAt)}.
+            </p>
+            <div className="toolbar">
+              <button
+                type="button"
+                disabled={!parsed.ok}
+                aria-busy={save.isPending}
+                onClick={() => parsed.ok && save.mutate(patchOf(parsed.value as Record<string, unknown>, t.draft), { onSuccess: () => setText(null) })}
+              >
+                Save draft
+              </button>
+              <button type="button" className="secondary" disabled={!data.ok} aria-busy={testRender.isPending} onClick={() => data.ok && testRender.mutate(data.value)}>
+                Test render
+              </button>
+              <ConfirmButton
+                label="Publish"
+                className="contrast"
+                question={`Publish the saved draft as version ${(t.latestVersion ?? 0) + 1}? Renders without a version will use it.`}
+                onConfirm={() => publish.mutate()}
+              />
+              <ConfirmButton
+                label="Delete template"
+                question={`Delete ${t.name} and all its versions? Renders already made are kept.`}
+                confirmLabel="Delete"
+                onConfirm={() => remove.mutate(id, { onSuccess: () => navigate("/templates") })}
+              />
+            </div>
+            {!parsed.ok ? <p className="notice error">The draft is not valid JSON: {parsed.message}</p> : null}
+            <ErrorNotice error={save.error} />
+            <ErrorNotice error={publish.error} />
+            <ErrorNotice error={testRender.error} />
+            <ErrorNotice error={remove.error} />
+            {publish.isSuccess ? <p role="status">Published.</p> : null}
+            {testRender.data ? (
+              <p role="status">
+                Test render queued: <Link href={`/renders/${testRender.data.id}`}>open render {testRender.data.id}</Link>
+              </p>
+            ) : null}
+            <div className="editor-grid">
+              <div>
+                <h2>Draft</h2>
+                <JsonEditor key={t.id} label="Draft JSON" value={current} onChange={setText} problems={problems} />
+                <label>
+                  Sample data (JSON)
+                  <textarea rows={4} value={dataText} onChange={(e) => setDataText(e.currentTarget.value)} aria-invalid={data.ok ? undefined : true} />
+                </label>
+              </div>
+              <Preview id={id} savedAt={t.updatedAt} data={data.ok ? data.value : {}} />
+            </div>
+            <Versions id={id} />
+          </>
+        );
+      }}
+    </QueryState>
+  );
+}
+
+/** TemplatePage is the lazily loaded page of one template. */
+export default function TemplatePage({ id }: { id: string }) {
+  return (
+    <section>
+      <p>
+        <Link href="/templates">← Templates</Link>
+      </p>
+      <Editor id={id} />
+    </section>
+  );
+}

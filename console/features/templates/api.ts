@@ -1,0 +1,76 @@
+/** templates/api: TanStack Query hooks for /v1/templates, its versions, previews and test renders (spec 4.7, 4.9). */
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { CreateTemplateBody, Template, TemplateSummary, TemplateVersionSummary, UpdateTemplateBody } from "../../../src/modules/templates/model";
+import type { Render } from "../../../src/modules/renders/model";
+import { api, currentWorkspace, query, send, type Page } from "../../api/client";
+
+const key = () => ["templates", currentWorkspace()];
+
+/** useTemplates lists one page of templates. */
+export function useTemplates(cursor?: string) {
+  return useQuery({ queryKey: [...key(), "list", cursor], queryFn: () => api<Page<TemplateSummary>>(`/v1/templates${query({ cursor, limit: 50 })}`) });
+}
+
+/** useTemplate reads one template with its draft. */
+export function useTemplate(id: string) {
+  return useQuery({ queryKey: [...key(), id], queryFn: () => api<Template>(`/v1/templates/${id}`) });
+}
+
+/** useVersions lists a template's published versions. */
+export function useVersions(id: string) {
+  return useQuery({ queryKey: [...key(), id, "versions"], queryFn: () => api<Page<TemplateVersionSummary>>(`/v1/templates/${id}/versions?limit=100`) });
+}
+
+/** useCreateTemplate creates a template (from a starter). */
+export function useCreateTemplate() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateTemplateBody) => api<Template>("/v1/templates", { method: "POST", body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
+  });
+}
+
+/** useSaveDraft replaces the draft's fields (PATCH); a 400/422 answer names each problem by its JSON pointer. */
+export function useSaveDraft(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: UpdateTemplateBody) => api<Template>(`/v1/templates/${id}`, { method: "PATCH", body }),
+    onSuccess: (t) => client.setQueryData([...key(), id], t),
+  });
+}
+
+/** usePublish freezes the draft as the next version. */
+export function usePublish(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<unknown>(`/v1/templates/${id}/publish`, { method: "POST" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
+  });
+}
+
+/** useDeleteTemplate deletes a template and its versions. */
+export function useDeleteTemplate() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<unknown>(`/v1/templates/${id}`, { method: "DELETE" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
+  });
+}
+
+/** usePreview answers the draft's HTML preview for the given data; it is asked again whenever the draft is saved. */
+export function usePreview(id: string, savedAt: string | undefined, data: unknown) {
+  return useQuery({
+    queryKey: [...key(), id, "preview", savedAt, JSON.stringify(data)],
+    queryFn: async () => (await send(`/v1/templates/${id}/preview?format=html`, { method: "POST", body: { data } })).text(),
+    enabled: savedAt !== undefined,
+  });
+}
+
+/** useTestRender queues a test render of the draft. */
+export function useTestRender(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (data: unknown) => api<Render>("/v1/renders", { method: "POST", body: { templateId: id, test: true, data } }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["renders"] }),
+  });
+}
