@@ -1,6 +1,6 @@
 /** api/session: who is signed in (`GET /v1/auth/me`), sign-in, sign-out and the password change. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Me, SignInBody } from "../../src/modules/auth/model";
+import type { ChangePasswordBody, Me, PasswordChanged, SignInBody } from "../../src/modules/auth/model";
 import { api, currentWorkspace } from "./client";
 
 /** useMe answers the signed-in user and the workspace the console acts on. */
@@ -33,7 +33,7 @@ export function useSignOut() {
 /** useChangePassword changes the signed-in user's password (POST /v1/auth/password). */
 export function useChangePassword() {
   return useMutation({
-    mutationFn: (body: { currentPassword: string; newPassword: string }) =>
-      api<{ passwordChanged: true }>("/v1/auth/password", { method: "POST", body }),
+    mutationFn: (body: ChangePasswordBody) =>
+      api<PasswordChanged>("/v1/auth/password", { method: "POST", body }),
   });
 }

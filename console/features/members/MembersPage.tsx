@@ -8,7 +8,8 @@ import { formatDate } from "../../components/format";
 import { Pager, usePager } from "../../components/Pager";
 import { QueryState } from "../../components/QueryState";
 import { SecretOnce } from "../../components/SecretOnce";
-import { useAddMember, useMemberAction, useMembers, type Member } from "./api";
+import type { Member } from "../../../src/modules/members/model";
+import { useAddMember, useMemberAction, useMembers } from "./api";
 
 // A record over the role union: the type checker tells when a role is added.
 const ROLE_SET: Record<Role, true> = { owner: true, admin: true, member: true };

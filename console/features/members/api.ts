@@ -1,27 +1,8 @@
 /** members/api: TanStack Query hooks for /v1/members (owners and admins, `admin:manage`). */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Role } from "../../../src/auth/scopes";
+import type { AddMemberBody, Member, MemberAdded } from "../../../src/modules/members/model";
 import { api, currentWorkspace, query, type Page } from "../../api/client";
-
-// The members API is built on branch c-api; until it is merged these mirror its contract. After the merge they are
-// replaced by `Static<typeof …>` of src/modules/members/model.ts.
-/** Member is one person's membership of the workspace. */
-export interface Member {
-  userId: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  createdAt: string;
-}
-interface AddMemberBody {
-  email: string;
-  role: Role;
-  name?: string;
-}
-interface MemberAdded {
-  member: Member;
-  oneTimePassword?: string;
-}
 
 const key = () => ["members", currentWorkspace()];
 

@@ -4,14 +4,12 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
 import type { Render } from "../../../src/modules/renders/model";
 import { api, currentWorkspace, type Page } from "../../api/client";
-import { useRenderLimits } from "../../api/limits";
+import { useRenderActivity, useRenderLimits } from "../../api/limits";
 import { dailySeries, useUsage, utcDay } from "../../api/usage";
 import { DailyChart } from "../../components/DailyChart";
 import { ExportButton } from "../../components/ExportButton";
 import { formatBytes, formatDate, formatLimit } from "../../components/format";
 import { QueryState } from "../../components/QueryState";
-
-const ACTIVE_LIMIT = 100;
 
 function useRenderList(status: Render["status"], limit: number) {
   return useQuery({
@@ -36,11 +34,10 @@ function Meter({ label, used, limit, format = String }: { label: string; used: n
 /** OverviewPage shows the workspace at a glance. */
 export function OverviewPage() {
   const limits = useRenderLimits();
-  const queued = useRenderList("queued", ACTIVE_LIMIT);
-  const processing = useRenderList("processing", ACTIVE_LIMIT);
+  const activity = useRenderActivity();
   const failed = useRenderList("failed", 5);
   const usage = useUsage(utcDay(-29), utcDay());
-  const active = (queued.data?.items.length ?? 0) + (processing.data?.items.length ?? 0);
+  const active = activity.data?.activeRenders ?? 0;
   return (
     <section>
       <h1>Overview</h1>

@@ -21,6 +21,7 @@ export const ChangePasswordBody = Type.Object(
 export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
 
 export const PasswordChanged = Type.Object({ passwordChanged: Type.Literal(true) });
+export type PasswordChanged = Static<typeof PasswordChanged>;
 
 const WorkspaceMembership = Type.Object({ id: Identifier, name: Type.String(), role: RoleSchema });
 
