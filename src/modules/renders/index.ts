@@ -5,6 +5,7 @@ import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, Page } from "../../http/schemas";
+import { fileResponse, jsonBody, jsonResponse, tokenParameter } from "../../http/openapi";
 import { downloadResponse } from "../assets/download";
 import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderListQuery, RenderRequest, WaitQuery } from "./model";
 import {
@@ -83,14 +84,28 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
         }
         return new Response(resultOf(d, render.id).file, { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
       },
-      { auth: { scope: "render:create" }, params: IdParams, body: PreviewRequest, query: PreviewQuery },
+      {
+        auth: { scope: "render:create" },
+        params: IdParams,
+        body: PreviewRequest,
+        query: PreviewQuery,
+        detail: {
+          requestBody: jsonBody(PreviewRequest, false),
+          responses: {
+            200: fileResponse("The preview: the PDF, or its HTML with ?format=html (a render that did not succeed answers its Render)", ["application/pdf", "text/html"]),
+            202: jsonResponse("The preview's render, still on its way after the wait", Render),
+          },
+        },
+      },
     );
 }
 
 /** renderResultRoutes mounts GET /results/:id, the signed address of a render's PDF. */
 export function renderResultRoutes(app: AppContext) {
   const d = renderDeps(app);
-  return new Elysia({ normalize: false }).get("/results/:id", ({ params, query, request }) =>
-    downloadResponse(openResult(d, params.id, query.token), request.headers.get("if-none-match")),
+  return new Elysia({ normalize: false }).get(
+    "/results/:id",
+    ({ params, query, request }) => downloadResponse(openResult(d, params.id, query.token), request.headers.get("if-none-match")),
+    { detail: { parameters: [tokenParameter], responses: { 200: fileResponse("The render's PDF", ["application/pdf"]), 304: { description: "Not modified (If-None-Match)" } } } },
   );
 }

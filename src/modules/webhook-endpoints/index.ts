@@ -11,6 +11,7 @@ import {
   UpdateWebhookEndpointBody,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEndpointDeleted,
   WebhookEndpointWithSecret,
   WebhookListQuery,
 } from "./model";
@@ -63,7 +64,7 @@ export function webhookEndpointRoutes(app: AppContext, auth: AuthPlugin, meta: R
     .delete(
       "/v1/webhook-endpoints/:id",
       ({ params, principal, request }) => deleteWebhookEndpoint(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id),
-      { auth: manage, params: IdParams },
+      { auth: manage, params: IdParams, response: WebhookEndpointDeleted },
     )
     .post(
       "/v1/webhook-endpoints/:id/rotate-secret",
