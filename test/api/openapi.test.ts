@@ -1,50 +1,26 @@
 /** GET /v1/openapi.json: every route of the app's own table is described, the document is valid OpenAPI 3.1, and a
  * client typed from it (openapi-typescript) type-checks — while a wrong call does not. The app is built in-process
- * without starting Chromium: the document needs the routes, not the pool. */
+ * (test/api/in-process.ts) without starting Chromium: the document needs the routes, not the pool. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import openapiTS, { astToString } from "openapi-typescript";
-import { createApi, type Api } from "../../src/app";
-import { loadConfig } from "../../src/config";
-import { ManualClock } from "../../src/lib/clock";
-import { createLogger } from "../../src/logger";
-import { poolOptions, RenderPool } from "../../src/render/pool";
-import { RenderWorker } from "../../src/render/worker";
-import { FileStore } from "../../src/store/files";
-import { migrate } from "../../src/store/migrate";
-import { openStore, type Store } from "../../src/store/open";
+import { buildApi, type InProcessApi } from "./in-process";
 
 const PUBLIC_URL = "http://console.example.test";
-let dataDir: string;
-let store: Store;
-let api: Api;
+let app: InProcessApi;
 let doc: any;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "renderd-openapi-"));
-  const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL, SESSION_COOKIE_NAME: "rd_console", LOG_LEVEL: "silent" });
-  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-  const log = createLogger("silent");
-  const files = new FileStore(dataDir);
-  store = openStore(dataDir);
-  migrate(store, clock);
-  // The pool is made but never started: no route in this file renders.
-  const pool = new RenderPool(poolOptions(config, log));
-  const worker = new RenderWorker({ store, clock, log, files, pool, concurrency: 1, retentionDays: 30 });
-  api = createApi({ config, store, clock, log, files, worker });
-  const res = await api.handle(new Request(`${PUBLIC_URL}/v1/openapi.json`));
+  app = buildApi({ PUBLIC_URL, SESSION_COOKIE_NAME: "rd_console" });
+  const res = await app.api.handle(new Request(`${PUBLIC_URL}/v1/openapi.json`));
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/json");
   doc = await res.json();
 });
 
-afterAll(() => {
-  store.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => app.close());
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 const operationOf = (method: string, path: string) => doc.paths[path.replace(/:([^/]+)/g, "{$1}")]?.[method.toLowerCase()];
@@ -57,11 +33,11 @@ describe("GET /v1/openapi.json", () => {
   });
 
   test("describes every route of the app's route table, and nothing else", () => {
-    expect(api.routes.length).toBeGreaterThan(40);
-    const missing = api.routes.filter((r) => !operationOf(r.method, r.path)).map((r) => `${r.method} ${r.path}`);
+    expect(app.api.routes.length).toBeGreaterThan(40);
+    const missing = app.api.routes.filter((r) => !operationOf(r.method, r.path)).map((r) => `${r.method} ${r.path}`);
     expect(missing).toEqual([]);
     const described = Object.entries<any>(doc.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(described.length).toBe(api.routes.length);
+    expect(described.length).toBe(app.api.routes.length);
   });
 
   test("validates as OpenAPI 3.1", async () => {
@@ -73,7 +49,7 @@ describe("GET /v1/openapi.json", () => {
   });
 
   test("every operation has a success answer with a content type, and every error answer is the envelope", () => {
-    for (const route of api.routes) {
+    for (const route of app.api.routes) {
       const op = operationOf(route.method, route.path);
       const success = Object.entries<any>(op.responses).filter(([status]) => /^2\d\d$/.test(status));
       expect(success.length, `${route.method} ${route.path}`).toBeGreaterThan(0);
@@ -167,7 +143,7 @@ export async function example(key: string): Promise<string> {
 
 describe("a client typed from the document", () => {
   test("type-checks with openapi-typescript's types, and the deliberately wrong calls do not", async () => {
-    const dir = join(dataDir, "client");
+    const dir = join(app.dataDir, "client");
     mkdirSync(dir);
     writeFileSync(join(dir, "renderd.d.ts"), astToString(await openapiTS(structuredClone(doc))));
     writeFileSync(join(dir, "client.ts"), CLIENT);

@@ -30,6 +30,7 @@ const PAGE = `<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>renderd API reference</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/v1/docs/swagger-ui.css">
 </head>
 <body>

@@ -96,7 +96,7 @@ function operationOf(route: RouteLike, schemas: Schemas): Json {
   const body = route.hooks?.body ? { required: true, content: { "application/json": { schema: schemas.toJson(route.hooks.body) } } } : undefined;
   const finalBody = requestBody ? schemas.toJson({ ...body, ...requestBody }) : body;
   const operation: Json = {
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/[/:{}-]+(\w)/g, (_, c: string) => c.toUpperCase())}`,
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/[/:{}.-]+(\w)/g, (_, c: string) => c.toUpperCase())}`,
     tags: [route.path.split("/")[route.path.startsWith("/v1/") ? 2 : 1]],
     ...rest,
     security: security ?? [],
