@@ -6,6 +6,7 @@ import fc from "fast-check";
 
 type Schema = Record<string, any>;
 
+// Past this depth arrays are empty and objects carry only their required fields; past twice it, null.
 const MAX_DEPTH = 4;
 
 /** ODD_STRINGS are strings that have broken servers before: encodings, separators, injections, sizes. */
@@ -59,7 +60,7 @@ export class Values {
   /** valid answers values that mostly follow `schema`. */
   valid(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
     const s = this.resolve(schema);
-    if (depth > MAX_DEPTH) return fc.constant(null);
+    if (depth > 2 * MAX_DEPTH) return fc.constant(null);
     if ("const" in s) return fc.constant(s.const);
     if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
     if (Array.isArray(s.anyOf)) return fc.oneof(...s.anyOf.map((branch: Schema) => this.valid(branch, depth + 1)));
@@ -68,7 +69,10 @@ export class Values {
       case "object":
         return this.object(s, depth);
       case "array":
-        return fc.array(this.valid(s.items ?? {}, depth + 1), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 3, 3) });
+        return fc.array(this.valid(s.items ?? {}, depth + 1), {
+          minLength: Math.min(s.minItems ?? 0, 1),
+          maxLength: depth > MAX_DEPTH ? Math.min(s.minItems ?? 0, 1) : Math.min(s.maxItems ?? 3, 3),
+        });
       case "string":
         return this.string(s);
       case "integer":
@@ -104,8 +108,9 @@ export class Values {
       if (values && typeof values === "object") return fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), odd), this.valid(values, depth + 1), { maxKeys: 3 });
       return fc.constant({});
     }
-    const model = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, this.valid(value, depth + 1)]));
-    return fc.record(model, { requiredKeys: (s.required ?? []).filter((key: string) => key in properties) });
+    const required: string[] = (s.required ?? []).filter((key: string) => key in properties);
+    const kept = Object.entries(properties).filter(([key]) => depth <= MAX_DEPTH || required.includes(key));
+    return fc.record(Object.fromEntries(kept.map(([key, value]) => [key, this.valid(value, depth + 1)])), { requiredKeys: required });
   }
 
   /** refused answers values every closed object schema refuses before any handler runs: a wrong root type, or a

@@ -10,10 +10,11 @@ import { PUBLIC_URL, startTestServer, type TestServer } from "../harness";
 import { ODD_STRINGS, queryValue, Values } from "./fuzz-values";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const CASES_PER_OPERATION = 60;
+// FUZZ_CASES raises the count for a longer run by hand.
+const CASES_PER_OPERATION = Number(process.env.FUZZ_CASES ?? 100);
 // Operations that start Chromium work when a body is accepted get fewer cases, all with bodies the schema refuses.
 const RENDERING = new Set(["post /v1/renders", "post /v1/renders/batch", "post /v1/templates/{id}/preview", "post /v1/reports"]);
-const RENDERING_CASES = 12;
+const RENDERING_CASES = 16;
 // Deletions come after the other operations, so those reach the rows made for them; sign-out comes last, since it
 // ends the session the others use.
 const orderOf = (method: string, path: string) => (`${method} ${path}` === "post /v1/auth/sign-out" ? 2 : method === "delete" ? 1 : 0);
