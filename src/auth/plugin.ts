@@ -8,7 +8,7 @@ export const API_KEY_SCHEME = "apiKey";
 export const SESSION_SCHEME = "session";
 
 /** AUTH_EXTENSION is the operation field that carries a route's AuthRequirement as declared. */
-export const AUTH_EXTENSION = "x-renderd-auth";
+const AUTH_EXTENSION = "x-renderd-auth";
 
 function describeNeed(need: AuthRequirement): string {
   const scopes = need.scope ? [need.scope] : (need.anyScope ?? []);
@@ -20,7 +20,7 @@ function describeNeed(need: AuthRequirement): string {
 }
 
 /** authDetail answers the OpenAPI fields a route's requirement implies: one security alternative per scheme and scope. */
-export function authDetail(need: AuthRequirement) {
+function authDetail(need: AuthRequirement) {
   const scopes = need.scope ? [need.scope] : (need.anyScope ?? []);
   const schemes = need.session || need.platformAdmin ? [SESSION_SCHEME] : [API_KEY_SCHEME, SESSION_SCHEME];
   // OpenAPI 3.1 lets an apiKey requirement list role names: here, the scope the caller must hold.

@@ -26,6 +26,11 @@ export function fileResponse(description: string, mediaTypes: readonly string[])
   return { description, content: fileContent(mediaTypes) };
 }
 
+/** withJson adds a JSON alternative to an answer of bytes (an answer that is a file or, when something went wrong, JSON). */
+export function withJson<T extends { description: string; content: Record<string, unknown> }>(response: T, schema: TSchema) {
+  return { ...response, content: { ...response.content, "application/json": { schema } } };
+}
+
 /** tokenParameter is the `token` query parameter that is the credential of a signed address (upload, download, result). */
 export const tokenParameter = {
   name: "token",

@@ -97,7 +97,7 @@ describe("GET /v1/openapi.json", () => {
 
   test("gives the routes that answer bytes their real content types", () => {
     expect(Object.keys(doc.paths["/results/{id}"].get.responses["200"].content)).toEqual(["application/pdf"]);
-    expect(Object.keys(doc.paths["/v1/templates/{id}/preview"].post.responses["200"].content)).toEqual(["application/pdf", "text/html"]);
+    expect(Object.keys(doc.paths["/v1/templates/{id}/preview"].post.responses["200"].content)).toEqual(["application/pdf", "text/html", "application/json"]);
     expect(Object.keys(doc.paths["/v1/reports"].post.responses["200"].content)).toEqual(["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"]);
     expect(Object.keys(doc.paths["/uploads/{id}"].put.requestBody.content)).toContain("image/png");
     expect(doc.paths["/uploads/{id}"].put.parameters.map((p: any) => p.name)).toEqual(["id", "token"]);

@@ -5,7 +5,7 @@ import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, Page } from "../../http/schemas";
-import { fileResponse, jsonBody, jsonResponse, tokenParameter } from "../../http/openapi";
+import { fileResponse, jsonBody, jsonResponse, tokenParameter, withJson } from "../../http/openapi";
 import { downloadResponse } from "../assets/download";
 import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderListQuery, RenderRequest, WaitQuery } from "./model";
 import {
@@ -92,7 +92,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
         detail: {
           requestBody: jsonBody(PreviewRequest, false),
           responses: {
-            200: fileResponse("The preview: the PDF, or its HTML with ?format=html (a render that did not succeed answers its Render)", ["application/pdf", "text/html"]),
+            200: withJson(fileResponse("The preview: the PDF, its HTML with ?format=html, or the Render when it did not succeed", ["application/pdf", "text/html"]), Render),
             202: jsonResponse("The preview's render, still on its way after the wait", Render),
           },
         },
