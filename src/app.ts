@@ -16,6 +16,8 @@ import { apiKeyRoutes } from "./modules/api-keys";
 import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
 import { authRoutes } from "./modules/auth";
+import { docsRoutes } from "./modules/docs";
+import type { RouteLike } from "./modules/docs/openapi";
 import { renderResultRoutes, renderRoutes } from "./modules/renders";
 import { exportRoutes } from "./modules/export";
 import { healthRoutes } from "./modules/health";
@@ -29,8 +31,8 @@ import { workspaceRoutes } from "./modules/workspaces";
 /** Api is what the listener calls: one function from request (and the peer's address) to response. */
 export interface Api {
   handle(request: Request, peerAddress?: string): Promise<Response>;
-  /** routes lists every method and path pattern the API answers (`/v1/renders/:id`), for tests over all routes. */
-  routes(): { method: string; path: string }[];
+  /** routes is the route table: every method and path the API answers (its OpenAPI document describes each). */
+  readonly routes: ReadonlyArray<{ method: string; path: string }>;
 }
 
 function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request): ApiError {
@@ -86,10 +88,11 @@ export function createApi(app: AppContext): Api {
     .use(templateRoutes(app, auth, meta))
     .use(usageRoutes(app, auth))
     .use(renderRoutes(app, auth))
-    .use(renderResultRoutes(app));
+    .use(renderResultRoutes(app))
+    .use(docsRoutes(app.config, (): readonly RouteLike[] => elysia.routes));
 
   return {
-    routes: () => elysia.routes.map((r) => ({ method: r.method, path: r.path })),
+    routes: elysia.routes,
     async handle(request, peerAddress) {
       const m = meta.begin(request, clientAddress(peerAddress, request.headers.get("x-forwarded-for"), trusted));
       const path = new URL(request.url).pathname;

@@ -36,7 +36,7 @@ async function waitFor(url: string, deadlineMs: number): Promise<Response> {
   }
 }
 
-test("the compiled binary serves /health and /health/live and stops on SIGTERM", async () => {
+test("the compiled binary serves /health, /health/live and its API description, and stops on SIGTERM", async () => {
   const [port, internalPort] = [await freePort(), await freePort()];
   const proc = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], {
     // Started outside the checkout: the binary must need nothing from it.
@@ -58,6 +58,13 @@ test("the compiled binary serves /health and /health/live and stops on SIGTERM",
       body: JSON.stringify({ email: "admin@renderd.local", password: "binary-test-pw" }),
     });
     expect(signIn.status).toBe(200);
+    // The API description and the reference's files are built into the binary (no network, no checkout).
+    const description = await fetch(`http://127.0.0.1:${port}/v1/openapi.json`);
+    expect(description.status).toBe(200);
+    expect((await description.json()).info.version).toBe("0.0.0");
+    const bundle = await fetch(`http://127.0.0.1:${port}/v1/docs/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
   } finally {
     proc.kill("SIGTERM");
   }

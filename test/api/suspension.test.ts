@@ -75,7 +75,7 @@ afterAll(() => t.stop());
 
 function routes(): { method: string; path: string; name: string }[] {
   return t.server.api
-    .routes()
+    .routes
     .filter((r) => r.method !== "HEAD" && r.method !== "OPTIONS")
     .map((r) => ({ ...r, name: `${r.method} ${r.path}` }));
 }

@@ -5,7 +5,7 @@ import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, Page } from "../../http/schemas";
 import type { RequestMeta } from "../../http/request-meta";
-import { ApiKey, ApiKeyCreated, ApiKeyListQuery, CreateApiKeyBody } from "./model";
+import { ApiKey, ApiKeyCreated, ApiKeyDeleted, ApiKeyListQuery, ApiKeyRevoked, CreateApiKeyBody } from "./model";
 import { createApiKey, deleteApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "./service";
 
 const manage = { scope: "admin:manage", session: true } as const;
@@ -33,6 +33,7 @@ export function apiKeyRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
     .delete("/v1/api-keys/:id", ({ params, principal, request }) => deleteApiKey(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id), {
       auth: takeAway,
       params: IdParams,
+      response: ApiKeyDeleted,
     })
     .post("/v1/api-keys/:id/rotate", ({ params, principal, request }) => rotateApiKey(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id), {
       auth: manage,
@@ -42,5 +43,6 @@ export function apiKeyRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
     .post("/v1/api-keys/:id/revoke", ({ params, principal, request }) => revokeApiKey(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id), {
       auth: takeAway,
       params: IdParams,
+      response: ApiKeyRevoked,
     });
 }

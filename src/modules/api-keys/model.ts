@@ -30,4 +30,8 @@ export const CreateApiKeyBody = Type.Object(
 );
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
 
+export const ApiKeyRevoked = Type.Object({ id: Identifier, revoked: Type.Literal(true) });
+
+export const ApiKeyDeleted = Type.Object({ id: Identifier, deleted: Type.Literal(true) });
+
 export const ApiKeyListQuery = Type.Object({ ...PageQueryFields }, { additionalProperties: false });

@@ -4,10 +4,11 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { authorize, workspaceOf } from "../../auth/principal";
+import { fileBody, fileResponse, tokenParameter } from "../../http/openapi";
 import { IdParams, Page } from "../../http/schemas";
 import type { RequestMeta } from "../../http/request-meta";
 import { downloadResponse } from "./download";
-import { Asset, AssetCreated, AssetDeleted, AssetDetail, AssetListQuery, RegisterAssetBody } from "./model";
+import { Asset, AssetCreated, AssetDeleted, AssetDetail, AssetListQuery, MEDIA_TYPES, RegisterAssetBody } from "./model";
 import { deleteAsset, getAsset, listAssets, openDownload, receiveUpload, registerAsset, registrationNeed, type AssetDeps } from "./service";
 
 const manage = { scope: "asset:manage" } as const;
@@ -61,7 +62,16 @@ export function assetAddressRoutes(app: AppContext, meta: RequestMeta) {
           contentLength: request.headers.get("content-length"),
           body: request.body as unknown as AsyncIterable<Uint8Array> | null,
         }),
-      { parse: "none", response: Asset },
+      {
+        parse: "none",
+        response: Asset,
+        detail: {
+          parameters: [tokenParameter],
+          requestBody: fileBody(MEDIA_TYPES),
+        },
+      },
     )
-    .get("/downloads/:id", ({ params, query, request }) => downloadResponse(openDownload(d, params.id, query.token), request.headers.get("if-none-match")));
+    .get("/downloads/:id", ({ params, query, request }) => downloadResponse(openDownload(d, params.id, query.token), request.headers.get("if-none-match")), {
+      detail: { parameters: [tokenParameter], responses: { 200: fileResponse("The asset's bytes, with its media type", MEDIA_TYPES), 304: { description: "Not modified (If-None-Match)" } } },
+    });
 }

@@ -6,7 +6,7 @@ import { RateLimiter } from "../../http/rate-limit";
 import type { AuthPlugin } from "../../auth/plugin";
 import { isConsoleOrigin } from "../../auth/principal";
 import { signCookieValue } from "../../auth/secrets";
-import { ChangePasswordBody, Me, PasswordChanged, SignInBody } from "./model";
+import { ChangePasswordBody, Me, PasswordChanged, SignedIn, SignedOut, SignInBody } from "./model";
 import { changePassword, describeSession, signIn, signOut } from "./service";
 import type { RequestMeta } from "../../http/request-meta";
 
@@ -37,18 +37,18 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
         if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many sign-in attempts; try again later.", { retryAfter });
         const session = await signIn(app.store, app.clock, requestId, body.email, body.password);
         set.headers["set-cookie"] = cookie(signCookieValue(app.config.secretKey, session.token), Math.floor((session.expiresAt.getTime() - app.clock.now().getTime()) / 1000));
-        return { signedIn: true, expiresAt: session.expiresAt.toISOString() };
+        return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
       },
-      { body: SignInBody },
+      { body: SignInBody, response: SignedIn },
     )
     .post(
       "/v1/auth/sign-out",
       ({ principal, set }) => {
         if (principal.kind === "session") signOut(app.store, principal.sessionId);
         set.headers["set-cookie"] = cookie("", 0);
-        return { signedOut: true };
+        return { signedOut: true as const };
       },
-      { auth: userLevel },
+      { auth: userLevel, response: SignedOut },
     )
     .get(
       "/v1/auth/me",

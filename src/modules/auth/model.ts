@@ -1,6 +1,6 @@
 /** auth/model: the console's sign-in body and the `me` answer (DESIGN.md 3). */
 import { Type, type Static } from "@sinclair/typebox";
-import { Identifier } from "../../http/schemas";
+import { Identifier, IsoDateTime } from "../../http/schemas";
 import { RoleSchema } from "../../auth/scopes";
 import { PASSWORD_MAX_LENGTH, PASSWORD_RULE } from "../../lib/passwords";
 
@@ -24,6 +24,10 @@ export const PasswordChanged = Type.Object({ passwordChanged: Type.Literal(true)
 export type PasswordChanged = Static<typeof PasswordChanged>;
 
 const WorkspaceMembership = Type.Object({ id: Identifier, name: Type.String(), role: RoleSchema });
+
+export const SignedIn = Type.Object({ signedIn: Type.Literal(true), expiresAt: IsoDateTime });
+
+export const SignedOut = Type.Object({ signedOut: Type.Literal(true) });
 
 export const Me = Type.Object({
   user: Type.Object({ id: Identifier, email: Type.String(), name: Type.Union([Type.String(), Type.Null()]), platformAdmin: Type.Boolean() }),

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, NoQuery, Page } from "../../http/schemas";
+import { fileResponse, jsonBody, jsonResponse, tokenParameter, withJson } from "../../http/openapi";
 import { downloadResponse } from "../assets/download";
 import { renderActivity } from "./allowances";
 import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, WaitQuery } from "./model";
@@ -90,14 +91,28 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
         }
         return new Response(resultOf(d, render.id).file, { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
       },
-      { auth: { scope: "render:create" }, params: IdParams, body: PreviewRequest, query: PreviewQuery },
+      {
+        auth: { scope: "render:create" },
+        params: IdParams,
+        body: PreviewRequest,
+        query: PreviewQuery,
+        detail: {
+          requestBody: jsonBody(PreviewRequest, false),
+          responses: {
+            200: withJson(fileResponse("The preview: the PDF, its HTML with ?format=html, or the Render when it did not succeed", ["application/pdf", "text/html"]), Render),
+            202: jsonResponse("The preview's render, still on its way after the wait", Render),
+          },
+        },
+      },
     );
 }
 
 /** renderResultRoutes mounts GET /results/:id, the signed address of a render's PDF. */
 export function renderResultRoutes(app: AppContext) {
   const d = renderDeps(app);
-  return new Elysia({ normalize: false }).get("/results/:id", ({ params, query, request }) =>
-    downloadResponse(openResult(d, params.id, query.token), request.headers.get("if-none-match")),
+  return new Elysia({ normalize: false }).get(
+    "/results/:id",
+    ({ params, query, request }) => downloadResponse(openResult(d, params.id, query.token), request.headers.get("if-none-match")),
+    { detail: { parameters: [tokenParameter], responses: { 200: fileResponse("The render's PDF", ["application/pdf"]), 304: { description: "Not modified (If-None-Match)" } } } },
   );
 }

@@ -4,7 +4,9 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
+import { fileResponse, jsonResponse } from "../../http/openapi";
 import { contentDisposition } from "../assets/download";
+import { Render } from "../renders/model";
 import { XLSX } from "../assets/model";
 import { ReportBody, StringRenderBody, StringRenderResult } from "./model";
 import { createReport, renderText, type ReportDeps } from "./service";
@@ -40,6 +42,10 @@ export function reportRoutes(app: AppContext, auth: AuthPlugin) {
           },
         });
       },
-      { auth: create, body: ReportBody },
+      {
+        auth: create,
+        body: ReportBody,
+        detail: { responses: { 200: fileResponse("The XLSX workbook", [XLSX]), 202: jsonResponse("A PDF report: its render, on its way", Render) } },
+      },
     );
 }

@@ -1,19 +1,22 @@
 /** templates routes (DESIGN.md 4): `template:read` reads, `template:write` edits the draft, `template:publish` freezes
  * it as a version. Bodies are checked by parseBody, not the route schema, so a bad node is reported where it is.
  * Answers that carry a draft declare no response schema: Elysia's type inference turns the recursive node into
- * `never`, and the draft was checked on the way in. */
+ * `never`, and the draft was checked on the way in. Those bodies and answers reach the OpenAPI document through `detail`. */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, Page } from "../../http/schemas";
+import { jsonBody, jsonResponse } from "../../http/openapi";
 import type { RequestMeta } from "../../http/request-meta";
 import {
   CreateTemplateBody,
   parseBody,
+  Template,
   TemplateDeleted,
   TemplateListQuery,
   TemplateSummary,
+  TemplateVersion,
   TemplateVersionSummary,
   UpdateTemplateBody,
   VersionParams,
@@ -44,7 +47,7 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
         set.status = 201;
         return created;
       },
-      { auth: write },
+      { auth: write, detail: { requestBody: jsonBody(CreateTemplateBody), responses: { 201: jsonResponse("The template, created", Template) } } },
     )
     .get("/v1/templates", ({ query, principal }) => listTemplates(app.store, workspaceOf(principal), query), {
       auth: read,
@@ -54,12 +57,13 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
     .get("/v1/templates/:id", ({ params, principal }) => getTemplate(app.store, workspaceOf(principal), params.id), {
       auth: read,
       params: IdParams,
+      detail: { responses: { 200: jsonResponse("The template with its draft", Template) } },
     })
     .patch(
       "/v1/templates/:id",
       ({ params, body, principal, request }) =>
         updateTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id, parseBody(UpdateTemplateBody, body)),
-      { auth: write, params: IdParams },
+      { auth: write, params: IdParams, detail: { requestBody: jsonBody(UpdateTemplateBody), responses: { 200: jsonResponse("The template, updated", Template) } } },
     )
     .delete(
       "/v1/templates/:id",
@@ -73,7 +77,7 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
         set.status = 201;
         return version;
       },
-      { auth: publish, params: IdParams },
+      { auth: publish, params: IdParams, detail: { responses: { 201: jsonResponse("The version, published", TemplateVersion) } } },
     )
     .get(
       "/v1/templates/:id/versions",
@@ -83,6 +87,6 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
     .get(
       "/v1/templates/:id/versions/:version",
       ({ params, principal }) => getTemplateVersion(app.store, workspaceOf(principal), params.id, Number(params.version)),
-      { auth: read, params: VersionParams },
+      { auth: read, params: VersionParams, detail: { responses: { 200: jsonResponse("The version with its source", TemplateVersion) } } },
     );
 }

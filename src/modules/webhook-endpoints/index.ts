@@ -11,6 +11,7 @@ import {
   UpdateWebhookEndpointBody,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEndpointDeleted,
   WebhookEndpointWithSecret,
   WebhookListQuery,
 } from "./model";
@@ -64,7 +65,7 @@ export function webhookEndpointRoutes(app: AppContext, auth: AuthPlugin, meta: R
       "/v1/webhook-endpoints/:id",
       ({ params, principal, request }) => deleteWebhookEndpoint(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id),
       // Stopping deliveries to a URL is allowed while suspended (docs/decisions.md), like revoking a key.
-      { auth: { ...manage, whileSuspended: true }, params: IdParams },
+      { auth: { ...manage, whileSuspended: true }, params: IdParams, response: WebhookEndpointDeleted },
     )
     .post(
       "/v1/webhook-endpoints/:id/rotate-secret",

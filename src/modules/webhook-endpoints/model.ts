@@ -69,4 +69,6 @@ export const WebhookDelivery = Type.Object({
 });
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
+export const WebhookEndpointDeleted = Type.Object({ id: Identifier, deleted: Type.Literal(true) });
+
 export const WebhookListQuery = Type.Object({ ...PageQueryFields }, { additionalProperties: false });

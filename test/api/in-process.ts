@@ -1,0 +1,40 @@
+/** in-process: the public API built without listening or starting Chromium, for tests of what needs only the routes
+ * (the OpenAPI document, the reference page). The pool is made but never started: nothing here renders. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApi, type Api } from "../../src/app";
+import { loadConfig } from "../../src/config";
+import { ManualClock } from "../../src/lib/clock";
+import { createLogger } from "../../src/logger";
+import { poolOptions, RenderPool } from "../../src/render/pool";
+import { RenderWorker } from "../../src/render/worker";
+import { FileStore } from "../../src/store/files";
+import { migrate } from "../../src/store/migrate";
+import { openStore } from "../../src/store/open";
+
+export interface InProcessApi {
+  api: Api;
+  dataDir: string;
+  close(): void;
+}
+
+/** buildApi makes the API over a fresh, migrated store in a temporary DATA_DIR; `env` overrides settings. */
+export function buildApi(env: Record<string, string> = {}): InProcessApi {
+  const dataDir = mkdtempSync(join(tmpdir(), "renderd-api-"));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env });
+  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+  const log = createLogger("silent");
+  const files = new FileStore(dataDir);
+  const store = openStore(dataDir);
+  migrate(store, clock);
+  const worker = new RenderWorker({ store, clock, log, files, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
+  return {
+    api: createApi({ config, store, clock, log, files, worker }),
+    dataDir,
+    close() {
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
