@@ -86,6 +86,7 @@ function concrete(path: string, anyId = false): string {
   const resource = /^\/v1\/(.+?)\/:id/.exec(path)?.[1];
   return path.replace(/:(\w+)/g, (_, param: string) => {
     if (param === "version") return "1";
+    if (param === "file") return "reference.js";
     const id = param === "id" && resource ? ids[resource] : undefined;
     if (id) return id;
     if (anyId) return "id_made_up";

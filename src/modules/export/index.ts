@@ -5,8 +5,10 @@ import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import type { RequestMeta } from "../../http/request-meta";
+import { jsonResponse } from "../../http/openapi";
 import { NoQuery } from "../../http/schemas";
 import { textStream } from "../../http/text-stream";
+import { WorkspaceExport } from "./model";
 import { exportWorkspace } from "./service";
 
 /** exportRoutes mounts /v1/export: any member's console session, or an API key with admin:manage. */
@@ -28,6 +30,10 @@ export function exportRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
           },
         });
       },
-      { auth: { keyScope: "admin:manage" }, query: NoQuery },
+      {
+        auth: { keyScope: "admin:manage" },
+        query: NoQuery,
+        detail: { responses: { 200: jsonResponse("The workspace's data, as a JSON attachment", WorkspaceExport) } },
+      },
     );
 }

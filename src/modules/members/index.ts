@@ -49,6 +49,6 @@ export function memberRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
         removeMember(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), roleOf(principal), params.userId);
         return new Response(null, { status: 204 });
       },
-      { auth: manage, params: MemberParams },
+      { auth: manage, params: MemberParams, detail: { responses: { 204: { description: "The member was removed" } } } },
     );
 }
