@@ -9,6 +9,7 @@ import type { Config } from "../config";
 import { ApiError } from "../errors";
 import { systemClock, type Clock } from "../lib/clock";
 import { BrowserProcess } from "./browser";
+import { checkLayout } from "./layout";
 import { countPdfPages } from "./pdf";
 
 /** ASSET_ORIGIN is the origin render pages request assets from; `.invalid` never resolves (RFC 2606), and nothing leaves anyway. */
@@ -424,7 +425,10 @@ export class RenderPool {
       try {
         buffer = await Promise.race([work, interrupted]);
       } catch (e) {
-        throw e === interruption ? e : await this.explain(slot, e as Error);
+        if (e === interruption) throw e;
+        // A check of the loaded document refused it (checkLayout): the page itself is fine.
+        reusable = e instanceof ApiError;
+        throw reusable ? e : await this.explain(slot, e as Error);
       }
       reusable = true;
       slot.job = undefined;
@@ -588,6 +592,8 @@ export class RenderPool {
         await context.route("**/*", (route) => this.route(slot, route));
         const page = await context.newPage();
         page.on("crash", () => this.crashed(slot, page));
+        // The layout check measures the document as it will be printed (@media print rules included).
+        await page.emulateMedia({ media: "print" });
         await page.setContent(WARM_UP_HTML, { waitUntil: "load", timeout: 0 });
         await page.pdf({ printBackground: true, tagged: false, outline: false });
         await page.setContent("", { timeout: 0 });
@@ -764,10 +770,11 @@ export class RenderPool {
   }
 }
 
-/** print loads the document and prints it; the caller races it against the deadline. */
+/** print loads the document, checks that it can be printed whole, and prints it; the caller races it against the deadline. */
 async function print(page: Page, job: RenderJob, maxPages: number): Promise<Buffer> {
   // Timeouts are the pool's (one deadline for the whole render), so playwright's own are off.
   await page.setContent(job.html, { waitUntil: "load", timeout: 0 });
+  await checkLayout(page, job.html);
   return page.pdf(pdfOptions(job.pdf, maxPages));
 }
 
