@@ -11,6 +11,7 @@ import { systemClock, type Clock } from "../lib/clock";
 import { BrowserProcess } from "./browser";
 import { checkLayout } from "./layout";
 import { countPdfPages } from "./pdf";
+import { processTempDir, releaseTempDir } from "./tempdir";
 
 /** ASSET_ORIGIN is the origin render pages request assets from; `.invalid` never resolves (RFC 2606), and nothing leaves anyway. */
 export const ASSET_ORIGIN = "https://assets.renderd.invalid";
@@ -135,6 +136,8 @@ export interface RenderPoolOptions {
   hangTimeoutMs?: number;
   /** How often the watchdog pings each browser and weighs its renderers (default 10000). */
   healthIntervalMs?: number;
+  /** The folder of renderd's temporary folders (default `$TMPDIR/renderd-<uid>`, tempdir.ts). */
+  tempBase?: string;
   clock?: Clock;
   log?: PoolLog;
 }
@@ -329,6 +332,7 @@ export class RenderPool {
       }),
     );
     for (const slot of this.slots) detach(slot, "down");
+    releaseTempDir(processTempDir(this.options.tempBase));
   }
 
   /** ending answers whether stop() has begun (read through a getter so TypeScript does not narrow it across awaits). */
@@ -675,7 +679,12 @@ export class RenderPool {
   /** launch starts one browser and watches it for a disconnect. */
   private async launch(b: BrowserSlot): Promise<BrowserProcess> {
     const p = await BrowserProcess.launch(
-      { executablePath: this.options.chromiumPath, maxHeapBytes: this.options.maxHeapBytes, asRoot: process.getuid?.() === 0 },
+      {
+        executablePath: this.options.chromiumPath,
+        tempDir: processTempDir(this.options.tempBase),
+        maxHeapBytes: this.options.maxHeapBytes,
+        asRoot: process.getuid?.() === 0,
+      },
       this.clock.now(),
     );
     p.browser.on("disconnected", () => {

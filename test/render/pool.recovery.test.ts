@@ -196,7 +196,7 @@ describe("the supervisor recovers", () => {
     const profile = processes()
       .find((p) => p.pid === pid)
       ?.args.join(" ")
-      .match(/renderd-chromium-[A-Za-z0-9]+/)?.[0];
+      .match(/--renderd-browser=(\S+)/)?.[1];
     expect(profile).toBeTruthy();
     const crashpad = processes().filter((p) => alive(p) && p.args[0]?.endsWith("chrome_crashpad_handler") && p.args.some((a) => a.includes(profile!)));
     expect(crashpad.length).toBeGreaterThan(0);
