@@ -21,6 +21,8 @@ export interface PrintJob {
   html: string;
   pdf: PdfSettings;
   assetScope?: string;
+  /** The render request's option: fail instead of warning when the page did not get something it asked for. */
+  failOnBlockedResources?: boolean;
 }
 
 /** AssetFile is a workspace's uploaded asset as a job needs it. */

@@ -11,44 +11,12 @@ import { systemClock, type Clock } from "../lib/clock";
 import { BrowserProcess } from "./browser";
 import { checkLayout } from "./layout";
 import { countPdfPages } from "./pdf";
+import { parseAssetUrl } from "./assets";
 import { processTempDir, releaseTempDir } from "./tempdir";
+import { WarningList, warningFor, type RenderWarning } from "./warnings";
 
-/** ASSET_ORIGIN is the origin render pages request assets from; `.invalid` never resolves (RFC 2606), and nothing leaves anyway. */
-export const ASSET_ORIGIN = "https://assets.renderd.invalid";
-
-const SCOPE = /^[A-Za-z0-9_-]{16,128}$/;
-
-/**
- * assetUrl answers the URL a render page requests an asset by; the pool's route handler serves it from the job.
- * With a scope (newAssetScope, the job's assetScope) the URL is `…/~<scope>/<assetId>`: see RenderJob.assetScope.
- */
-export function assetUrl(assetId: string, scope?: string): string {
-  if (scope === undefined) return `${ASSET_ORIGIN}/${encodeURIComponent(assetId)}`;
-  if (!SCOPE.test(scope)) throw new Error("An asset scope is 16 to 128 letters, digits, _ or -.");
-  return `${ASSET_ORIGIN}/~${scope}/${encodeURIComponent(assetId)}`;
-}
-
-/** newAssetScope answers a fresh, unguessable asset scope (192 random bits) for one render. */
-export function newAssetScope(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
-}
-
-/** parseAssetUrl answers the asset id and scope an asset URL names, or null for any other URL. */
-export function parseAssetUrl(url: string): { assetId: string; scope?: string } | null {
-  if (!url.startsWith(`${ASSET_ORIGIN}/`)) return null;
-  const rest = url.slice(ASSET_ORIGIN.length + 1);
-  if (/[?#]/.test(rest)) return null;
-  const scoped = /^~([^/]+)\/([^/]+)$/.exec(rest);
-  if (scoped ? !SCOPE.test(scoped[1]) : rest.startsWith("~")) return null;
-  const [scope, raw] = scoped ? [scoped[1], scoped[2]] : [undefined, rest];
-  if (raw === "" || raw.includes("/")) return null;
-  try {
-    return { assetId: decodeURIComponent(raw), scope };
-  } catch {
-    return null;
-  }
-}
-
+// Asset addresses have their own module; callers have long found them here.
+export { ASSET_ORIGIN, assetUrl, newAssetScope, parseAssetUrl } from "./assets";
 
 /** PdfSettings are the page.pdf options a job may set; the rest (outline off, page ranges) is the pool's. */
 export interface PdfSettings {
@@ -95,14 +63,18 @@ export interface RenderJob {
   deadlineMs?: number;
   maxPages?: number;
   maxOutputBytes?: number;
+  /** Fail the render (RENDER_FAILED, naming the first) when the page asked for anything it did not get. */
+  failOnBlockedResources?: boolean;
 }
 
-/** RenderOutput is a printed PDF, its page count, its size and the milliseconds render() took. */
+/** RenderOutput is a printed PDF, its page count, its size, the milliseconds render() took and what the page asked for
+ * and did not get. */
 export interface RenderOutput {
   pdf: Uint8Array;
   pages: number;
   bytes: number;
   ms: number;
+  warnings: RenderWarning[];
 }
 
 /** PoolLog is the part of a pino logger the pool writes to. */
@@ -202,6 +174,8 @@ interface Slot {
   generation: number;
   /** The job whose assets the route handler serves; undefined between renders, so late requests are aborted. */
   job?: RenderJob;
+  /** What the job in flight asked for and did not get. */
+  warnings?: WarningList;
   /** Fails the render in flight on this slot. */
   interrupt?: (error: Error) => void;
   /** The current Document has fetched something another job could be served from its caches (see reset). */
@@ -421,6 +395,7 @@ export class RenderPool {
         throw e;
       }
       slot.job = job;
+      slot.warnings = new WarningList();
       slot.interrupt = interrupt;
       slot.renders++;
       const work = print(slot.page!, job, maxPages);
@@ -436,6 +411,8 @@ export class RenderPool {
       }
       reusable = true;
       slot.job = undefined;
+      const warnings = slot.warnings.items;
+      if (job.failOnBlockedResources && warnings.length > 0) throw blockedError(warnings[0]!);
       const bytes = buffer.byteLength;
       if (bytes > maxOutputBytes)
         throw new ApiError("LIMIT_EXCEEDED", `The PDF has ${bytes} bytes; the limit is ${maxOutputBytes}.`);
@@ -443,7 +420,7 @@ export class RenderPool {
       // The page range printed stops one page past the limit, so a longer document is caught without printing it all.
       if (pages > maxPages) throw new ApiError("LIMIT_EXCEEDED", `The document has more than ${maxPages} pages.`);
       this.counters.rendered++;
-      return { pdf: new Uint8Array(buffer.buffer, buffer.byteOffset, bytes), pages, bytes, ms: performance.now() - started };
+      return { pdf: new Uint8Array(buffer.buffer, buffer.byteOffset, bytes), pages, bytes, ms: performance.now() - started, warnings };
     } catch (e) {
       this.counters.failed++;
       if (e instanceof ApiError && e.code === "RENDER_TIMEOUT") this.counters.timeouts++;
@@ -453,6 +430,7 @@ export class RenderPool {
       signal?.removeEventListener("abort", onAbort);
       if (slot) {
         slot.job = undefined;
+        slot.warnings = undefined;
         slot.interrupt = undefined;
         this.finish(slot, reusable);
       }
@@ -642,19 +620,34 @@ export class RenderPool {
     // Only the job's own scope is served; with no scope, unscoped asset URLs are (and taint the Document).
     const served = !!job?.assets && asset !== null && asset.scope === job.assetScope && request.method() === "GET";
     if (!served || job.assetScope === undefined) slot.tainted = true;
+    // Only the render in flight learns what it did not get; the warm-up and late requests of an ended render do not.
+    const warn = (reason: RenderWarning["reason"]) => {
+      if (job && slot.job === job) slot.warnings?.add(reason, url);
+    };
     try {
-      if (request.isNavigationRequest()) return await route.abort("aborted");
-      if (!served) return await route.abort("blockedbyclient");
+      if (request.isNavigationRequest()) {
+        warn("blocked");
+        return await route.abort("aborted");
+      }
+      if (!served) {
+        warn("blocked");
+        return await route.abort("blockedbyclient");
+      }
       let body: AssetBody | null;
       try {
         body = await job.assets!(url);
       } catch (e) {
-        this.log?.warn({ page: slot.id, url, error: (e as Error).message }, "asset loader failed");
+        // The URL is logged without its scope, as warnings show it.
+        this.log?.warn({ page: slot.id, url: warningFor("asset_failed", url).url, error: (e as Error).message }, "asset loader failed");
+        warn("asset_failed");
         return await route.abort("failed");
       }
       // The render may have ended (deadline) while the loader ran: its assets must not reach the next job.
       if (slot.job !== job) return await route.abort("blockedbyclient");
-      if (!body) return await route.fulfill({ status: 404, body: "" });
+      if (!body) {
+        warn("asset_not_found");
+        return await route.fulfill({ status: 404, body: "" });
+      }
       await route.fulfill({
         status: 200,
         contentType: body.contentType,
@@ -806,6 +799,16 @@ function pdfOptions(settings: PdfSettings = {}, maxPages: number): Parameters<Pa
     outline: false,
     pageRanges: `1-${maxPages + 1}`,
   };
+}
+
+/** blockedError is the failure of a render with failOnBlockedResources, naming the first thing it did not get. */
+function blockedError(first: RenderWarning): ApiError {
+  const why = first.reason === "blocked" ? "renders load nothing but the workspace's own assets" : first.reason === "asset_not_found" ? "no such uploaded asset" : "the asset could not be read";
+  return new ApiError(
+    "RENDER_FAILED",
+    `The page asked for ${first.url} and did not get it (${why}); failOnBlockedResources is true. ` +
+      "Upload what it needs as an asset, inline it as a data: URL, or render without failOnBlockedResources to get warnings instead.",
+  );
 }
 
 /** poolOptions maps the appliance's configuration onto the pool's options. */
