@@ -33,18 +33,20 @@ interface LongParagraph {
  */
 function findLongParagraph([limitPx, fromChars]: [number, number]): LongParagraph | null {
   // Most documents hold too little text to be measured at all: one native call answers for them.
-  if ((document.documentElement.textContent?.length ?? 0) < fromChars) return null;
+  // The body's: the head's text is stylesheets and a title, which lay out no paragraph.
+  const body = document.body;
+  if (!body || (body.textContent?.length ?? 0) < fromChars) return null;
   const blockOf = new Map<Element, Element>();
   const texts = new Map<Element, Text[]>();
   const chars = new Map<Element, number>();
-  const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT);
+  const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
     const parent = node.parentElement;
     if (!parent) continue;
     let block = blockOf.get(parent);
     if (!block) {
       block = parent;
-      while (block.parentElement && ["inline", "contents"].includes(getComputedStyle(block).display)) block = block.parentElement;
+      while (block !== body && block.parentElement && ["inline", "contents"].includes(getComputedStyle(block).display)) block = block.parentElement;
       blockOf.set(parent, block);
     }
     chars.set(block, (chars.get(block) ?? 0) + node.length);
