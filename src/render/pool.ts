@@ -8,15 +8,12 @@ import type { BrowserContext, Page, Route } from "playwright-core";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
 import { systemClock, type Clock } from "../lib/clock";
+import { parseAssetUrl } from "./assets";
 import { BrowserProcess } from "./browser";
 import { checkLayout } from "./layout";
 import { countPdfPages } from "./pdf";
-import { parseAssetUrl } from "./assets";
 import { processTempDir, releaseTempDir } from "./tempdir";
 import { WarningList, warningFor, type RenderWarning } from "./warnings";
-
-// Asset addresses have their own module; callers have long found them here.
-export { ASSET_ORIGIN, assetUrl, newAssetScope, parseAssetUrl } from "./assets";
 
 /** PdfSettings are the page.pdf options a job may set; the rest (outline off, page ranges) is the pool's. */
 export interface PdfSettings {
@@ -212,6 +209,8 @@ export class RenderPool {
   private checking = false;
   /** Aborted by stop(): ends the waits between launch attempts at once. */
   private halt = new AbortController();
+  /** This process's folder for the browsers' temporary files (tempdir.ts), made by the first launch. */
+  private tempDir?: string;
   private readonly counters = { rendered: 0, failed: 0, timeouts: 0, crashes: 0, hangs: 0, recycled: 0, pagesOpened: 0, browserRestarts: 0, freshDocuments: 0 };
 
   private readonly size: number;
@@ -306,7 +305,7 @@ export class RenderPool {
       }),
     );
     for (const slot of this.slots) detach(slot, "down");
-    releaseTempDir(processTempDir(this.options.tempBase));
+    if (this.tempDir) releaseTempDir(this.tempDir);
   }
 
   /** ending answers whether stop() has begun (read through a getter so TypeScript does not narrow it across awaits). */
@@ -674,7 +673,7 @@ export class RenderPool {
     const p = await BrowserProcess.launch(
       {
         executablePath: this.options.chromiumPath,
-        tempDir: processTempDir(this.options.tempBase),
+        tempDir: (this.tempDir ??= processTempDir(this.options.tempBase)),
         maxHeapBytes: this.options.maxHeapBytes,
         asRoot: process.getuid?.() === 0,
       },
@@ -803,7 +802,11 @@ function pdfOptions(settings: PdfSettings = {}, maxPages: number): Parameters<Pa
 
 /** blockedError is the failure of a render with failOnBlockedResources, naming the first thing it did not get. */
 function blockedError(first: RenderWarning): ApiError {
-  const why = first.reason === "blocked" ? "renders load nothing but the workspace's own assets" : first.reason === "asset_not_found" ? "no such uploaded asset" : "the asset could not be read";
+  const why = {
+    blocked: "renders load nothing but the workspace's own assets",
+    asset_not_found: "no such uploaded asset",
+    asset_failed: "the asset could not be read",
+  }[first.reason];
   return new ApiError(
     "RENDER_FAILED",
     `The page asked for ${first.url} and did not get it (${why}); failOnBlockedResources is true. ` +

@@ -12,7 +12,8 @@ import { sweepRenders } from "../modules/renders/retention";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
 import type { PrintJob } from "./job";
-import { parseAssetUrl, PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { parseAssetUrl } from "./assets";
+import { PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
 import { pickNext, type Head } from "./scheduler";
 
 export interface WorkerOptions {

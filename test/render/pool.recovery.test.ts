@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { ApiError } from "../../src/errors";
-import { PoolCrashError, RenderPool, assetUrl, type AssetBody } from "../../src/render/pool";
+import { assetUrl } from "../../src/render/assets";
+import { PoolCrashError, RenderPool, type AssetBody } from "../../src/render/pool";
 import { until, rejection } from "../wait";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.
