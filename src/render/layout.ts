@@ -18,20 +18,15 @@ export const LAYOUT_UNIT_MAX_PX = 2 ** 25;
 const PARAGRAPH_LIMIT_PX = Math.floor(LAYOUT_UNIT_MAX_PX * 0.95);
 
 /** Paragraphs with fewer characters are not measured: at 10,000 characters a paragraph would need glyphs over 3,000 px
- * wide to reach the limit, and such a document has far more pages than RENDER_MAX_PAGES allows. */
+ * wide on average to reach the limit. */
 const MEASURED_FROM_CHARS = 10_000;
-
-/** LongParagraph is the first paragraph found over the limit: its characters and its width laid end to end. */
-interface LongParagraph {
-  chars: number;
-  widthPx: number;
-}
 
 /**
  * findLongParagraph runs in the page (JavaScript is off for the document, so nothing in it can change what this sees):
- * it sums the text of each inline formatting context, then measures the line boxes of those with enough text.
+ * it sums the text of each inline formatting context, measures the line boxes of those with enough text, and answers
+ * the characters of the first one over the limit, or null.
  */
-function findLongParagraph([limitPx, fromChars]: [number, number]): LongParagraph | null {
+function findLongParagraph([limitPx, fromChars]: [number, number]): number | null {
   // Most documents hold too little text to be measured at all: one native call answers for them.
   // The body's: the head's text is stylesheets and a title, which lay out no paragraph.
   const body = document.body;
@@ -63,21 +58,21 @@ function findLongParagraph([limitPx, fromChars]: [number, number]): LongParagrap
       const rects = range.getClientRects();
       for (let i = 0; i < rects.length; i++) widthPx += rects[i]!.width;
     }
-    if (widthPx >= limitPx) return { chars: count, widthPx: Math.round(widthPx) };
+    if (widthPx >= limitPx) return count;
   }
   return null;
 }
 
 /** checkLayout throws LIMIT_EXCEEDED when the loaded document has a paragraph too long for Chromium to break into lines. */
 export async function checkLayout(page: Page, html: string): Promise<void> {
-  // Text laid out comes from the HTML (its text, its stylesheets' `content`): shorter HTML needs no round trip.
+  // The text measured is the document's text nodes: HTML shorter than the threshold cannot hold that much.
   if (html.length < MEASURED_FROM_CHARS) return;
-  const long = await page.evaluate(findLongParagraph, [PARAGRAPH_LIMIT_PX, MEASURED_FROM_CHARS] as [number, number]);
-  if (!long) return;
+  const chars = await page.evaluate(findLongParagraph, [PARAGRAPH_LIMIT_PX, MEASURED_FROM_CHARS] as [number, number]);
+  if (chars === null) return;
   throw new ApiError(
     "LIMIT_EXCEEDED",
-    `A paragraph of ${long.chars} characters is too long to print whole: Chromium cannot break text into lines past ` +
-      `${LAYOUT_UNIT_MAX_PX} px of one paragraph (about 4 million characters at 16px) and would cut the rest off. ` +
+    `A paragraph of ${chars} characters is too long to print whole: Chromium cannot break text into lines past ` +
+      `${LAYOUT_UNIT_MAX_PX} px of one paragraph (about 4.5 million characters at 16px) and would cut the rest off. ` +
       "Split the text into several paragraphs (<p> elements).",
   );
 }

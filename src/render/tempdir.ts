@@ -65,7 +65,10 @@ export function sweepTempDirs(base: string): string[] {
  * browser that outlives its renderd by a moment writes its profile again after the folder is removed.
  */
 function endStragglers(dir: string): void {
-  const stragglers = listProcesses().filter((p) => p.pid !== process.pid && commandLine(p.pid).some((arg) => arg.includes(`${dir}/`)));
+  // Chromium's processes only ("chromium", "chrome_crashpad…"): never, say, a shell that happens to name the folder.
+  const stragglers = listProcesses().filter(
+    (p) => p.name.startsWith("chrom") && p.pid !== process.pid && commandLine(p.pid).some((arg) => arg.includes(`${dir}/`)),
+  );
   for (const p of stragglers) {
     try {
       process.kill(p.pid, "SIGKILL");
