@@ -7,7 +7,8 @@
 import { cpus } from "node:os";
 import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
 import { chromiumArgs } from "../src/render/browser";
-import { RenderPool, assetUrl, parseAssetUrl, newAssetScope, type AssetLoader, type RenderJob } from "../src/render/pool";
+import { assetUrl, newAssetScope, parseAssetUrl } from "../src/render/assets";
+import { RenderPool, type AssetLoader, type RenderJob } from "../src/render/pool";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

@@ -1,6 +1,5 @@
 /** browser: one supervised Chromium process — launch, find its pid, ask whether it answers, kill its process group. */
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type CDPSession } from "playwright-core";
 
@@ -13,6 +12,8 @@ export interface ProcessInfo {
   name: string;
   /** One letter from /proc/<pid>/stat: R, S, D, Z (zombie), T (stopped)… */
   state: string;
+  /** When the process started, in clock ticks after boot: with the pid, it names one process (pids are reused). */
+  startTicks: number;
 }
 
 /** readProcess reads /proc/<pid>/stat, or null when the process is gone. */
@@ -26,7 +27,8 @@ export function readProcess(pid: number): ProcessInfo | null {
   // The command name sits in parentheses and may itself hold spaces or parentheses: split after the last ")".
   const close = stat.lastIndexOf(")");
   const fields = stat.slice(close + 2).split(" ");
-  return { pid, name: stat.slice(stat.indexOf("(") + 1, close), state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]) };
+  const [state, ppid, pgid] = fields;
+  return { pid, name: stat.slice(stat.indexOf("(") + 1, close), state, ppid: Number(ppid), pgid: Number(pgid), startTicks: Number(fields[19]) };
 }
 
 /** listProcesses reads every process of /proc; processes that end while it reads are left out. */
@@ -138,6 +140,8 @@ export function chromiumArgs(options: ChromiumArgsOptions = {}): string[] {
 /** LaunchOptions say which Chromium to start and how. */
 export interface LaunchOptions extends ChromiumArgsOptions {
   executablePath: string;
+  /** The folder every temporary file of the browser goes in (tempdir.ts processTempDir). */
+  tempDir: string;
   /** Milliseconds to wait for Chromium to answer on its pipe. */
   launchTimeoutMs?: number;
 }
@@ -168,22 +172,23 @@ export class BrowserProcess {
     } catch {
       throw new Error(`Chromium at ${options.executablePath} did not start: no executable file there (CHROMIUM_PATH).`);
     }
-    const configDir = mkdtempSync(join(tmpdir(), "renderd-chromium-"));
+    const configDir = mkdtempSync(join(options.tempDir, "chromium-"));
     // A switch Chromium ignores but /proc shows: how the browser process is told apart from any other Chromium.
     const marker = `--renderd-browser=${configDir}`;
     let browser: Browser;
     try {
-      browser = await chromium.launch({
+      browser = await withTmpdir(options.tempDir, () => chromium.launch({
         executablePath: options.executablePath,
         args: [...chromiumArgs(options), marker],
-        env: { ...process.env, XDG_CONFIG_HOME: configDir },
+        // Chromium's own temporary files (shared memory, with --disable-dev-shm-usage) go in the same folder.
+        env: { ...process.env, XDG_CONFIG_HOME: configDir, TMPDIR: options.tempDir },
         timeout: options.launchTimeoutMs ?? 30_000,
         // The pool's owner decides when the browser ends (graceful stop drains renders first); playwright still
         // kills it when this process exits.
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
-      });
+      }));
     } catch (e) {
       rmSync(configDir, { recursive: true, force: true });
       throw new Error(`Chromium at ${options.executablePath} did not start: ${(e as Error).message.split("\n")[0]}`);
@@ -317,6 +322,28 @@ export class BrowserProcess {
       await Bun.sleep(20);
     }
   }
+}
+
+let launching: Promise<unknown> = Promise.resolve();
+
+/**
+ * withTmpdir runs `launch` with this process's TMPDIR set to `dir`, one launch at a time: playwright's launch() makes
+ * the browser's profile and artifacts folders with os.tmpdir() and has no option for them (userDataDir is refused),
+ * and a profile left in /tmp by a killed renderd is what issue 16 found. Bun's os.tmpdir() reads TMPDIR on each call.
+ */
+function withTmpdir<T>(dir: string, launch: () => Promise<T>): Promise<T> {
+  const run = launching.then(async () => {
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
+    try {
+      return await launch();
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
+  });
+  launching = run.catch(() => {});
+  return run;
 }
 
 /** findBrowserPid answers the child of this process whose arguments carry `marker` (Debian's wrapper execs, keeping the pid). */

@@ -14,13 +14,16 @@
 import { ApiError, type ErrorDetail } from "../errors";
 import { compileTemplate, renderDocumentHtml, renderFooterHtml, renderHeaderHtml, renderHtml, type CompiledTemplate } from "./compile/compile";
 import type { DocumentNode, TemplateSource } from "./compile/model";
-import { assetUrl, newAssetScope, type PdfSettings } from "./pool";
+import { assetUrl, newAssetScope } from "./assets";
+import type { PdfSettings } from "./pool";
 
 /** PrintJob is the stored, printable form of a render. */
 export interface PrintJob {
   html: string;
   pdf: PdfSettings;
   assetScope?: string;
+  /** The render request's option: fail instead of warning when the page did not get something it asked for. */
+  failOnBlockedResources?: boolean;
 }
 
 /** AssetFile is a workspace's uploaded asset as a job needs it. */

@@ -8,45 +8,12 @@ import type { BrowserContext, Page, Route } from "playwright-core";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
 import { systemClock, type Clock } from "../lib/clock";
+import { parseAssetUrl } from "./assets";
 import { BrowserProcess } from "./browser";
+import { checkLayout } from "./layout";
 import { countPdfPages } from "./pdf";
-
-/** ASSET_ORIGIN is the origin render pages request assets from; `.invalid` never resolves (RFC 2606), and nothing leaves anyway. */
-export const ASSET_ORIGIN = "https://assets.renderd.invalid";
-
-const SCOPE = /^[A-Za-z0-9_-]{16,128}$/;
-
-/**
- * assetUrl answers the URL a render page requests an asset by; the pool's route handler serves it from the job.
- * With a scope (newAssetScope, the job's assetScope) the URL is `…/~<scope>/<assetId>`: see RenderJob.assetScope.
- */
-export function assetUrl(assetId: string, scope?: string): string {
-  if (scope === undefined) return `${ASSET_ORIGIN}/${encodeURIComponent(assetId)}`;
-  if (!SCOPE.test(scope)) throw new Error("An asset scope is 16 to 128 letters, digits, _ or -.");
-  return `${ASSET_ORIGIN}/~${scope}/${encodeURIComponent(assetId)}`;
-}
-
-/** newAssetScope answers a fresh, unguessable asset scope (192 random bits) for one render. */
-export function newAssetScope(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
-}
-
-/** parseAssetUrl answers the asset id and scope an asset URL names, or null for any other URL. */
-export function parseAssetUrl(url: string): { assetId: string; scope?: string } | null {
-  if (!url.startsWith(`${ASSET_ORIGIN}/`)) return null;
-  const rest = url.slice(ASSET_ORIGIN.length + 1);
-  if (/[?#]/.test(rest)) return null;
-  const scoped = /^~([^/]+)\/([^/]+)$/.exec(rest);
-  if (scoped ? !SCOPE.test(scoped[1]) : rest.startsWith("~")) return null;
-  const [scope, raw] = scoped ? [scoped[1], scoped[2]] : [undefined, rest];
-  if (raw === "" || raw.includes("/")) return null;
-  try {
-    return { assetId: decodeURIComponent(raw), scope };
-  } catch {
-    return null;
-  }
-}
-
+import { processTempDir, releaseTempDir } from "./tempdir";
+import { WarningList, warningFor, type RenderWarning } from "./warnings";
 
 /** PdfSettings are the page.pdf options a job may set; the rest (outline off, page ranges) is the pool's. */
 export interface PdfSettings {
@@ -93,14 +60,18 @@ export interface RenderJob {
   deadlineMs?: number;
   maxPages?: number;
   maxOutputBytes?: number;
+  /** Fail the render (RENDER_FAILED, naming the first) when the page asked for anything it did not get. */
+  failOnBlockedResources?: boolean;
 }
 
-/** RenderOutput is a printed PDF, its page count, its size and the milliseconds render() took. */
+/** RenderOutput is a printed PDF, its page count, its size, the milliseconds render() took and what the page asked for
+ * and did not get. */
 export interface RenderOutput {
   pdf: Uint8Array;
   pages: number;
   bytes: number;
   ms: number;
+  warnings: RenderWarning[];
 }
 
 /** PoolLog is the part of a pino logger the pool writes to. */
@@ -134,6 +105,8 @@ export interface RenderPoolOptions {
   hangTimeoutMs?: number;
   /** How often the watchdog pings each browser and weighs its renderers (default 10000). */
   healthIntervalMs?: number;
+  /** The folder of renderd's temporary folders (default `$TMPDIR/renderd-<uid>`, tempdir.ts). */
+  tempBase?: string;
   clock?: Clock;
   log?: PoolLog;
 }
@@ -198,6 +171,8 @@ interface Slot {
   generation: number;
   /** The job whose assets the route handler serves; undefined between renders, so late requests are aborted. */
   job?: RenderJob;
+  /** What the job in flight asked for and did not get. */
+  warnings?: WarningList;
   /** Fails the render in flight on this slot. */
   interrupt?: (error: Error) => void;
   /** The current Document has fetched something another job could be served from its caches (see reset). */
@@ -234,6 +209,8 @@ export class RenderPool {
   private checking = false;
   /** Aborted by stop(): ends the waits between launch attempts at once. */
   private halt = new AbortController();
+  /** This process's folder for the browsers' temporary files (tempdir.ts), made by the first launch. */
+  private tempDir?: string;
   private readonly counters = { rendered: 0, failed: 0, timeouts: 0, crashes: 0, hangs: 0, recycled: 0, pagesOpened: 0, browserRestarts: 0, freshDocuments: 0 };
 
   private readonly size: number;
@@ -328,6 +305,7 @@ export class RenderPool {
       }),
     );
     for (const slot of this.slots) detach(slot, "down");
+    if (this.tempDir) releaseTempDir(this.tempDir);
   }
 
   /** ending answers whether stop() has begun (read through a getter so TypeScript does not narrow it across awaits). */
@@ -416,6 +394,7 @@ export class RenderPool {
         throw e;
       }
       slot.job = job;
+      slot.warnings = new WarningList();
       slot.interrupt = interrupt;
       slot.renders++;
       const work = print(slot.page!, job, maxPages);
@@ -424,10 +403,15 @@ export class RenderPool {
       try {
         buffer = await Promise.race([work, interrupted]);
       } catch (e) {
-        throw e === interruption ? e : await this.explain(slot, e as Error);
+        if (e === interruption) throw e;
+        // A check of the loaded document refused it (checkLayout): the page itself is fine.
+        reusable = e instanceof ApiError;
+        throw reusable ? e : await this.explain(slot, e as Error);
       }
       reusable = true;
       slot.job = undefined;
+      const warnings = slot.warnings.items;
+      if (job.failOnBlockedResources && warnings.length > 0) throw blockedError(warnings[0]!);
       const bytes = buffer.byteLength;
       if (bytes > maxOutputBytes)
         throw new ApiError("LIMIT_EXCEEDED", `The PDF has ${bytes} bytes; the limit is ${maxOutputBytes}.`);
@@ -435,7 +419,7 @@ export class RenderPool {
       // The page range printed stops one page past the limit, so a longer document is caught without printing it all.
       if (pages > maxPages) throw new ApiError("LIMIT_EXCEEDED", `The document has more than ${maxPages} pages.`);
       this.counters.rendered++;
-      return { pdf: new Uint8Array(buffer.buffer, buffer.byteOffset, bytes), pages, bytes, ms: performance.now() - started };
+      return { pdf: new Uint8Array(buffer.buffer, buffer.byteOffset, bytes), pages, bytes, ms: performance.now() - started, warnings };
     } catch (e) {
       this.counters.failed++;
       if (e instanceof ApiError && e.code === "RENDER_TIMEOUT") this.counters.timeouts++;
@@ -445,6 +429,7 @@ export class RenderPool {
       signal?.removeEventListener("abort", onAbort);
       if (slot) {
         slot.job = undefined;
+        slot.warnings = undefined;
         slot.interrupt = undefined;
         this.finish(slot, reusable);
       }
@@ -588,6 +573,8 @@ export class RenderPool {
         await context.route("**/*", (route) => this.route(slot, route));
         const page = await context.newPage();
         page.on("crash", () => this.crashed(slot, page));
+        // The layout check measures the document as it will be printed (@media print rules included).
+        await page.emulateMedia({ media: "print" });
         await page.setContent(WARM_UP_HTML, { waitUntil: "load", timeout: 0 });
         await page.pdf({ printBackground: true, tagged: false, outline: false });
         await page.setContent("", { timeout: 0 });
@@ -632,19 +619,34 @@ export class RenderPool {
     // Only the job's own scope is served; with no scope, unscoped asset URLs are (and taint the Document).
     const served = !!job?.assets && asset !== null && asset.scope === job.assetScope && request.method() === "GET";
     if (!served || job.assetScope === undefined) slot.tainted = true;
+    // Only the render in flight learns what it did not get; the warm-up and late requests of an ended render do not.
+    const warn = (reason: RenderWarning["reason"]) => {
+      if (job && slot.job === job) slot.warnings?.add(reason, url);
+    };
     try {
-      if (request.isNavigationRequest()) return await route.abort("aborted");
-      if (!served) return await route.abort("blockedbyclient");
+      if (request.isNavigationRequest()) {
+        warn("blocked");
+        return await route.abort("aborted");
+      }
+      if (!served) {
+        warn("blocked");
+        return await route.abort("blockedbyclient");
+      }
       let body: AssetBody | null;
       try {
         body = await job.assets!(url);
       } catch (e) {
-        this.log?.warn({ page: slot.id, url, error: (e as Error).message }, "asset loader failed");
+        // The URL is logged without its scope, as warnings show it.
+        this.log?.warn({ page: slot.id, url: warningFor("asset_failed", url).url, error: (e as Error).message }, "asset loader failed");
+        warn("asset_failed");
         return await route.abort("failed");
       }
       // The render may have ended (deadline) while the loader ran: its assets must not reach the next job.
       if (slot.job !== job) return await route.abort("blockedbyclient");
-      if (!body) return await route.fulfill({ status: 404, body: "" });
+      if (!body) {
+        warn("asset_not_found");
+        return await route.fulfill({ status: 404, body: "" });
+      }
       await route.fulfill({
         status: 200,
         contentType: body.contentType,
@@ -669,7 +671,12 @@ export class RenderPool {
   /** launch starts one browser and watches it for a disconnect. */
   private async launch(b: BrowserSlot): Promise<BrowserProcess> {
     const p = await BrowserProcess.launch(
-      { executablePath: this.options.chromiumPath, maxHeapBytes: this.options.maxHeapBytes, asRoot: process.getuid?.() === 0 },
+      {
+        executablePath: this.options.chromiumPath,
+        tempDir: (this.tempDir ??= processTempDir(this.options.tempBase)),
+        maxHeapBytes: this.options.maxHeapBytes,
+        asRoot: process.getuid?.() === 0,
+      },
       this.clock.now(),
     );
     p.browser.on("disconnected", () => {
@@ -764,10 +771,11 @@ export class RenderPool {
   }
 }
 
-/** print loads the document and prints it; the caller races it against the deadline. */
+/** print loads the document, checks that it can be printed whole, and prints it; the caller races it against the deadline. */
 async function print(page: Page, job: RenderJob, maxPages: number): Promise<Buffer> {
   // Timeouts are the pool's (one deadline for the whole render), so playwright's own are off.
   await page.setContent(job.html, { waitUntil: "load", timeout: 0 });
+  await checkLayout(page, job.html);
   return page.pdf(pdfOptions(job.pdf, maxPages));
 }
 
@@ -790,6 +798,20 @@ function pdfOptions(settings: PdfSettings = {}, maxPages: number): Parameters<Pa
     outline: false,
     pageRanges: `1-${maxPages + 1}`,
   };
+}
+
+/** blockedError is the failure of a render with failOnBlockedResources, naming the first thing it did not get. */
+function blockedError(first: RenderWarning): ApiError {
+  const why = {
+    blocked: "renders load nothing but the workspace's own assets",
+    asset_not_found: "no such uploaded asset",
+    asset_failed: "the asset could not be read",
+  }[first.reason];
+  return new ApiError(
+    "RENDER_FAILED",
+    `The page asked for ${first.url} and did not get it (${why}); failOnBlockedResources is true. ` +
+      "Upload what it needs as an asset, inline it as a data: URL, or render without failOnBlockedResources to get warnings instead.",
+  );
 }
 
 /** poolOptions maps the appliance's configuration onto the pool's options. */

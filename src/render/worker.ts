@@ -12,7 +12,8 @@ import { sweepRenders } from "../modules/renders/retention";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
 import type { PrintJob } from "./job";
-import { parseAssetUrl, PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { parseAssetUrl } from "./assets";
+import { PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
 import { pickNext, type Head } from "./scheduler";
 
 export interface WorkerOptions {
@@ -151,9 +152,11 @@ export class RenderWorker {
     try {
       const out = await this.print(head.workspaceId, job, signal);
       const sha256 = await files.writeOutput(id, out.pdf);
-      const stored = store.tx(() => endRender(store, clock, id, ["processing"], { status: "succeeded", outputSha256: sha256, pages: out.pages, bytes: out.bytes }));
+      const end = { status: "succeeded" as const, outputSha256: sha256, pages: out.pages, bytes: out.bytes, warnings: out.warnings };
+      const stored = store.tx(() => endRender(store, clock, id, ["processing"], end));
       if (!stored) this.dropOutput(sha256);
-      log.info({ renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: out.bytes, ms: Math.round(out.ms) }, "render succeeded");
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: out.bytes, warnings: out.warnings.length, ms: Math.round(out.ms) };
+      log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return requeueRender(store, id);
       // Cancelled: the cancel request wrote the final state already.
@@ -171,7 +174,7 @@ export class RenderWorker {
 
   /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */
   private async print(workspaceId: string, job: PrintJob, signal: AbortSignal): Promise<RenderOutput> {
-    const renderJob = { html: job.html, pdf: job.pdf, assetScope: job.assetScope, assets: this.assets(workspaceId) };
+    const renderJob = { ...job, assets: this.assets(workspaceId) };
     try {
       return await this.options.pool.render(renderJob, signal);
     } catch (e) {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { ApiError } from "../../src/errors";
-import { PoolCrashError, RenderPool, assetUrl, type AssetBody } from "../../src/render/pool";
+import { assetUrl } from "../../src/render/assets";
+import { PoolCrashError, RenderPool, type AssetBody } from "../../src/render/pool";
 import { until, rejection } from "../wait";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.
@@ -196,7 +197,7 @@ describe("the supervisor recovers", () => {
     const profile = processes()
       .find((p) => p.pid === pid)
       ?.args.join(" ")
-      .match(/renderd-chromium-[A-Za-z0-9]+/)?.[0];
+      .match(/--renderd-browser=(\S+)/)?.[1];
     expect(profile).toBeTruthy();
     const crashpad = processes().filter((p) => alive(p) && p.args[0]?.endsWith("chrome_crashpad_handler") && p.args.some((a) => a.includes(profile!)));
     expect(crashpad.length).toBeGreaterThan(0);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ASSET_ORIGIN, RenderPool, assetUrl, newAssetScope } from "../../src/render/pool";
+import { ASSET_ORIGIN, assetUrl, newAssetScope } from "../../src/render/assets";
+import { RenderPool } from "../../src/render/pool";
 import { until } from "../wait";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.

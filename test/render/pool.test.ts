@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { ApiError } from "../../src/errors";
 import { countPdfPages, countPageObjects } from "../../src/render/pdf";
-import { ASSET_ORIGIN, PoolCrashError, RenderPool, assetUrl, newAssetScope, parseAssetUrl, type AssetBody } from "../../src/render/pool";
+import { ASSET_ORIGIN, assetUrl, newAssetScope, parseAssetUrl } from "../../src/render/assets";
+import { PoolCrashError, RenderPool, type AssetBody } from "../../src/render/pool";
 import { until, rejection } from "../wait";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.

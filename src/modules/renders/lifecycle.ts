@@ -10,6 +10,7 @@
  */
 import type { ErrorCode } from "../../errors";
 import type { Clock } from "../../lib/clock";
+import type { RenderWarning } from "../../render/warnings";
 import type { Store } from "../../store/open";
 import { enqueueEndEvent } from "../../webhooks/events";
 import { recordRenderEnd } from "../usage/service";
@@ -20,7 +21,7 @@ export type RenderStatus = (typeof RENDER_STATUSES)[number];
 
 /** RenderEnd is a final state and what goes with it. */
 export type RenderEnd =
-  | { status: "succeeded"; outputSha256: string; pages: number; bytes: number }
+  | { status: "succeeded"; outputSha256: string; pages: number; bytes: number; warnings?: RenderWarning[] }
   | { status: "failed"; code: ErrorCode; message: string }
   | { status: "cancelled" };
 
@@ -35,7 +36,7 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
   const now = clock.now().toISOString();
   const row = store.get<{ workspace_id: string; test: number; created_at: string }>(
     `UPDATE renders SET status = $status, job = NULL, finished_at = $now,
-       output_sha256 = $sha, pages = $pages, bytes = $bytes, error_code = $code, error_message = $message
+       output_sha256 = $sha, pages = $pages, bytes = $bytes, error_code = $code, error_message = $message, warnings = $warnings
      WHERE id = $id AND status IN ${statusList(from)}
      RETURNING workspace_id, test, created_at`,
     {
@@ -47,6 +48,7 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
       bytes: end.status === "succeeded" ? end.bytes : null,
       code: end.status === "failed" ? end.code : null,
       message: end.status === "failed" ? end.message : null,
+      warnings: end.status === "succeeded" && end.warnings?.length ? JSON.stringify(end.warnings) : null,
     },
   );
   if (!row) return false;

@@ -2,6 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
+import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
 import { RENDER_STATUSES } from "./lifecycle";
 
 export const RenderStatus = literalUnion(RENDER_STATUSES);
@@ -38,6 +39,8 @@ export const Render = Type.Object({
     }),
   ),
   error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+  /** A succeeded render's page asked for these and did not get them (absent when nothing was left out). */
+  warnings: Type.Optional(Type.Array(RenderWarning, { maxItems: MAX_WARNINGS })),
 });
 export type Render = Static<typeof Render>;
 
@@ -59,6 +62,8 @@ export const RenderRequest = Type.Object(
     test: Type.Optional(Type.Boolean()),
     filename: Type.Optional(Filename),
     metadata: Type.Optional(RenderMetadata),
+    /** Fail the render (RENDER_FAILED) when its page asks for anything it does not get, instead of warning. */
+    failOnBlockedResources: Type.Optional(Type.Boolean()),
   },
   closed,
 );

@@ -13,6 +13,7 @@ import { newId } from "../../lib/ids";
 import { validateData } from "../../render/compile/data";
 import { DocumentNode } from "../../render/compile/model";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
+import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
 import type { FileStore } from "../../store/files";
 import type { Store } from "../../store/open";
@@ -61,6 +62,7 @@ interface RenderRow {
   bytes: number | null;
   error_code: string | null;
   error_message: string | null;
+  warnings: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -116,19 +118,20 @@ function planRequest(deps: RenderDeps, workspaceId: string, request: RenderReque
   }
   const test = request.test ?? false;
   const common = { test, metadata: request.metadata ?? {} };
+  const fail = request.failOnBlockedResources ? { failOnBlockedResources: true } : {};
   if (request.templateId !== undefined) {
     // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
     const which = request.version ?? (test ? "draft" : "latest");
     const plan = templatePlan(deps, workspaceId, request.templateId, which, request.data ?? {}, at);
-    return { ...common, ...plan, source: "template", filename: request.filename ?? `${request.templateId}.pdf` };
+    return { ...common, ...plan, job: { ...plan.job, ...fail }, source: "template", filename: request.filename ?? `${request.templateId}.pdf` };
   }
   if (request.document !== undefined) {
     const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
     if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
     const job = documentJob(request.document as DocumentNode, assetFinder(deps, workspaceId), `${at}/document`);
-    return { ...common, source: "document", job, filename: request.filename ?? "document.pdf" };
+    return { ...common, source: "document", job: { ...job, ...fail }, filename: request.filename ?? "document.pdf" };
   }
-  return { ...common, source: "html", job: htmlJob(request.html!), filename: request.filename ?? "document.pdf" };
+  return { ...common, source: "html", job: { ...htmlJob(request.html!), ...fail }, filename: request.filename ?? "document.pdf" };
 }
 
 /** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction). */
@@ -178,6 +181,7 @@ export function renderRecordOf(r: RenderRow): RenderRecord {
   if (r.started_at !== null) render.startedAt = r.started_at;
   if (r.finished_at !== null) render.finishedAt = r.finished_at;
   if (r.status === "succeeded" && r.output_sha256 !== null) render.result = { pages: r.pages ?? 0, bytes: r.bytes ?? 0 };
+  if (r.warnings !== null) render.warnings = JSON.parse(r.warnings) as RenderWarning[];
   if (r.status === "failed") render.error = { code: r.error_code ?? "RENDER_FAILED", message: r.error_message ?? "The render failed." };
   return render;
 }

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { ApiError } from "../../src/errors";
+import { RenderPool } from "../../src/render/pool";
+import { rejection } from "../wait";
+import { pdfText } from "./fixtures";
+
+setDefaultTimeout(60_000);
+
+// The real Chromium, one page. Chromium stops breaking a paragraph into lines once its text, laid end to end, is
+// 2^25 px wide (src/render/layout.ts): about 4.5 million characters at 16px, or 455,000 at 160px. The large font
+// and a page 5 m wide keep the document small and under RENDER_MAX_PAGES, as the 8 MB paragraph of issue 16 was.
+let pool: RenderPool;
+
+beforeAll(async () => {
+  pool = new RenderPool({ size: 1, chromiumPath: "/usr/bin/chromium", timeoutMs: 50_000 });
+  await pool.start();
+});
+
+afterAll(async () => {
+  await pool.stop();
+});
+
+const paragraph = (words: number) =>
+  `<style>@page{size:5000mm 5000mm;margin:0}p{font-size:160px}</style><p>${"word ".repeat(words)}</p><p>THE END</p>`;
+const wordsIn = (text: string) => text.split(" ").filter((w) => w === "word").length;
+
+describe("whole documents or LIMIT_EXCEEDED", () => {
+  test("a paragraph past Chromium's line-breaking limit fails LIMIT_EXCEEDED, saying what to do, instead of losing its tail", async () => {
+    const error = await rejection(pool.render({ html: paragraph(120_000) }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe("LIMIT_EXCEEDED");
+    expect(error.message).toContain("A paragraph of 600000 characters is too long to print whole");
+    expect(error.message).toContain("Split the text into several paragraphs");
+  });
+
+  test("the same paragraph within the limit prints every word", async () => {
+    const out = await pool.render({ html: paragraph(60_000) });
+    const text = pdfText(out.pdf);
+    expect(wordsIn(text)).toBe(60_000);
+    expect(text).toEndWith("THE END");
+  });
+
+  test("a document of many short paragraphs is not measured as one", async () => {
+    const out = await pool.render({ html: `<p>${"word ".repeat(50)}</p>`.repeat(4_000) });
+    expect(wordsIn(pdfText(out.pdf))).toBe(200_000);
+  });
+});
