@@ -5,6 +5,7 @@ import { allowancesCommand } from "./allowances";
 import { keysCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
+import { VERSION } from "../src/version";
 import { restoreCommand, suspendCommand } from "./suspension";
 import { usageCommand } from "./usage";
 import { usersCommand } from "./users";
@@ -13,7 +14,7 @@ import { workspacesCommand } from "./workspaces";
 
 const program = new Command("renderd")
   .description("renderd: self-hosted document rendering appliance")
-  .version("0.0.0")
+  .version(VERSION)
   .showHelpAfterError()
   .addCommand(serveCommand())
   .addCommand(migrateCommand())
