@@ -122,6 +122,12 @@ export class Metrics {
     this.rateLimits.inc({ reason });
   }
 
+  /** toJSON keeps the metrics out of serialisations of the context they travel in (Elysia checksums a plugin's `seed`
+   * with JSON.stringify, and the registry refers to itself). */
+  toJSON(): string {
+    return "Metrics";
+  }
+
   /** text answers the exposition (Prometheus text format) and its content type. */
   async text(): Promise<{ body: string; contentType: string }> {
     return { body: await this.registry.metrics(), contentType: this.registry.contentType };
