@@ -1,35 +1,12 @@
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort, waitFor } from "./serve-process";
 
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "renderd-binary-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
-
-async function waitFor(url: string, deadlineMs: number): Promise<Response> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      return await fetch(url);
-    } catch (e) {
-      if (Date.now() > until) throw e;
-      await Bun.sleep(50);
-    }
-  }
-}
 
 test("the compiled binary serves /health and /health/live and stops on SIGTERM", async () => {
   const binary = join(work, "renderd");
