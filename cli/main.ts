@@ -5,6 +5,7 @@ import { allowancesCommand } from "./allowances";
 import { keysCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
+import { tuiCommand } from "./tui";
 import { VERSION } from "../src/version";
 import { restoreCommand, suspendCommand } from "./suspension";
 import { usageCommand } from "./usage";
@@ -25,6 +26,7 @@ const program = new Command("renderd")
   .addCommand(suspendCommand())
   .addCommand(restoreCommand())
   .addCommand(webhooksCommand())
-  .addCommand(usageCommand());
+  .addCommand(usageCommand())
+  .addCommand(tuiCommand());
 
 await program.parseAsync(process.argv);
