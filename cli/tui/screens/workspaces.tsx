@@ -59,7 +59,10 @@ export function Workspaces({ snapshot, actions, capture, reload }: ScreenProps) 
   };
 
   useInput((input, key) => {
-    if (mode === "secret") return setMode("list");
+    if (mode === "secret") {
+      setMessage("");
+      return setMode("list");
+    }
     if (mode === "search") {
       if (key.return) return setMode("list");
       if (key.escape) {
@@ -82,7 +85,7 @@ export function Workspaces({ snapshot, actions, capture, reload }: ScreenProps) 
         if (mode === "edit") return act(() => (actions.saveAllowances(ws.id, form as Record<AllowanceField, string>, ws.suspended), `saved the allowances of ${ws.slug}`));
         try {
           const created = actions.createKey(ws.id, form.name ?? "", form.scopes ?? "");
-          setMessage(`created ${created.id} in ${ws.slug}; its secret, shown once: ${created.secret}`);
+          setMessage(`created ${created.id} in ${ws.slug}; its secret, shown once (any key hides it): ${created.secret}`);
           setMode("secret");
           reload();
         } catch (e) {
