@@ -4,13 +4,14 @@ import { Type, type Static } from "@sinclair/typebox";
 import { ApiError } from "../../errors";
 import { newId } from "../../lib/ids";
 import { errorResponse } from "../../http/responses";
+import { Identifier, IsoDateTime } from "../../http/schemas";
 import type { Metrics } from "../../metrics/metrics";
 
 /** LiveState is what only the running process knows: its pool and the renders it is printing (docs/operations.md). */
 export const LiveState = Type.Object({
   version: Type.String(),
   pid: Type.Integer(),
-  startedAt: Type.String({ format: "date-time" }),
+  startedAt: IsoDateTime,
   /** True once SIGTERM arrived: the public port is closed and printing renders get their grace period. */
   draining: Type.Boolean(),
   pool: Type.Object({
@@ -24,7 +25,7 @@ export const LiveState = Type.Object({
     browserRestarts: Type.Integer(),
     rssBytes: Type.Integer(),
   }),
-  inFlight: Type.Array(Type.Object({ renderId: Type.String(), workspaceId: Type.String(), startedAt: Type.String({ format: "date-time" }) })),
+  inFlight: Type.Array(Type.Object({ renderId: Identifier, workspaceId: Identifier, startedAt: IsoDateTime })),
 });
 export type LiveState = Static<typeof LiveState>;
 
