@@ -38,20 +38,21 @@ const READ = "GET, HEAD";
 
 /** internalHandler answers requests on INTERNAL_PORT. */
 export function internalHandler(deps: InternalDeps): (request: Request) => Promise<Response> {
+  const routes: Record<string, (headers: Record<string, string>) => Response | Promise<Response>> = {
+    "/health/live": (headers) => Response.json({ status: "ok" }, { headers }),
+    "/internal/state": (headers) => Response.json(deps.state(), { headers: { ...headers, "cache-control": "no-store" } }),
+    "/metrics": async (headers) => {
+      const { body, contentType } = await deps.metrics.text();
+      return new Response(body, { headers: { ...headers, "content-type": contentType } });
+    },
+  };
   return async (request) => {
     const path = new URL(request.url).pathname;
     const requestId = newId("req");
-    const headers = { "x-request-id": requestId };
-    const answer = async (): Promise<Response> => {
-      if (path === "/health/live") return Response.json({ status: "ok" }, { headers });
-      if (path === "/internal/state") return Response.json(deps.state(), { headers: { ...headers, "cache-control": "no-store" } });
-      const { body, contentType } = await deps.metrics.text();
-      return new Response(body, { headers: { ...headers, "content-type": contentType } });
-    };
-    if (path !== "/health/live" && path !== "/internal/state" && path !== "/metrics")
-      return errorResponse(new ApiError("NOT_FOUND", `No route matches ${request.method} ${path} on the internal port.`), requestId);
+    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    if (!route) return errorResponse(new ApiError("NOT_FOUND", `No route matches ${request.method} ${path} on the internal port.`), requestId);
     if (request.method !== "GET" && request.method !== "HEAD")
       return errorResponse(new ApiError("BAD_REQUEST", `${request.method} is not allowed on ${path}; use ${READ}.`, { status: 405, headers: { allow: READ } }), requestId);
-    return answer();
+    return route({ "x-request-id": requestId });
   };
 }
