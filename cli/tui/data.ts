@@ -10,6 +10,9 @@ import type { PlatformWorkspace } from "../../src/modules/workspaces/model";
 import type { Store } from "../../src/store/open";
 
 const MINUTE = 60_000;
+// A delivery that failed for good counts as failing for an hour; one still retrying counts until it succeeds or fails.
+const FAILED_RECENTLY_MS = 60 * MINUTE;
+const FAILING = "((d.status = 'pending' AND d.attempts > 0) OR (d.status = 'failed' AND d.last_attempt_at > $since))";
 const LIVE_TIMEOUT_MS = 500;
 
 export interface Percentiles {
@@ -37,6 +40,7 @@ export interface WorkspaceRow extends PlatformWorkspace {
 
 export interface RenderRow {
   id: string;
+  workspaceId: string;
   workspace: string;
   status: RenderStatus;
   test: boolean;
@@ -106,10 +110,9 @@ function overview(store: Store, now: Date): Overview {
   );
   const seconds = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
   const webhooks = store.get<{ backlog: number; failing: number }>(
-    `SELECT COUNT(*) FILTER (WHERE status = 'pending') AS backlog,
-            COUNT(DISTINCT endpoint_id) FILTER (WHERE (status = 'pending' AND attempts > 0) OR (status = 'failed' AND last_attempt_at > $since)) AS failing
-     FROM webhook_deliveries`,
-    { since: hourAgo.toISOString() },
+    `SELECT COUNT(*) FILTER (WHERE d.status = 'pending') AS backlog, COUNT(DISTINCT d.endpoint_id) FILTER (WHERE ${FAILING}) AS failing
+     FROM webhook_deliveries d`,
+    { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
   )!;
   const recentFailures = store
     .all<{ id: string; slug: string; error_code: string; finished_at: string }>(
@@ -157,15 +160,15 @@ function renders(store: Store, filter: RenderFilter): RenderRow[] {
     params.status = filter.status;
   }
   return store
-    .all<{ id: string; slug: string; status: RenderStatus; test: number; created_at: string; error_code: string | null }>(
-      `SELECT r.id, w.slug, r.status, r.test, r.created_at, r.error_code FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+    .all<{ id: string; workspace_id: string; slug: string; status: RenderStatus; test: number; created_at: string; error_code: string | null }>(
+      `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code FROM renders r JOIN workspaces w ON w.id = r.workspace_id
        WHERE ${where.join(" AND ")} ORDER BY r.created_at DESC, r.id DESC LIMIT 100`,
       params,
     )
-    .map((r) => ({ id: r.id, workspace: r.slug, status: r.status, test: r.test === 1, createdAt: r.created_at, errorCode: r.error_code }));
+    .map((r) => ({ id: r.id, workspaceId: r.workspace_id, workspace: r.slug, status: r.status, test: r.test === 1, createdAt: r.created_at, errorCode: r.error_code }));
 }
 
-function endpoints(store: Store): EndpointRow[] {
+function endpoints(store: Store, now: Date): EndpointRow[] {
   return store
     .all<{ id: string; slug: string; url: string; enabled: number; pending: number; failed: number; last_error: string | null; next_attempt_at: string | null }>(
       `SELECT e.id, w.slug, e.url, e.enabled,
@@ -174,8 +177,9 @@ function endpoints(store: Store): EndpointRow[] {
               (SELECT last_error FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.last_error IS NOT NULL ORDER BY x.last_attempt_at DESC LIMIT 1) AS last_error,
               MIN(d.next_attempt_at) FILTER (WHERE d.status = 'pending') AS next_attempt_at
        FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id JOIN webhook_deliveries d ON d.endpoint_id = e.id
-       WHERE (d.status = 'pending' AND d.attempts > 0) OR d.status = 'failed'
+       WHERE ${FAILING}
        GROUP BY e.id ORDER BY next_attempt_at IS NULL, next_attempt_at, w.slug`,
+      { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
     )
     .map((r) => ({ id: r.id, workspace: r.slug, url: r.url, enabled: r.enabled === 1, pending: r.pending, failed: r.failed, lastError: r.last_error, nextAttemptAt: r.next_attempt_at }));
 }
@@ -184,5 +188,5 @@ function endpoints(store: Store): EndpointRow[] {
 export async function loadSnapshot(store: Store, clock: Clock, internalUrl: string, filter: RenderFilter): Promise<Snapshot> {
   const live = await fetchLive(internalUrl);
   const at = clock.now();
-  return { at, live, overview: overview(store, at), workspaces: workspaces(store, clock), renders: renders(store, filter), endpoints: endpoints(store) };
+  return { at, live, overview: overview(store, at), workspaces: workspaces(store, clock), renders: renders(store, filter), endpoints: endpoints(store, at) };
 }

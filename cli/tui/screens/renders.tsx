@@ -43,9 +43,8 @@ export function Renders({ snapshot, actions, capture, reload, filter, setFilter 
     if (mode === "confirm") {
       setMode("list");
       if (input !== "y" || !render) return;
-      const ws = snapshot.workspaces.find((w) => w.slug === render.workspace);
       try {
-        actions.cancel(ws!.id, render.id);
+        actions.cancel(render.workspaceId, render.id);
         setMessage(`cancelled ${render.id}`);
       } catch (e) {
         setMessage(e instanceof ApiError ? e.message : (e as Error).message);

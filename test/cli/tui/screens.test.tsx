@@ -62,7 +62,7 @@ describe("Overview", () => {
     expect(frame).toContain("last hour: 3 succeeded, 1 failed, 0 cancelled");
     expect(frame).toContain("queue wait p50 2.00s p95 2.00s   render p50 1.00s p95 3.00s");
     expect(frame).toContain("Pool: - (serve is not running)");
-    expect(frame).toContain("Webhooks: backlog 3, 1 failing endpoint");
+    expect(frame).toContain("Webhooks: backlog 2, 1 failing endpoint");
     expect(frame).toMatch(new RegExp(`RENDER_TIMEOUT\\s+globex\\s+${s.failedId}`));
     for (const line of frame.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
   });
@@ -185,7 +185,7 @@ describe("Webhooks", () => {
   test("lists endpoints with failing deliveries and their next attempt", async () => {
     await open(3);
     const frame = await frameWith("hooks.acme.test");
-    expect(frame).toMatch(/acme\s+https:\/\/hooks\.acme\.test\/rende…\s+3\s+0\s+10:05:00/);
+    expect(frame).toMatch(/acme\s+https:\/\/hooks\.acme\.test\/rende…\s+2\s+1\s+10:05:00/);
     expect(frame).toContain("The endpoint answered HTTP 503.");
   });
 });

@@ -82,6 +82,12 @@ export function seedStore(): Seeded {
        last_attempt_at = $at, next_attempt_at = '2026-03-10T10:05:00.000Z' WHERE endpoint_id = $id`,
     { id: endpointId, at: clock.now().toISOString() },
   );
+  // The oldest has run out of attempts (spec 6.5): failed for good.
+  store.run(
+    `UPDATE webhook_deliveries SET status = 'failed', attempts = 11, next_attempt_at = NULL
+     WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = $id ORDER BY created_at, id LIMIT 1)`,
+    { id: endpointId },
+  );
   clock.set(NOW);
   return {
     store,
