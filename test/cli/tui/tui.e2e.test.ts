@@ -46,6 +46,11 @@ test("renderd tui shows the render just made, and suspending from it makes the A
   const made = await serve.call("/v1/renders?wait=30", key, { html: "<h1>from the e2e test</h1>" });
   expect(made.body.status).toBe("succeeded");
 
+  // prom-client inside the compiled binary: the render is counted and the process metrics are there.
+  const metrics = await (await fetch(`${serve.internalUrl}/metrics`)).text();
+  expect(metrics).toContain('renderd_renders_total{status="succeeded",test="false"} 1');
+  expect(metrics).toMatch(/^process_resident_memory_bytes [1-9]/m);
+
   const command = `env DATA_DIR=${serve.dataDir} INTERNAL_PORT=${serve.internalPort} NO_COLOR=1 ${binary} tui; echo "tui exited $?"; sleep 30`;
   tmux("new-session", "-d", "-s", SESSION, "-x", "80", "-y", "24", command);
   let screen = await screenWith("(1 finished)");
