@@ -7,8 +7,9 @@ import { ROOT, startServe, type ServeProcess } from "../../serve-process";
 // The compiled binary under tmux at 80×24, against a running `dist/renderd serve`-equivalent build of this checkout.
 const work = mkdtempSync(join(tmpdir(), "renderd-tui-e2e-"));
 const binary = join(work, "renderd");
-// A tmux server of our own: the test never touches the user's sessions, and kill-server ends everything it started.
-const TMUX = ["tmux", "-L", `renderd-test-${process.pid}`];
+// A tmux server of our own, its socket in the test's folder: the test never touches the user's sessions, kill-server
+// ends everything it started, and removing the folder removes the socket.
+const TMUX = ["tmux", "-S", join(work, "tmux.sock")];
 const SESSION = "tui";
 let serve: ServeProcess;
 
