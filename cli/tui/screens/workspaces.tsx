@@ -10,7 +10,9 @@ import { useColour } from "../theme";
 
 type Mode = "list" | "search" | "confirm" | "edit" | "key" | "secret";
 
+// Rows of the list at 80×24: fewer while a form is open below it.
 const VISIBLE = 12;
+const VISIBLE_WITH_FORM = 4;
 const KEY_FIELDS = ["name", "scopes"] as const;
 
 export interface ScreenProps {
@@ -116,7 +118,7 @@ export function Workspaces({ snapshot, actions, capture, reload }: ScreenProps) 
     }
   });
 
-  const { start, end } = window(rows.length, index, VISIBLE);
+  const { start, end } = window(rows.length, index, mode === "edit" || mode === "key" ? VISIBLE_WITH_FORM : VISIBLE);
   return (
     <Box flexDirection="column">
       <Text>

@@ -4,6 +4,8 @@ import { Actions } from "../../../cli/tui/actions";
 import { App } from "../../../cli/tui/app";
 import { loadSnapshot } from "../../../cli/tui/data";
 import { sha256Hex } from "../../../src/lib/hash";
+import { CLI_ACTOR } from "../../../src/modules/audit/model";
+import { createWorkspace } from "../../../src/modules/workspaces/service";
 import { seedStore, type Seeded } from "./seed";
 
 // Nothing listens on port 1: the console must say serve is not running and still show the store.
@@ -148,6 +150,18 @@ describe("Workspaces", () => {
     await Bun.sleep(50);
     expect(ui.lastFrame()).not.toContain(secret);
   });
+});
+
+test("fits 80×24 with many workspaces, the allowances form open included", async () => {
+  for (let i = 0; i < 30; i++) createWorkspace(s.store, s.clock, { actor: CLI_ACTOR, requestId: "req_seed" }, { name: `Tenant ${i} with a rather long name` });
+  await open(1);
+  const list = await frameWith("32 of 32 workspaces");
+  await press("e");
+  const form = await frameWith("Allowances of acme");
+  for (const frame of [list, form]) {
+    expect(frame.split("\n").length).toBeLessThanOrEqual(24);
+    for (const line of frame.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+  }
 });
 
 describe("Renders", () => {
