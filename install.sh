@@ -25,7 +25,7 @@ say "node $(node --version), npm $(npm --version)"
 # poppler-utils:       pdftotext/pdfinfo, used by the tests to read the PDFs renderd produces
 # ca-certificates:     TLS roots for outbound webhook deliveries
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-packages=(fonts-dejavu-core fonts-liberation poppler-utils ca-certificates)
+packages=(fonts-dejavu-core fonts-liberation poppler-utils ca-certificates tmux)
 if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
   say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
 else

@@ -5,10 +5,11 @@ import { allowancesCommand } from "./allowances";
 import { keysCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
+import { tuiCommand } from "./tui";
 import { restoreCommand, suspendCommand } from "./suspension";
 import { usageCommand } from "./usage";
 import { usersCommand } from "./users";
-import { versionLine } from "./version";
+import { versionLine } from "../src/version";
 import { webhooksCommand } from "./webhooks";
 import { workspacesCommand } from "./workspaces";
 
@@ -25,6 +26,7 @@ const program = new Command("renderd")
   .addCommand(suspendCommand())
   .addCommand(restoreCommand())
   .addCommand(webhooksCommand())
-  .addCommand(usageCommand());
+  .addCommand(usageCommand())
+  .addCommand(tuiCommand());
 
 await program.parseAsync(process.argv);

@@ -11,8 +11,10 @@ export function serveCommand(): Command {
   }
   cmd.action(async (flags: Record<string, string>) => {
     let running;
+    let graceMs = 0;
     try {
       const config = loadConfig(process.env, flags);
+      graceMs = config.shutdownGraceMs;
       // Loaded here so the other commands do not pay for Elysia and playwright at start-up.
       const { startServer } = await import("../src/server");
       running = await startServer({
@@ -30,7 +32,7 @@ export function serveCommand(): Command {
     }
     const server = running;
     const shutdown = async (signal: string) => {
-      process.stderr.write(`renderd: ${signal} received, finishing in-flight requests\n`);
+      process.stderr.write(`renderd: ${signal} received: taking no new work, letting printing renders finish (up to ${graceMs} ms)\n`);
       await server.stop();
       process.exit(0);
     };

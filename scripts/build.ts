@@ -123,7 +123,7 @@ const result = await Bun.build({
   metafile: true,
   splitting: true,
   plugins: [stubOptionalPeers, patchDependencies],
-  // RENDERD_COMMIT is what `renderd --version` names (cli/version.ts).
+  // RENDERD_COMMIT is what `renderd --version` names (src/version.ts).
   define: { "process.env.NODE_ENV": JSON.stringify("production"), RENDERD_COMMIT: JSON.stringify(buildCommit()) },
   compile: {
     outfile,

@@ -12,6 +12,7 @@ import { errorResponse } from "./http/responses";
 import { RoutesIndex } from "./http/routes-index";
 import { validationToApiError } from "./http/validation";
 import { parseCidrList } from "./lib/cidr";
+import { UNMATCHED } from "./metrics/metrics";
 import { apiKeyRoutes } from "./modules/api-keys";
 import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
@@ -58,10 +59,15 @@ export function createApi(app: AppContext): Api {
   const trusted = parseCidrList(app.config.trustedProxyRanges);
   const limiter = new RateLimiter(app.config.apiRateLimitPerMinute, () => app.clock.now().getTime());
   let routes: RoutesIndex | null = null;
+  // The matched route's template (`/v1/renders/:id`), never the raw path, labels the request metrics.
+  const matched = new WeakMap<Request, string>();
 
   const elysia = new Elysia({ normalize: false })
-    .onError(({ error, code, request }) => {
+    .onTransform({ as: "global" }, ({ request, route }) => void matched.set(request, route))
+    .onError(({ error, code, request, route }) => {
+      if (route) matched.set(request, route);
       const apiError = toApiError(error, code, (routes ??= new RoutesIndex(elysia.routes)), request);
+      if (apiError.status === 429) app.metrics?.rateLimited(route === "/v1/auth/sign-in" ? "sign_in" : apiError.code === "QUOTA_EXCEEDED" ? "quota" : "allowance");
       if (apiError.code === "INTERNAL" && !(error instanceof ApiError)) app.log.error({ err: error, requestId: meta.of(request).requestId }, "unhandled error");
       return errorResponse(apiError, meta.of(request).requestId);
     })
@@ -99,15 +105,15 @@ export function createApi(app: AppContext): Api {
       let response: Response;
       const retryAfter = path.startsWith("/v1/") ? limiter.hit(m.clientAddress) : null;
       if (retryAfter !== null) {
+        app.metrics?.rateLimited("address");
         response = errorResponse(new ApiError("RATE_LIMITED", "Too many requests from this address; slow down.", { retryAfter }), m.requestId);
       } else {
         response = await elysia.handle(request);
         response.headers.set("x-request-id", m.requestId);
       }
-      app.log.info(
-        { requestId: m.requestId, method: request.method, path, status: response.status, ms: Math.round(performance.now() - m.startedAt), client: m.clientAddress },
-        "request",
-      );
+      const ms = performance.now() - m.startedAt;
+      app.metrics?.request(request.method, matched.get(request) ?? UNMATCHED, response.status, ms / 1000);
+      app.log.info({ requestId: m.requestId, method: request.method, path, status: response.status, ms: Math.round(ms), client: m.clientAddress }, "request");
       return response;
     },
   };

@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { Config } from "./config";
 import type { Clock } from "./lib/clock";
+import type { Metrics } from "./metrics/metrics";
 import type { RenderWorker } from "./render/worker";
 import type { FileStore } from "./store/files";
 import type { Store } from "./store/open";
@@ -18,4 +19,6 @@ export interface AppContext {
   worker: RenderWorker;
   /** DNS for the webhook destination check (spec 6.7); tests inject fake answers. Default: the system resolver. */
   resolve?: Resolver;
+  /** Counts requests and refusals for /metrics; absent in tests that do not read it. */
+  metrics?: Metrics;
 }

@@ -10,12 +10,14 @@ import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
 import { poolOptions, RenderPool } from "./render/pool";
 import { RenderWorker } from "./render/worker";
-import { internalHandle } from "./modules/health/internal";
+import { Metrics } from "./metrics/metrics";
+import { internalHandler, type LiveState } from "./modules/health/internal";
 import { FileStore } from "./store/files";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
 import { resolveHost, type Resolver } from "./webhooks/destinations";
 import { Dispatcher } from "./webhooks/dispatcher";
+import { VERSION } from "./version";
 
 export interface ServerOptions {
   config: Config;
@@ -44,7 +46,10 @@ export interface RunningServer {
   worker: RenderWorker;
   /** api is the public port's handler (its route list is read by tests). */
   api: Api;
-  /** stop stops accepting, lets in-flight requests finish, then closes the store. */
+  /** metrics is what /metrics on the internal port exposes. */
+  metrics: Metrics;
+  /** stop stops accepting, lets in-flight requests and renders finish (renders for up to SHUTDOWN_GRACE_MS; the rest go
+   * back to the queue), then closes Chromium and the store. */
   stop(): Promise<void>;
 }
 
@@ -65,6 +70,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let publicServer: Server<undefined> | undefined;
   let internalServer: Server<undefined> | undefined;
   let api: Api | undefined;
+  const metrics = new Metrics();
+  const startedAt = new Date();
+  let draining = false;
   try {
     const applied = migrate(store, clock);
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
@@ -72,9 +80,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
-    worker = new RenderWorker({ store, clock, log, files, pool, concurrency: config.renderWorkers, retentionDays: config.retentionDays });
+    worker = new RenderWorker({ store, clock, log, files, pool, metrics, concurrency: config.renderWorkers, retentionDays: config.retentionDays });
     worker.start();
-    const handler = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
+    const handler = createApi({ config, store, clock, log, files, worker, metrics, resolve: options.resolve });
     api = handler;
     const consolePage = consoleHandler();
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
@@ -84,7 +92,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       idleTimeout: IDLE_TIMEOUT_SECONDS,
       fetch: async (request, server) => (await consolePage(request)) ?? handler.handle(request, server.requestIP(request)?.address),
     });
-    internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
+    const livePool = pool;
+    const liveWorker = worker;
+    metrics.attach({
+      pool: () => livePool.stats(),
+      queue: () => Object.fromEntries(store.all<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY status").map((r) => [r.status, r.n])),
+      webhookBacklog: () => store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
+    });
+    const state = (): LiveState => {
+      const p = livePool.stats();
+      return {
+        version: VERSION,
+        pid: process.pid,
+        startedAt: startedAt.toISOString(),
+        draining,
+        pool: { state: p.state, size: p.size, busy: p.busy, idle: p.idle, recycling: p.preparing, waiting: p.waiting, browserRestarts: p.browserRestarts, rssBytes: p.rssBytes },
+        inFlight: liveWorker.inFlight().map((r) => ({ ...r, startedAt: r.startedAt.toISOString() })),
+      };
+    };
+    internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandler({ metrics, state }) });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
     // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). No await since
     // Bun.serve: no request is served before the administrator exists.
@@ -114,6 +140,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     destinations: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate, resolve: options.resolve ?? resolveHost },
     retentionDays: config.retentionDays,
     timeoutMs: options.webhookTimeoutMs,
+    metrics,
   });
   webhooks.start();
   log.info({ port: pub.port, internalPort: internal.port, dataDir: config.dataDir }, "renderd listening");
@@ -128,12 +155,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     pool: renderPool,
     worker: renderWorker,
     api,
+    metrics,
     stop() {
       stopping ??= (async () => {
+        draining = true;
         cleanup?.stop();
-        // The dispatcher finishes its attempts in flight so their outcomes are recorded before the store closes; renders
-        // being printed go back to the queue (and requests waiting on them answer), for the next start to print.
-        await Promise.all([pub.stop(false), internal.stop(false), webhooks.stop(), renderWorker.stop()]);
+        // The public port closes at once: no new work is taken (a balancer sees the connection refused and goes
+        // elsewhere). The dispatcher finishes its attempts in flight so their outcomes are recorded before the store
+        // closes; renders being printed get SHUTDOWN_GRACE_MS to finish, then go back to the queue (and requests waiting
+        // on them answer), for the next start to print. The internal port answers until then: the TUI sees the drain.
+        await Promise.all([pub.stop(false), webhooks.stop(), renderWorker.stop(config.shutdownGraceMs)]);
+        await internal.stop(false);
         await renderPool.stop();
         store.close();
         log.info("renderd stopped");

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort, waitFor } from "./serve-process";
 
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "renderd-binary-"));
@@ -12,29 +12,6 @@ beforeAll(() => {
   expect(build.exitCode, build.stderr.toString()).toBe(0);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
-
-async function waitFor(url: string, deadlineMs: number): Promise<Response> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      return await fetch(url);
-    } catch (e) {
-      if (Date.now() > until) throw e;
-      await Bun.sleep(50);
-    }
-  }
-}
 
 test("the compiled binary serves /health, /health/live and its API description, and stops on SIGTERM", async () => {
   const [port, internalPort] = [await freePort(), await freePort()];

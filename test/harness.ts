@@ -74,6 +74,8 @@ export async function startTestServer(
       RENDERD_ADMIN_EMAIL: ADMIN_EMAIL,
       RENDERD_ADMIN_PASSWORD: ADMIN_PASSWORD,
       API_RATE_LIMIT_PER_MINUTE: "100000",
+      // Stopping requeues printing renders at once, as the restart tests expect; test/sigterm.test.ts covers the grace.
+      SHUTDOWN_GRACE_MS: "0",
       ...env,
     });
   let server = await startServer({ ...options, config: config(), clock, log: createLogger("silent") });

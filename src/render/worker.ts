@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import { ApiError } from "../errors";
 import type { Clock } from "../lib/clock";
+import type { Metrics } from "../metrics/metrics";
 import { claimRender, endRender, recoverRenders, requeueRender } from "../modules/renders/lifecycle";
 import { sweepRenders } from "../modules/renders/retention";
 import type { FileStore } from "../store/files";
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   /** Renders printed at once: the pool's pages (RENDER_WORKERS). */
   concurrency: number;
   retentionDays: number;
+  /** Counts each render that ends here and its times (docs/operations.md). */
+  metrics?: Metrics;
 }
 
 // A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
@@ -37,6 +40,8 @@ class Cancelled extends Error {}
 class Stopping extends Error {}
 
 interface Running {
+  workspaceId: string;
+  startedAt: Date;
   controller: AbortController;
   done: Promise<void>;
 }
@@ -61,17 +66,26 @@ export class RenderWorker {
     if (recovered.requeued || recovered.failed) log.warn(recovered, "renders left processing by a previous process");
     this.stopped = false;
     this.sweep();
-    this.poller = setInterval(() => this.kick(), POLL_MS);
+    this.poller = setInterval(() => {
+      this.stopCancelledElsewhere();
+      this.kick();
+    }, POLL_MS);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
     this.kick();
   }
 
-  /** stop takes no more renders and puts those printing back in the queue; it resolves once none is printing, and
-   * lets every request waiting on a render answer with the render as it is. */
-  async stop(): Promise<void> {
+  /** stop takes no more renders, lets those printing finish for up to `graceMs` and puts the rest back in the queue; it
+   * resolves once none is printing, and lets every request waiting on a render answer with the render as it is. */
+  async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
     clearInterval(this.poller);
     clearInterval(this.sweeper);
+    if (graceMs > 0 && this.running.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.all([...this.running.values()].map((r) => r.done)), grace]);
+      clearTimeout(timer);
+    }
     for (const r of this.running.values()) r.controller.abort(new Stopping("renderd is stopping"));
     await Promise.all([...this.running.values()].map((r) => r.done));
     for (const id of [...this.waiters.keys()]) this.ended(id);
@@ -90,6 +104,11 @@ export class RenderWorker {
   /** cancel stops printing a render whose final state `cancelled` has just been written. */
   cancel(renderId: string): void {
     this.running.get(renderId)?.controller.abort(new Cancelled("cancelled"));
+  }
+
+  /** inFlight answers the renders being printed now, oldest first (for the operator's /internal/state). */
+  inFlight(): { renderId: string; workspaceId: string; startedAt: Date }[] {
+    return [...this.running].map(([renderId, r]) => ({ renderId, workspaceId: r.workspaceId, startedAt: r.startedAt }));
   }
 
   /** ended tells whoever waits on a render (`?wait`) that it reached a final state. */
@@ -125,7 +144,7 @@ export class RenderWorker {
       if (job === null) continue;
       this.lastServed.set(head.workspaceId, ++this.turn);
       const controller = new AbortController();
-      const running: Running = { controller, done: Promise.resolve() };
+      const running: Running = { workspaceId: head.workspaceId, startedAt: clock.now(), controller, done: Promise.resolve() };
       this.running.set(head.renderId, running);
       running.done = this.run(head, JSON.parse(job) as PrintJob, controller.signal);
     }
@@ -149,27 +168,49 @@ export class RenderWorker {
   private async run(head: Head, job: PrintJob, signal: AbortSignal): Promise<void> {
     const { store, clock, files, log } = this.options;
     const id = head.renderId;
+    const started = performance.now();
+    const ended = (status: "succeeded" | "failed" | "cancelled") => this.counted(head, status, (performance.now() - started) / 1000);
     try {
       const out = await this.print(head.workspaceId, job, signal);
       const sha256 = await files.writeOutput(id, out.pdf);
       const end = { status: "succeeded" as const, outputSha256: sha256, pages: out.pages, bytes: out.bytes, warnings: out.warnings };
       const stored = store.tx(() => endRender(store, clock, id, ["processing"], end));
       if (!stored) this.dropOutput(sha256);
+      ended(stored ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: out.bytes, warnings: out.warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return requeueRender(store, id);
       // Cancelled: the cancel request wrote the final state already.
-      if (signal.reason instanceof Cancelled) return;
+      if (signal.reason instanceof Cancelled) return ended("cancelled");
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
-      store.tx(() => endRender(store, clock, id, ["processing"], { status: "failed", code: error.code, message: error.message }));
+      if (store.tx(() => endRender(store, clock, id, ["processing"], { status: "failed", code: error.code, message: error.message }))) ended("failed");
     } finally {
       this.running.delete(id);
       this.ended(id);
       this.kick();
     }
+  }
+
+  /** counted tells the metrics that a render this worker took has ended: its wait in the queue and its print time. */
+  private counted(head: Head, status: "succeeded" | "failed" | "cancelled", renderSeconds: number): void {
+    const startedAt = this.running.get(head.renderId)?.startedAt;
+    const queueSeconds = startedAt ? (startedAt.getTime() - Date.parse(head.createdAt)) / 1000 : undefined;
+    const test = this.options.store.get<{ test: number }>("SELECT test FROM renders WHERE id = $id", { id: head.renderId })?.test === 1;
+    this.options.metrics?.renderEnded({ status, test, queueSeconds, renderSeconds });
+  }
+
+  /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */
+  private stopCancelledElsewhere(): void {
+    if (this.running.size === 0) return;
+    const ids = [...this.running.keys()];
+    const cancelled = this.options.store.all<{ id: string }>(
+      `SELECT id FROM renders WHERE status = 'cancelled' AND id IN (${ids.map((_, i) => `$r${i}`).join(", ")})`,
+      Object.fromEntries(ids.map((id, i) => [`r${i}`, id])),
+    );
+    for (const { id } of cancelled) this.cancel(id);
   }
 
   /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */

@@ -1,6 +1,7 @@
 /** dispatcher: the loop that claims due deliveries and sends them (spec 6.3–6.6); rows are the queue, so a restart loses none. */
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
+import type { Metrics } from "../metrics/metrics";
 import type { Store } from "../store/open";
 import { checkDestination, type DestinationOptions } from "./destinations";
 import { eventBody, onEndEvent, type EventRow } from "./events";
@@ -46,6 +47,8 @@ export interface DispatcherOptions {
   /** Attempts in flight at once to one endpoint. */
   perEndpoint?: number;
   pollMs?: number;
+  /** Counts each attempt's outcome (docs/operations.md). */
+  metrics?: Metrics;
 }
 
 /** A claimed delivery with what its attempt needs, read in the claiming transaction. */
@@ -344,6 +347,7 @@ export class Dispatcher {
         next: next ? next.toISOString() : null,
       },
     );
+    this.options.metrics?.deliveryAttempt(status === "pending" ? "retrying" : status);
     const fields = { deliveryId: job.id, endpointId: job.endpoint_id, eventId: job.event.id, attempt: attempts, statusCode: outcome.statusCode, error: outcome.error };
     if (status === "failed") this.log.warn(fields, "webhook delivery failed for good");
     else this.log.debug({ ...fields, status }, "webhook attempt");

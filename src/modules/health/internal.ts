@@ -1,16 +1,58 @@
-/** health/internal: the internal listener (127.0.0.1): liveness only, everything else 404 in the 7.1 envelope. */
+/** health/internal: the internal listener (127.0.0.1 only, DESIGN.md 1): liveness, /metrics for Prometheus and
+ * /internal/state for `renderd tui`; everything else 404 in the 7.1 envelope. */
+import { Type, type Static } from "@sinclair/typebox";
 import { ApiError } from "../../errors";
 import { newId } from "../../lib/ids";
 import { errorResponse } from "../../http/responses";
+import { Identifier, IsoDateTime } from "../../http/schemas";
+import type { Metrics } from "../../metrics/metrics";
 
-/** internalHandle answers requests on INTERNAL_PORT. */
-export function internalHandle(request: Request): Response {
-  const path = new URL(request.url).pathname;
-  const requestId = newId("req");
-  if (path === "/health/live") {
-    if (request.method === "GET" || request.method === "HEAD")
-      return Response.json({ status: "ok" }, { headers: { "x-request-id": requestId } });
-    return errorResponse(new ApiError("BAD_REQUEST", `${request.method} is not allowed on /health/live; use GET, HEAD.`, { status: 405, headers: { allow: "GET, HEAD" } }), requestId);
-  }
-  return errorResponse(new ApiError("NOT_FOUND", `No route matches ${request.method} ${path} on the internal port.`), requestId);
+/** LiveState is what only the running process knows: its pool and the renders it is printing (docs/operations.md). */
+export const LiveState = Type.Object({
+  version: Type.String(),
+  pid: Type.Integer(),
+  startedAt: IsoDateTime,
+  /** True once SIGTERM arrived: the public port is closed and printing renders get their grace period. */
+  draining: Type.Boolean(),
+  pool: Type.Object({
+    state: Type.String(),
+    size: Type.Integer(),
+    busy: Type.Integer(),
+    idle: Type.Integer(),
+    /** Pages being opened, reset or replaced. */
+    recycling: Type.Integer(),
+    waiting: Type.Integer(),
+    browserRestarts: Type.Integer(),
+    rssBytes: Type.Integer(),
+  }),
+  inFlight: Type.Array(Type.Object({ renderId: Identifier, workspaceId: Identifier, startedAt: IsoDateTime })),
+});
+export type LiveState = Static<typeof LiveState>;
+
+export interface InternalDeps {
+  metrics: Metrics;
+  state(): LiveState;
+}
+
+const READ = "GET, HEAD";
+
+/** internalHandler answers requests on INTERNAL_PORT. */
+export function internalHandler(deps: InternalDeps): (request: Request) => Promise<Response> {
+  const routes: Record<string, (headers: Record<string, string>) => Response | Promise<Response>> = {
+    "/health/live": (headers) => Response.json({ status: "ok" }, { headers }),
+    "/internal/state": (headers) => Response.json(deps.state(), { headers: { ...headers, "cache-control": "no-store" } }),
+    "/metrics": async (headers) => {
+      const { body, contentType } = await deps.metrics.text();
+      return new Response(body, { headers: { ...headers, "content-type": contentType } });
+    },
+  };
+  return async (request) => {
+    const path = new URL(request.url).pathname;
+    const requestId = newId("req");
+    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    if (!route) return errorResponse(new ApiError("NOT_FOUND", `No route matches ${request.method} ${path} on the internal port.`), requestId);
+    if (request.method !== "GET" && request.method !== "HEAD")
+      return errorResponse(new ApiError("BAD_REQUEST", `${request.method} is not allowed on ${path}; use ${READ}.`, { status: 405, headers: { allow: READ } }), requestId);
+    return route({ "x-request-id": requestId });
+  };
 }

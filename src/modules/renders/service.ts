@@ -31,8 +31,12 @@ export interface RenderDeps {
   clock: Clock;
   config: Config;
   files: FileStore;
-  worker: RenderWorker;
+  /** The queue's runner; `renderd tui` passes one that prints nothing (the serving process's worker does). */
+  worker: RenderQueue;
 }
+
+/** RenderQueue is what the render services need of the worker. */
+export type RenderQueue = Pick<RenderWorker, "kick" | "cancel" | "ended" | "waitEnded">;
 
 type Source = "template" | "document" | "html" | "preview" | "report";
 

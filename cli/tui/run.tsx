@@ -1,0 +1,23 @@
+/** tui/run: mounts the console on the terminal (alternate screen, so the shell is left as it was) until `q` or Ctrl-C. */
+import { render } from "ink";
+import type { Config } from "../../src/config";
+import type { Clock } from "../../src/lib/clock";
+import type { Store } from "../../src/store/open";
+import { Actions } from "./actions";
+import { App } from "./app";
+import { loadSnapshot } from "./data";
+
+/** runTui shows the console for the store and the server of `config`, and resolves when the operator quits. */
+export async function runTui(store: Store, clock: Clock, config: Config): Promise<void> {
+  const internalAddress = `127.0.0.1:${config.internalPort}`;
+  const app = render(
+    <App
+      load={(filter) => loadSnapshot(store, clock, `http://${internalAddress}`, filter)}
+      actions={new Actions(store, clock, config)}
+      internalAddress={internalAddress}
+      colour={!process.env.NO_COLOR}
+    />,
+    { alternateScreen: true, interactive: true, exitOnCtrlC: true, patchConsole: true },
+  );
+  await app.waitUntilExit();
+}

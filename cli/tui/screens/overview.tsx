@@ -1,0 +1,44 @@
+/** tui/screens/overview: throughput, the queue, wait and print times, the pool, webhooks and recent failures. */
+import { Box, Text } from "ink";
+import type { Snapshot } from "../data";
+import { ago, cut, seconds, sparkline } from "../format";
+import { statusColour, useColour } from "../theme";
+
+/** Overview is tab 1. */
+export function Overview({ snapshot }: { snapshot: Snapshot }) {
+  const colour = useColour();
+  const { overview: o, live, at } = snapshot;
+  const total = o.perMinute.reduce((a, b) => a + b, 0);
+  return (
+    <Box flexDirection="column">
+      <Text bold>Renders per minute, last hour ({total} finished)</Text>
+      <Text color={colour("cyan")}>{sparkline(o.perMinute)}</Text>
+      <Text>
+        Queue: {(["queued", "processing"] as const).map((s) => (
+          <Text key={s} color={colour(statusColour(s))}>{`${s} ${o.queue[s]}  `}</Text>
+        ))}
+        <Text dimColor>{`last hour: ${o.queue.succeeded} succeeded, ${o.queue.failed} failed, ${o.queue.cancelled} cancelled`}</Text>
+      </Text>
+      <Text>{`Last 5 min   queue wait p50 ${seconds(o.queueWait.p50)} p95 ${seconds(o.queueWait.p95)}   render p50 ${seconds(o.renderTime.p50)} p95 ${seconds(o.renderTime.p95)}`}</Text>
+      {live ? (
+        <Text>{`Pool: ${live.pool.busy} busy, ${live.pool.idle} idle, ${live.pool.recycling} recycling of ${live.pool.size}   browser restarts ${live.pool.browserRestarts}`}</Text>
+      ) : (
+        <Text dimColor>Pool: - (serve is not running)</Text>
+      )}
+      <Text>
+        {`Webhooks: backlog ${o.webhookBacklog}, `}
+        <Text color={o.failingEndpoints ? colour("red") : undefined}>{`${o.failingEndpoints} failing endpoint${o.failingEndpoints === 1 ? "" : "s"}`}</Text>
+      </Text>
+      <Box marginTop={1} flexDirection="column">
+        <Text bold>Recent failures</Text>
+        {o.recentFailures.length === 0 ? <Text dimColor>none</Text> : null}
+        {o.recentFailures.map((f) => (
+          <Text key={f.id} wrap="truncate">
+            <Text color={colour("red")}>{cut(f.code, 16)}</Text>
+            {` ${cut(f.workspace, 14)} ${f.id}  ${ago(f.finishedAt, at)} ago`}
+          </Text>
+        ))}
+      </Box>
+    </Box>
+  );
+}

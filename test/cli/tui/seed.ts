@@ -1,0 +1,106 @@
+/** seed: a real store in a temporary DATA_DIR with workspaces, renders in every state and a failing webhook endpoint,
+ * made through the lifecycle functions on a manual clock (the screens' figures are then known). */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureDataDir, loadConfig, type Config } from "../../../src/config";
+import { ManualClock } from "../../../src/lib/clock";
+import { newId } from "../../../src/lib/ids";
+import { CLI_ACTOR } from "../../../src/modules/audit/model";
+import { claimRender, endRender } from "../../../src/modules/renders/lifecycle";
+import { addToCounter, monthOf } from "../../../src/modules/workspaces/counters";
+import { createWorkspace } from "../../../src/modules/workspaces/service";
+import { migrate } from "../../../src/store/migrate";
+import { openStore, type Store } from "../../../src/store/open";
+
+export interface Seeded {
+  store: Store;
+  clock: ManualClock;
+  config: Config;
+  /** Workspace ids by slug: acme, globex. */
+  ws: Record<"acme" | "globex", string>;
+  /** Render ids: a failed one, a queued one, a processing one. */
+  failedId: string;
+  queuedId: string;
+  processingId: string;
+  endpointId: string;
+  close(): void;
+}
+
+const NOW = "2026-03-10T10:00:00.000Z";
+
+function insertRender(store: Store, clock: ManualClock, workspaceId: string, test = false): string {
+  const id = newId("rnd");
+  const now = clock.now().toISOString();
+  store.tx(() => {
+    store.run(
+      `INSERT INTO renders (id, workspace_id, status, test, source, filename, job, created_at)
+       VALUES ($id, $ws, 'queued', $test, 'html', 'doc.pdf', '{}', $now)`,
+      { id, ws: workspaceId, test: test ? 1 : 0, now },
+    );
+    // As createRender does: a real document counts in its month from the start (spec 2.3).
+    if (!test) addToCounter(store, workspaceId, "documents", monthOf(now), 1);
+  });
+  return id;
+}
+
+/** seedStore makes the store; the clock ends at 10:00 UTC, with renders finished in the minutes before. */
+export function seedStore(): Seeded {
+  const dataDir = mkdtempSync(join(tmpdir(), "renderd-tui-"));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+  ensureDataDir(config);
+  const store = openStore(dataDir);
+  const clock = new ManualClock(new Date(Date.parse(NOW) - 4 * 60_000));
+  migrate(store, clock);
+  const ctx = { actor: CLI_ACTOR, requestId: "req_seed" };
+  const ws = { acme: createWorkspace(store, clock, ctx, { name: "Acme" }).id, globex: createWorkspace(store, clock, ctx, { name: "Globex" }).id };
+  const endpointId = newId("whe");
+  store.run(
+    `INSERT INTO webhook_endpoints (id, workspace_id, url, event_types, secret_encrypted, created_at, updated_at)
+     VALUES ($id, $ws, 'https://hooks.acme.test/renderd', '["render.succeeded","render.failed"]', 'x', $now, $now)`,
+    { id: endpointId, ws: ws.acme, now: clock.now().toISOString() },
+  );
+  // Three renders that waited 2 s and printed 1, 2 and 3 s, finishing within the last 5 minutes.
+  for (const printSeconds of [1, 2, 3]) {
+    const id = insertRender(store, clock, ws.acme);
+    clock.advance(2000);
+    store.tx(() => claimRender(store, clock, id));
+    clock.advance(printSeconds * 1000);
+    store.tx(() => endRender(store, clock, id, ["processing"], { status: "succeeded", outputSha256: "0".repeat(64), pages: 1, bytes: 1000 }));
+    clock.advance(60_000);
+  }
+  const failedId = insertRender(store, clock, ws.globex);
+  store.tx(() => claimRender(store, clock, failedId));
+  clock.advance(500);
+  store.tx(() => endRender(store, clock, failedId, ["processing"], { status: "failed", code: "RENDER_TIMEOUT", message: "too slow" }));
+  const processingId = insertRender(store, clock, ws.globex);
+  store.tx(() => claimRender(store, clock, processingId));
+  const queuedId = insertRender(store, clock, ws.acme, true);
+  // The endpoint answers 503: its deliveries are retrying.
+  store.run(
+    `UPDATE webhook_deliveries SET attempts = 2, last_status_code = 503, last_error = 'The endpoint answered HTTP 503.',
+       last_attempt_at = $at, next_attempt_at = '2026-03-10T10:05:00.000Z' WHERE endpoint_id = $id`,
+    { id: endpointId, at: clock.now().toISOString() },
+  );
+  // The oldest has run out of attempts (spec 6.5): failed for good.
+  store.run(
+    `UPDATE webhook_deliveries SET status = 'failed', attempts = 11, next_attempt_at = NULL
+     WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = $id ORDER BY created_at, id LIMIT 1)`,
+    { id: endpointId },
+  );
+  clock.set(NOW);
+  return {
+    store,
+    clock,
+    config,
+    ws,
+    failedId,
+    queuedId,
+    processingId,
+    endpointId,
+    close() {
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

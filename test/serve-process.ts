@@ -1,0 +1,98 @@
+/** serve-process: `renderd serve` as a real child process on free ports with its own DATA_DIR, for the tests that signal
+ * it or drive it from another program (the TUI under tmux). */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import { CLI_ACTOR } from "../src/modules/audit/model";
+import { createApiKey } from "../src/modules/api-keys/service";
+import { getWorkspace } from "../src/modules/workspaces/service";
+import { systemClock } from "../src/lib/clock";
+import { openStore } from "../src/store/open";
+import type { Scope } from "../src/auth/scopes";
+
+export const ROOT = resolve(import.meta.dir, "..");
+
+/** freePort answers a TCP port free on 127.0.0.1 now. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => done(port));
+    });
+  });
+}
+
+/** waitFor fetches `url` until it answers at all, failing after `deadlineMs`. */
+export async function waitFor(url: string, deadlineMs: number): Promise<Response> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await fetch(url);
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      await Bun.sleep(50);
+    }
+  }
+}
+
+export interface ServeProcess {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  url: string;
+  internalUrl: string;
+  dataDir: string;
+  internalPort: number;
+  /** makeKey creates an API key of workspace `default` in the store (another connection, as the CLI would). */
+  makeKey(scopes: Scope[]): string;
+  /** call sends JSON to the public port with an API key. */
+  call(path: string, key: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** stop sends SIGTERM (if still running), waits for the exit and removes DATA_DIR. */
+  stop(): Promise<void>;
+}
+
+/** startServe spawns `command serve` (the compiled binary or `bun cli/main.ts`) and waits for its ports. */
+export async function startServe(command: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), "renderd-serve-"));
+  const [port, internalPort] = [await freePort(), await freePort()];
+  const proc = Bun.spawn([...command, "serve", "--port", String(port), "--internal-port", String(internalPort), "--host", "127.0.0.1"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: dataDir, LOG_LEVEL: "warn", RENDERD_ADMIN_PASSWORD: "serve-test-pw", RENDER_WORKERS: "1", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health`, 30_000);
+  return {
+    proc,
+    url,
+    internalUrl: `http://127.0.0.1:${internalPort}`,
+    dataDir,
+    internalPort,
+    makeKey(scopes) {
+      const store = openStore(dataDir);
+      try {
+        const ws = getWorkspace(store, "default");
+        return createApiKey(store, systemClock, { actor: CLI_ACTOR, requestId: "req_test" }, ws.id, { name: "test", scopes }).secret;
+      } finally {
+        store.close();
+      }
+    },
+    async call(path, key, body) {
+      const res = await fetch(`${url}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    async stop() {
+      if (proc.exitCode === null) proc.kill("SIGTERM");
+      await proc.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

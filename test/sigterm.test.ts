@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { openStore } from "../src/store/open";
+import { slowHtml } from "./render/fixtures";
+import { ROOT, startServe, type ServeProcess } from "./serve-process";
+
+// `bun cli/main.ts serve`: the same code path as the binary's (cli/serve.ts's signal handler calls server.stop()).
+const SERVE = [process.execPath, `${ROOT}/cli/main.ts`];
+
+let serve: ServeProcess | undefined;
+afterEach(async () => {
+  await serve?.stop();
+  serve = undefined;
+});
+
+function renderStatus(dataDir: string, id: string): string {
+  const store = openStore(dataDir);
+  try {
+    return store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })!.status;
+  } finally {
+    store.close();
+  }
+}
+
+async function startPrinting(s: ServeProcess, pages: number): Promise<string> {
+  const key = s.makeKey(["render:create", "render:read"]);
+  const made = await s.call("/v1/renders", key, { html: slowHtml(pages) });
+  expect(made.status).toBe(202);
+  for (let i = 0; i < 300; i++) {
+    const state = await (await fetch(`${s.internalUrl}/internal/state`)).json();
+    if (state.inFlight.some((r: { renderId: string }) => r.renderId === made.body.id)) return made.body.id;
+    await Bun.sleep(20);
+  }
+  throw new Error("the render never started printing");
+}
+
+describe("SIGTERM", () => {
+  test("closes the public port at once, lets the printing render finish within the grace period, exits 0", async () => {
+    serve = await startServe(SERVE, { SHUTDOWN_GRACE_MS: "60000" });
+    const id = await startPrinting(serve, 2);
+    serve.proc.kill("SIGTERM");
+    await Bun.sleep(200);
+    await expect(fetch(`${serve.url}/health`)).rejects.toThrow();
+    expect(await (await fetch(`${serve.internalUrl}/internal/state`)).json()).toMatchObject({ draining: true, inFlight: [{ renderId: id }] });
+    expect(await serve.proc.exited).toBe(0);
+    expect(renderStatus(serve.dataDir, id)).toBe("succeeded");
+    const err = await new Response(serve.proc.stderr).text();
+    expect(err).toContain("SIGTERM received: taking no new work");
+  });
+
+  test("puts a render still printing when the grace period ends back in the queue, and exits 0", async () => {
+    serve = await startServe(SERVE, { SHUTDOWN_GRACE_MS: "300" });
+    const id = await startPrinting(serve, 40);
+    const started = performance.now();
+    serve.proc.kill("SIGTERM");
+    expect(await serve.proc.exited).toBe(0);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(renderStatus(serve.dataDir, id)).toBe("queued");
+  });
+});
