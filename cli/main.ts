@@ -2,6 +2,7 @@
 /** cli/main: the `renderd` binary — serve, and the operator's commands acting on DATA_DIR. */
 import { Command } from "commander";
 import { allowancesCommand } from "./allowances";
+import { backupCommand } from "./backup";
 import { keysCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
@@ -24,6 +25,7 @@ const program = new Command("renderd")
   .addCommand(suspendCommand())
   .addCommand(restoreCommand())
   .addCommand(webhooksCommand())
-  .addCommand(usageCommand());
+  .addCommand(usageCommand())
+  .addCommand(backupCommand());
 
 await program.parseAsync(process.argv);

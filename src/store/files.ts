@@ -43,7 +43,8 @@ export interface WriteOptions {
   onChunk?: (chunk: Uint8Array) => void;
 }
 
-function fsyncDir(dir: string): void {
+/** fsyncDir makes the renames and creations inside `dir` durable. */
+export function fsyncDir(dir: string): void {
   const fd = openSync(dir, "r");
   try {
     fsyncSync(fd);
@@ -64,8 +65,8 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   yield bytes;
 }
 
-// A write to a regular file may, rarely, be short: keep going until the whole chunk is down.
-function writeAll(fd: number, chunk: Uint8Array): void {
+/** writeAll writes the whole chunk: a write to a regular file may, rarely, be short. */
+export function writeAll(fd: number, chunk: Uint8Array): void {
   let offset = 0;
   while (offset < chunk.byteLength) offset += writeSync(fd, chunk, offset, chunk.byteLength - offset);
 }
