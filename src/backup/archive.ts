@@ -134,9 +134,11 @@ export async function readArchive(path: string, targetOf: (name: string) => stri
     }
   })();
   const [read, streamed] = await Promise.allSettled([consume, source]);
-  // Our own refusal says more than the stream's "premature close" that it causes.
+  // A broken gzip or tar surfaces in both; our own refusal (a bad name, a write that failed) only in `read`, and it says
+  // more than the "premature close" it causes in `source`.
+  if (streamed.status === "rejected" && (read.status === "fulfilled" || read.reason === streamed.reason))
+    throw new Error(`the archive is damaged: ${(streamed.reason as Error).message}.`);
   if (read.status === "rejected") throw read.reason;
-  if (streamed.status === "rejected") throw new Error(`the archive is damaged: ${(streamed.reason as Error).message}.`);
   return { manifestText, seen };
 }
 
