@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { allowancesCommand } from "./allowances";
 import { backupCommand } from "./backup";
+import { doctorCommand } from "./doctor";
 import { keysCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
@@ -26,6 +27,7 @@ const program = new Command("renderd")
   .addCommand(restoreCommand())
   .addCommand(webhooksCommand())
   .addCommand(usageCommand())
-  .addCommand(backupCommand());
+  .addCommand(backupCommand())
+  .addCommand(doctorCommand());
 
 await program.parseAsync(process.argv);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readArchive, type OnBytes, type ReadResult } from "./archive";
 import { addressedSha256, parseManifest, STORE_ENTRY, type Manifest } from "./manifest";
-import { checkIntegrity, migrationLevel, withSnapshot } from "./snapshot";
+import { checkIntegrity, migrationLevel, withReadOnly } from "./snapshot";
 
 /** Verified is what a verification found sound. */
 export interface Verified {
@@ -41,7 +41,7 @@ export function checkAgainstManifest(result: ReadResult): Manifest {
 
 /** checkStore opens a snapshot: it must pass integrity_check and sit at the migration the manifest records. */
 export function checkStore(dbPath: string, manifest: Manifest): void {
-  withSnapshot(dbPath, (db) => {
+  withReadOnly(dbPath, (db) => {
     const problems = checkIntegrity(db);
     if (problems.length) throw new Error(oneLine("the store snapshot fails integrity_check", problems));
     const level = migrationLevel(db);

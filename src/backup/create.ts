@@ -6,7 +6,7 @@ import { fsyncDir } from "../store/files";
 import { ArchiveWriter, joinEntry } from "./archive";
 import { verifyArchive, type Verified } from "./check";
 import { FORMAT_VERSION, MANIFEST_ENTRY, RENDERD_VERSION, SECRET_ENTRY, STORE_ENTRY, type Manifest, type ManifestFile, type Missing } from "./manifest";
-import { checkIntegrity, migrationLevel, referencedFiles, takeSnapshot, withSnapshot } from "./snapshot";
+import { checkIntegrity, migrationLevel, referencedFiles, takeSnapshot, withReadOnly } from "./snapshot";
 
 /** Phase names the two passes a backup makes, for a progress bar. */
 export type Phase = "backup" | "verify";
@@ -59,7 +59,7 @@ export async function createBackup(options: CreateOptions): Promise<Verified & {
   try {
     const snapshot = join(stage, STORE_ENTRY);
     takeSnapshot(dbPath, snapshot);
-    const { migration, referenced } = withSnapshot(snapshot, (db) => {
+    const { migration, referenced } = withReadOnly(snapshot, (db) => {
       const problems = checkIntegrity(db);
       if (problems.length) throw new Error(`the store fails integrity_check (${problems[0]}): no backup was written; run renderd doctor.`);
       return { migration: migrationLevel(db), referenced: referencedFiles(db) };

@@ -20,13 +20,13 @@ export function takeSnapshot(dbPath: string, into: string): void {
   }
 }
 
-/** withSnapshot opens a snapshot read-only, runs `fn` on it and closes it; a file that is no SQLite store throws one line. */
-export function withSnapshot<T>(path: string, fn: (db: Database) => T): T {
+/** withReadOnly opens a store (a snapshot, or DATA_DIR's store for doctor) read-only, runs `fn` on it and closes it; a file that is no SQLite store throws one line. */
+export function withReadOnly<T>(path: string, fn: (db: Database) => T): T {
   let db: Database;
   try {
     db = new Database(path, { readonly: true, strict: true });
   } catch (e) {
-    throw new Error(`the store snapshot does not open: ${(e as Error).message}.`);
+    throw new Error(`the store does not open as SQLite: ${(e as Error).message}.`);
   }
   try {
     return fn(db);

@@ -142,6 +142,12 @@ export interface LaunchOptions extends ChromiumArgsOptions {
   launchTimeoutMs?: number;
 }
 
+/** launchOptions answers how renderd starts Chromium (the pool, and `renderd doctor` proving it starts): the executable,
+ * the heap bound, and no sandbox when running as root. */
+export function launchOptions(options: { chromiumPath: string; maxHeapBytes?: number }): LaunchOptions {
+  return { executablePath: options.chromiumPath, maxHeapBytes: options.maxHeapBytes, asRoot: process.getuid?.() === 0 };
+}
+
 /**
  * BrowserProcess is one running Chromium and what is needed to end it for certain: its pid (the leader of its
  * own process group, since playwright spawns it detached) and the private folder its crash handlers name.

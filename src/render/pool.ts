@@ -8,7 +8,7 @@ import type { BrowserContext, Page, Route } from "playwright-core";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
 import { systemClock, type Clock } from "../lib/clock";
-import { BrowserProcess } from "./browser";
+import { BrowserProcess, launchOptions } from "./browser";
 import { countPdfPages } from "./pdf";
 
 /** ASSET_ORIGIN is the origin render pages request assets from; `.invalid` never resolves (RFC 2606), and nothing leaves anyway. */
@@ -668,10 +668,7 @@ export class RenderPool {
 
   /** launch starts one browser and watches it for a disconnect. */
   private async launch(b: BrowserSlot): Promise<BrowserProcess> {
-    const p = await BrowserProcess.launch(
-      { executablePath: this.options.chromiumPath, maxHeapBytes: this.options.maxHeapBytes, asRoot: process.getuid?.() === 0 },
-      this.clock.now(),
-    );
+    const p = await BrowserProcess.launch(launchOptions(this.options), this.clock.now());
     p.browser.on("disconnected", () => {
       if (b.process === p && this.state === "running") this.restart(b, p, "the browser disconnected");
     });

@@ -162,7 +162,7 @@ describe("backup verify", () => {
       writeFileSync(join(dir, "renderd.db"), "garbage, not SQLite");
       editManifest(dir, (m) => Object.assign(m.files.find((f: any) => f.path === "renderd.db"), { size: 19, sha256: sha256Hex("garbage, not SQLite") }));
     });
-    await failure(["backup", "verify", tampered], /^renderd: the store snapshot (fails integrity_check|does not open)/);
+    await failure(["backup", "verify", tampered], /^renderd: the store (snapshot fails integrity_check|does not open as SQLite)/);
   });
 
   test("a missing manifest, a changed key, an unlisted file and a damaged gzip each fail with one clear line", async () => {
