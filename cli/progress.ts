@@ -36,16 +36,21 @@ export function formatBar(label: string, done: number, total: number, count: (n:
 }
 
 /** progressBar answers a bar drawing on `terminal` when it is a TTY and CI is unset, else one that draws nothing. */
-export function progressBar(count: (n: number) => string = formatBytes, terminal: Terminal = process.stderr, env: Record<string, string | undefined> = process.env): ProgressBar {
+export function progressBar(
+  count: (n: number) => string = formatBytes,
+  terminal: Terminal = process.stderr,
+  env: Record<string, string | undefined> = process.env,
+  now: () => number = Date.now,
+): ProgressBar {
   if (!terminal.isTTY || env.CI) return { update() {}, end() {} };
   let drawnAt = 0;
   let drawn = "";
   let shown = false;
   return {
     update(label, done, total) {
-      const now = Date.now();
-      if (label === drawn && done < total && now - drawnAt < REDRAW_MS) return;
-      drawnAt = now;
+      const at = now();
+      if (label === drawn && done < total && at - drawnAt < REDRAW_MS) return;
+      drawnAt = at;
       drawn = label;
       shown = true;
       terminal.write(`\r${formatBar(label, done, total, count)}\x1b[K`);
