@@ -45,19 +45,21 @@ export function progressBar(
   if (!terminal.isTTY || env.CI) return { update() {}, end() {} };
   let drawnAt = 0;
   let drawn = "";
-  let shown = false;
+  let text = "";
   return {
     update(label, done, total) {
       const at = now();
       if (label === drawn && done < total && at - drawnAt < REDRAW_MS) return;
+      const line = formatBar(label, done, total, count);
+      if (line === text) return;
       drawnAt = at;
       drawn = label;
-      shown = true;
-      terminal.write(`\r${formatBar(label, done, total, count)}\x1b[K`);
+      text = line;
+      terminal.write(`\r${line}\x1b[K`);
     },
     end() {
-      if (shown) terminal.write("\r\x1b[K");
-      shown = false;
+      if (text) terminal.write("\r\x1b[K");
+      text = "";
     },
   };
 }

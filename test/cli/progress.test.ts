@@ -28,7 +28,7 @@ describe("progressBar", () => {
     }
   });
 
-  test("redraws at most every 100 ms within a phase, but always shows a new phase and the end", () => {
+  test("redraws at most every 100 ms within a phase and never the same line twice, but always shows a new phase and the end", () => {
     const t = terminal(true);
     let clock = 1_000;
     const bar = progressBar((n) => `${n} days`, t, {}, () => clock);
@@ -36,6 +36,7 @@ describe("progressBar", () => {
     clock += 100;
     bar.update("usage", 51, 366);
     bar.update("verify", 1, 10);
+    bar.update("verify", 10, 10);
     bar.update("verify", 10, 10);
     expect(t.written).toHaveLength(4);
     expect(t.written[1]).toContain("51 days/366 days");
