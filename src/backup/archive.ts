@@ -20,19 +20,23 @@ const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 export class ArchiveWriter {
   private readonly tar: Pack = pack();
   private readonly done: Promise<void>;
-  private readonly fd: number;
 
-  constructor(path: string) {
-    this.fd = openSync(path, "wx", 0o600);
-    this.done = pipeline(this.tar, createGzip(), createWriteStream("", { fd: this.fd, autoClose: false }));
-    // The pipeline's failure is reported by finish(); until then a rejection must not go unhandled.
+  constructor(private readonly path: string) {
+    // The write stream owns its descriptor: sharing one with it would risk closing a number reused meanwhile.
+    this.done = pipeline(this.tar, createGzip(), createWriteStream(path, { flags: "wx", mode: 0o600 }));
+    // The pipeline's failure is reported by whichever step waits next; until then it must not go unhandled.
     this.done.catch(() => undefined);
+  }
+
+  // A full disk breaks the pipeline, and a step waiting on the tar (an entry's end, a drain) would wait forever.
+  private unlessBroken<T>(step: Promise<T>): Promise<T> {
+    return Promise.race([step, this.done.then(() => step)]);
   }
 
   /** addBytes adds an entry held in memory (the manifest, the key) and answers its record. */
   async addBytes(name: string, bytes: Uint8Array): Promise<ManifestFile> {
     const sha256 = createHash("sha256").update(bytes).digest("hex");
-    await new Promise<void>((resolve, reject) => this.tar.entry({ name, size: bytes.byteLength, mode: 0o600 }, bytes, (e) => (e ? reject(e) : resolve())));
+    await this.unlessBroken(new Promise<void>((resolve, reject) => this.tar.entry({ name, size: bytes.byteLength, mode: 0o600 }, bytes, (e) => (e ? reject(e) : resolve()))));
     return { path: name, size: bytes.byteLength, sha256 };
   }
 
@@ -49,32 +53,28 @@ export class ArchiveWriter {
       for await (const chunk of createReadStream("", { fd, start: 0, end: size - 1, autoClose: true }) as AsyncIterable<Buffer>) {
         hash.update(chunk);
         onChunk(chunk.byteLength);
-        if (!entry.write(chunk)) await once(entry, "drain");
+        if (!entry.write(chunk)) await this.unlessBroken(once(entry, "drain"));
       }
     entry.end(null);
-    await written;
+    await this.unlessBroken(written);
     return { path: name, size, sha256: hash.digest("hex") };
   }
 
-  /** finish writes the tar's end, flushes the file to disk and closes it. */
+  /** finish writes the tar's end and flushes the file to disk. */
   async finish(): Promise<void> {
     this.tar.finalize();
+    await this.done;
+    const fd = openSync(this.path, "r");
     try {
-      await this.done;
-      fdatasyncSync(this.fd);
+      fdatasyncSync(fd);
     } finally {
-      closeSync(this.fd);
+      closeSync(fd);
     }
   }
 
   /** abandon stops writing after a failure (the caller removes the file). */
   abandon(): void {
     this.tar.destroy();
-    try {
-      closeSync(this.fd);
-    } catch {
-      // already closed by the pipeline
-    }
   }
 }
 

@@ -55,10 +55,10 @@ export function summarize(manifest: Manifest): Verified {
   return { manifest, files: manifest.files.length, bytes: manifest.files.reduce((sum, f) => sum + f.size, 0) };
 }
 
-/** verifyArchive reads an archive through once (the store snapshot goes to a temporary folder to be opened) and
- * answers its summary, or throws one line saying what failed. */
-export async function verifyArchive(path: string, onBytes?: OnBytes): Promise<Verified> {
-  const dir = mkdtempSync(join(tmpdir(), "renderd-verify-"));
+/** verifyArchive reads an archive through once (the store snapshot goes to a temporary folder inside `scratch`, to be
+ * opened) and answers its summary, or throws one line saying what failed. */
+export async function verifyArchive(path: string, onBytes?: OnBytes, scratch: string = tmpdir()): Promise<Verified> {
+  const dir = mkdtempSync(join(scratch, "renderd-verify-"));
   try {
     const result = await readArchive(path, (name) => (name === STORE_ENTRY ? join(dir, STORE_ENTRY) : null), onBytes);
     const manifest = checkAgainstManifest(result);

@@ -101,7 +101,7 @@ export async function createBackup(options: CreateOptions): Promise<Verified & {
     await writer.finish();
     writer = undefined;
 
-    const verified = await verifyArchive(partial, (d, t) => options.onBytes?.("verify", d, t));
+    const verified = await verifyArchive(partial, (d, t) => options.onBytes?.("verify", d, t), stage);
     renameSync(partial, out);
     fsyncDir(dirname(out));
     return { ...verified, out, missing };
