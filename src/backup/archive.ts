@@ -129,16 +129,16 @@ export async function readArchive(path: string, targetOf: (name: string) => stri
         else seen.set(name, { path: name, size, sha256: hash.digest("hex") });
       }
     } catch (e) {
-      tar.destroy(e as Error);
+      // Destroyed without our error, so that `source` fails with a "premature close" of its own (below).
+      tar.destroy();
       throw e;
     }
   })();
   const [read, streamed] = await Promise.allSettled([consume, source]);
-  // A broken gzip or tar surfaces in both; our own refusal (a bad name, a write that failed) only in `read`, and it says
-  // more than the "premature close" it causes in `source`.
-  if (streamed.status === "rejected" && (read.status === "fulfilled" || read.reason === streamed.reason))
-    throw new Error(`the archive is damaged: ${(streamed.reason as Error).message}.`);
-  if (read.status === "rejected") throw read.reason;
+  // A broken gzip or tar fails both with the same error; our own refusal (a bad name, a write that failed: a full
+  // disk) fails `read` alone, and it says more than the "premature close" it causes in `source`.
+  if (read.status === "rejected" && (streamed.status === "fulfilled" || read.reason !== streamed.reason)) throw read.reason;
+  if (streamed.status === "rejected") throw new Error(`the archive is damaged: ${(streamed.reason as Error).message}.`);
   return { manifestText, seen };
 }
 
