@@ -242,3 +242,12 @@ describe("a file removed while the backup runs", () => {
     expect((await renderd(["backup", "verify", out])).code).toBe(0);
   });
 });
+
+describe("--help", () => {
+  test("backup names its three subcommands; restore <workspace> still lifts a suspension", async () => {
+    const backup = (await renderd(["backup", "--help"])).out;
+    for (const sub of ["create", "verify", "restore"]) expect(backup).toMatch(new RegExp(`^\\s+${sub}\\b`, "m"));
+    expect((await renderd(["backup", "restore", "--help"])).out).toContain("--data-dir <dir>");
+    expect((await renderd(["restore", "--help"])).out).toContain("restore a suspended workspace");
+  });
+});

@@ -131,3 +131,8 @@ describe("renderd doctor", () => {
     expect(checks.find((c: any) => c.check === "port")).toEqual({ check: "port", status: "ok", detail: "PORT=0: serve takes any free port" });
   });
 });
+
+test("doctor --help offers serve's settings as flags", () => {
+  const out = Bun.spawnSync([process.execPath, "cli/main.ts", "doctor", "--help"], { cwd: ROOT }).stdout.toString();
+  for (const flag of ["--data-dir", "--port", "--internal-port", "--chromium-path", "--secret-key", "--json"]) expect(out).toContain(flag);
+});
