@@ -41,13 +41,8 @@ export const Manifest = Type.Object(
 );
 export type Manifest = Static<typeof Manifest>;
 
-// A content-addressed file keeps its DATA_DIR path: `assets/ab/cd/<sha256>` or `outputs/ab/cd/<sha256>`.
+// A content-addressed file keeps its DATA_DIR path (store/files contentPath): `assets/ab/cd/<sha256>` or `outputs/ab/cd/<sha256>`.
 const CONTENT = /^(assets|outputs)\/([a-f0-9]{2})\/([a-f0-9]{2})\/([a-f0-9]{64})$/;
-
-/** contentPath answers the archive path of a stored asset or render output. */
-export function contentPath(root: "assets" | "outputs", sha256: string): string {
-  return `${root}/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
-}
 
 /** addressedSha256 answers the sha256 a content-addressed path names, or null for the store, the key and the manifest. */
 export function addressedSha256(path: string): string | null {

@@ -1,6 +1,6 @@
 /** backup/snapshot: the consistent copy of the SQLite store a backup is built around, and the checks run on it. */
 import { Database } from "bun:sqlite";
-import { contentPath } from "./manifest";
+import { contentPath } from "../store/files";
 
 /** MigrationLevel is the newest migration a store has applied. */
 export interface MigrationLevel {

@@ -55,8 +55,9 @@ export function fsyncDir(dir: string): void {
 
 const datasync = promisify(fdatasync);
 
-// Content-addressed: `<root>/ab/cd/<sha256>`; anything but a sha256 is refused (no path tricks).
-function contentPath(root: string, sha256: string): string {
+/** contentPath answers where the file with this sha256 lives under `root`: `<root>/ab/cd/<sha256>` (content-addressed);
+ * anything but a sha256 is refused (no path tricks). */
+export function contentPath(root: string, sha256: string): string {
   if (!SHA256.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
   return join(root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
 }

@@ -4,6 +4,7 @@
  * Starts Chromium: run under the lock (flock /tmp/renderd-chromium.lock).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -199,6 +200,23 @@ describe("backup restore", () => {
     await failure(["backup", "restore", tampered, "--data-dir", target], /does not match its sha256/);
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(work).filter((n) => n.includes(".restore-"))).toEqual([]);
+  });
+
+  test("an archive from a newer renderd (a migration this binary does not know) verifies but is not restored", async () => {
+    const future = repack("future", (dir) => {
+      const db = new Database(join(dir, "renderd.db"));
+      db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', '2030-01-01T00:00:00.000Z')");
+      db.close();
+      const bytes = readFileSync(join(dir, "renderd.db"));
+      editManifest(dir, (m) => {
+        m.migration = { version: 9999, name: "9999_future" };
+        Object.assign(m.files.find((f: any) => f.path === "renderd.db"), { size: bytes.byteLength, sha256: sha256Hex(bytes) });
+      });
+    });
+    expect((await renderd(["backup", "verify", future])).code).toBe(0);
+    const target = join(work, "future-restored");
+    await failure(["backup", "restore", future, "--data-dir", target], /the backup is at migration 9999_future, newer than this renderd knows \(\d+\): restore it with a newer renderd\./);
+    expect(existsSync(target)).toBe(false);
   });
 
   test("a restored appliance serves the same key, template, render and PDF bytes, asset and webhook endpoint", async () => {
