@@ -11,6 +11,7 @@ import { checkIntegrity, migrationLevel, referencedFiles, takeSnapshot, withRead
 /** Phase names the two passes a backup makes, for a progress bar. */
 export type Phase = "backup" | "verify";
 
+/** CreateOptions say which DATA_DIR to back up, with which key, into which file. */
 export interface CreateOptions {
   dataDir: string;
   /** SECRET_KEY when it is configured (environment or flag) rather than kept in DATA_DIR/secret.key. */
@@ -24,11 +25,12 @@ function isMissing(e: unknown): boolean {
   return (e as NodeJS.ErrnoException)?.code === "ENOENT";
 }
 
-// The key the appliance runs with: the configured one, else the generated file; none before the first start.
-function secretOf(options: CreateOptions): string | null {
-  if (options.secretKey) return options.secretKey;
+// The key the appliance runs with, as a secret.key file: the configured one, else the generated file's bytes as they
+// are; none before the first start.
+function secretOf(options: CreateOptions): Uint8Array | null {
+  if (options.secretKey) return new TextEncoder().encode(options.secretKey + "\n");
   const file = join(options.dataDir, SECRET_ENTRY);
-  return existsSync(file) ? readFileSync(file, "utf8").trim() : null;
+  return existsSync(file) ? readFileSync(file) : null;
 }
 
 function sizeOf(path: string): number {
@@ -64,8 +66,7 @@ export async function createBackup(options: CreateOptions): Promise<Verified & {
       if (problems.length) throw new Error(`the store fails integrity_check (${problems[0]}): no backup was written; run renderd doctor.`);
       return { migration: migrationLevel(db), referenced: referencedFiles(db) };
     });
-    const secret = secretOf(options);
-    const secretBytes = secret === null ? null : new TextEncoder().encode(secret + "\n");
+    const secretBytes = secretOf(options);
     const total = sizeOf(snapshot) + (secretBytes?.byteLength ?? 0) + referenced.reduce((sum, path) => sum + sizeOf(joinEntry(options.dataDir, path)), 0);
     let done = 0;
     const tick = (bytes: number) => options.onBytes?.("backup", (done += bytes), total);

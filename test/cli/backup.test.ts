@@ -247,6 +247,15 @@ describe("backup restore", () => {
   });
 });
 
+describe("a SECRET_KEY set in the environment", () => {
+  test("is the key archived, as secret.key, since it is the one the appliance runs with", async () => {
+    const key = "k".repeat(40);
+    const out = join(work, "env-key.tar.gz");
+    expect((await renderd(["backup", "create", "--out", out, "--data-dir", t.dataDir], { SECRET_KEY: key })).code).toBe(0);
+    expect(Bun.spawnSync(["tar", "-xzOf", out, "secret.key"]).stdout.toString()).toBe(key + "\n");
+  });
+});
+
 describe("a file removed while the backup runs", () => {
   test("is left out and listed under missing, with a warning; the backup still verifies", async () => {
     // The snapshot still points at the PDF; the file is gone, as when retention deletes it a moment after the snapshot.
