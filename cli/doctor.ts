@@ -1,7 +1,6 @@
 /** cli/doctor: `renderd doctor` — one line per check of what serve needs from this host; exits 1 when any check fails. */
 import { Command } from "commander";
 import { loadConfig } from "../src/config";
-import { runChecks } from "../src/doctor/checks";
 import { guard, print } from "./context";
 import { configFlags } from "./serve";
 
@@ -16,7 +15,10 @@ export function doctorCommand(): Command {
   configFlags(cmd).action(
     guard(async (flags: Record<string, string> & { json?: boolean }) => {
       const { json, ...settings } = flags;
-      const results = await runChecks(loadConfig(process.env, settings));
+      const config = loadConfig(process.env, settings);
+      // Loaded here, like serve's server, so the other commands do not pay for playwright at start-up.
+      const { runChecks } = await import("../src/doctor/checks");
+      const results = await runChecks(config);
       const width = Math.max(...results.map((r) => r.check.length));
       print(!!json, results, () => results.map((r) => `${MARK[r.status]}  ${r.check.padEnd(width)}  ${r.detail}`).join("\n"));
       if (results.some((r) => r.status === "fail")) process.exitCode = 1;

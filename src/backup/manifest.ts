@@ -8,6 +8,7 @@ export const FORMAT_VERSION = 1;
 /** RENDERD_VERSION is the version recorded in each manifest. */
 export const RENDERD_VERSION: string = version;
 
+/** The entries that are not content-addressed: the manifest, the store snapshot and the key (named as in DATA_DIR). */
 export const MANIFEST_ENTRY = "manifest.json";
 export const STORE_ENTRY = "renderd.db";
 export const SECRET_ENTRY = "secret.key";
