@@ -50,7 +50,8 @@ describe("renderd doctor", () => {
     expect(r.code).toBe(0);
     expect(r.lines.map((l) => l.split(/\s+/)[1])).toEqual(["chromium", "fonts", "port", "internal-port", "data-dir", "secret-key", "store", "migrations"]);
     for (const l of r.lines) expect(l).toMatch(/^(ok  |WARN)  /);
-    expect(r.line("chromium")).toMatch(/^ok\s+chromium\s+Chromium \d+\.[\d.]+ starts \(\/usr\/bin\/chromium\)$/);
+    expect(r.line("chromium")).toMatch(/^ok\s+chromium\s+Chromium \d+\.[\d.]+ starts \(.+\)$/);
+    expect(r.line("chromium")).toEndWith(`(${process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"})`);
     expect(r.line("secret-key")).toMatch(/secret\.key is mode 0600$/);
     expect(r.line("store")).toMatch(/quick_check ok$/);
     expect(r.line("migrations")).toMatch(/applied, the newest this binary embeds$/);
