@@ -11,7 +11,7 @@ export function doctorCommand(): Command {
   const cmd = new Command("doctor")
     .description("check Chromium, fonts, ports, DATA_DIR, the secret key and the store before serving; exit 1 when a check fails")
     .option("--json", "print JSON for scripts")
-    .addHelpText("after", "\nA WARN line does not change the exit code. Nothing is created: a DATA_DIR that does not exist yet is reported as such.");
+    .addHelpText("after", "\nA WARN line does not change the exit code. No folder, key or store is created: a DATA_DIR that does not exist yet is reported as such.");
   configFlags(cmd).action(
     guard(async (flags: Record<string, string> & { json?: boolean }) => {
       const { json, ...settings } = flags;
