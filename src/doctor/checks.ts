@@ -8,7 +8,7 @@ import { checkIntegrity, migrationLevel, withReadOnly } from "../backup/snapshot
 import { BrowserProcess, launchOptions } from "../render/browser";
 import { poolOptions } from "../render/pool";
 import { MIGRATIONS } from "../store/migrations";
-import { listenError, renderdAnswers } from "./ports";
+import { listenError, listenerHoldsStore, renderdAnswers } from "./ports";
 
 /** CheckResult is one line of the report; any `fail` makes doctor exit non-zero, a `warn` does not. */
 export interface CheckResult {
@@ -67,8 +67,13 @@ async function checkPort(check: string, variable: string, hostname: string, port
   if (port === 0) return ok(check, `${variable}=0: serve takes any free port`);
   const error = listenError(hostname, port);
   if (error === null) return ok(check, `${port} on ${hostname} is free`);
-  if (error === "EADDRINUSE" && (await renderdAnswers(config.internalPort)))
-    return ok(check, `${port} is held by the renderd serving this DATA_DIR (its /health/live answers on ${config.internalPort})`);
+  if (error === "EADDRINUSE" && (await renderdAnswers(config.internalPort))) {
+    const live = `its /health/live answers on ${config.internalPort}`;
+    const holds = listenerHoldsStore(config.internalPort, config.dataDir);
+    if (holds === true) return ok(check, `${port} is held by the renderd serving this DATA_DIR (${live})`);
+    if (holds === null) return ok(check, `${port} is held by a renderd (${live}; its DATA_DIR cannot be seen in /proc: another user's process)`);
+    return fail(check, `${port} is held by a renderd serving another DATA_DIR (${live}): stop it, or set ${variable} to a free port.`);
+  }
   if (error === "EADDRINUSE") return fail(check, `${port} on ${hostname} is taken by another process: stop it, or set ${variable} to a free port.`);
   return fail(check, `${port} on ${hostname} cannot be listened on (${error}): ports below 1024 need root or CAP_NET_BIND_SERVICE; set ${variable}.`);
 }

@@ -89,7 +89,7 @@ describe("renderd doctor", () => {
     }
   });
 
-  test("ports held by the renderd serving this DATA_DIR are fine", async () => {
+  test("ports held by the renderd serving this DATA_DIR are fine; held by one serving another DATA_DIR, they fail", async () => {
     const served = join(work, "served");
     const t = await startTestServer({ RENDER_WORKERS: "1" }, served);
     try {
@@ -97,6 +97,10 @@ describe("renderd doctor", () => {
       expect(r.line("port")).toMatch(new RegExp(`^ok\\s+port\\s+${t.server.port} is held by the renderd serving this DATA_DIR \\(its /health/live answers on ${t.server.internalPort}\\)$`));
       expect(r.line("internal-port")).toMatch(/^ok\s+internal-port\s+\d+ is held by the renderd serving this DATA_DIR/);
       expect(r.code).toBe(0);
+      // The same ports, asked about another DATA_DIR: that serve could not start there.
+      const other = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium", PORT: String(t.server.port), INTERNAL_PORT: String(t.server.internalPort) });
+      expect(other.line("port")).toMatch(new RegExp(`^FAIL\\s+port\\s+${t.server.port} is held by a renderd serving another DATA_DIR \\(its /health/live answers on ${t.server.internalPort}\\): stop it, or set PORT to a free port\\.$`));
+      expect(other.line("internal-port")).toMatch(/^FAIL\s+internal-port\s+\d+ is held by a renderd serving another DATA_DIR/);
     } finally {
       await t.stop();
       rmSync(served, { recursive: true, force: true });
