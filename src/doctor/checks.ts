@@ -1,5 +1,5 @@
-/** doctor/checks: what `renderd serve` needs from its host, each checked on its own and answered as one line. Nothing is
- * created: a DATA_DIR, key or store that does not exist yet is what serve makes on its first start. */
+/** doctor/checks: what `renderd serve` needs from its host, each checked on its own and answered as one line. No folder,
+ * key or store is created: one that does not exist yet is what serve makes on its first start. */
 import { existsSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
