@@ -119,4 +119,15 @@ fi
 
 # --- 4. smoke test --------------------------------------------------------------------------------
 dist/renderd --help >/dev/null || die "dist/renderd --help failed: the binary does not start"
+
+# --- 5. doctor ------------------------------------------------------------------------------------
+# The host as serve will see it, with the same settings (DATA_DIR, PORT, ... from the environment). The install is
+# complete whatever doctor finds: a FAIL here is most often a port already taken (the renderd serving this DATA_DIR
+# passes; anything else does not) or a DATA_DIR to fix, and it must be fixed before serve, not
+# before the build. So a failing check is reported loudly and does not fail install.sh (docs/install.md).
+if CHROMIUM_PATH="$CHROMIUM_PATH" dist/renderd doctor; then
+  say "doctor: ready to serve"
+else
+  say "doctor: the FAIL lines above must be fixed before 'dist/renderd serve' (the install itself is complete)"
+fi
 say "done: dist/renderd ($(du -h dist/renderd | cut -f1)); it needs Chromium at run time: CHROMIUM_PATH=$CHROMIUM_PATH"

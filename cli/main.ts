@@ -2,6 +2,8 @@
 /** cli/main: the `renderd` binary — serve, and the operator's commands acting on DATA_DIR. */
 import { Command } from "commander";
 import { allowancesCommand } from "./allowances";
+import { backupCommand } from "./backup";
+import { doctorCommand } from "./doctor";
 import { keysCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { serveCommand } from "./serve";
@@ -27,6 +29,8 @@ const program = new Command("renderd")
   .addCommand(restoreCommand())
   .addCommand(webhooksCommand())
   .addCommand(usageCommand())
+  .addCommand(backupCommand())
+  .addCommand(doctorCommand())
   .addCommand(tuiCommand());
 
 await program.parseAsync(process.argv);

@@ -3,12 +3,17 @@ import { Command } from "commander";
 import { loadConfig, OPTIONS } from "../src/config";
 import { fail } from "./context";
 
-/** serveCommand builds `renderd serve`. */
-export function serveCommand(): Command {
-  const cmd = new Command("serve").description("start the public and internal HTTP ports and serve until SIGTERM/SIGINT");
+/** configFlags adds every OPTIONS entry as a flag with its environment twin: serve's settings, for serve and doctor. */
+export function configFlags(cmd: Command): Command {
   for (const [, option] of Object.entries(OPTIONS)) {
     cmd.option(`${option.flag} <value>`, `${option.help} [env ${option.env}]`);
   }
+  return cmd;
+}
+
+/** serveCommand builds `renderd serve`. */
+export function serveCommand(): Command {
+  const cmd = configFlags(new Command("serve").description("start the public and internal HTTP ports and serve until SIGTERM/SIGINT"));
   cmd.action(async (flags: Record<string, string>) => {
     let running;
     let graceMs = 0;

@@ -7,6 +7,7 @@ import { exportUsage, MAX_RANGE_DAYS, resolveRange, type UsageRange } from "../s
 import { getWorkspace } from "../src/modules/workspaces/service";
 import { guard, storeOptions, withStore } from "./context";
 import { badInput } from "./input";
+import { progressBar } from "./progress";
 
 interface ExportFlags {
   from?: string;
@@ -17,6 +18,28 @@ interface ExportFlags {
 }
 
 const FORMATS = ["csv", "json"] as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
+
+/** daysIn counts the days of a range, both ends included. */
+export function daysIn(range: UsageRange): number {
+  return (dayMs(range.to) - dayMs(range.from)) / DAY_MS + 1;
+}
+
+/** monthsOf cuts a range into its calendar months, in order: the export reads one at a time so a long one shows progress. */
+export function* monthsOf(range: UsageRange): Generator<UsageRange> {
+  let from = range.from;
+  while (from <= range.to) {
+    // setUTCMonth keeps years 0000..0099 literal, unlike Date.UTC.
+    const end = new Date(dayMs(from));
+    end.setUTCMonth(end.getUTCMonth() + 1, 0);
+    const monthEnd = end.toISOString().slice(0, 10);
+    const to = monthEnd < range.to ? monthEnd : range.to;
+    yield { from, to };
+    from = new Date(dayMs(to) + DAY_MS).toISOString().slice(0, 10);
+  }
+}
 const COLUMNS: readonly (keyof UsageExportRow)[] = ["day", "workspaceId", "workspaceSlug", "rendersSucceeded", "rendersFailed", "rendersCancelled", "pages", "outputBytes"];
 
 // RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
@@ -69,7 +92,14 @@ export function usageCommand(): Command {
         const range = rangeOf(flags);
         await withStore(({ store }) => {
           const workspaceId = flags.workspace === undefined ? undefined : getWorkspace(store, flags.workspace).id;
-          const rows = exportUsage(store, range, workspaceId);
+          const bar = progressBar((n) => `${n} days`);
+          const rows: UsageExportRow[] = [];
+          let done = 0;
+          for (const month of monthsOf(range)) {
+            rows.push(...exportUsage(store, month, workspaceId));
+            bar.update("usage", (done += daysIn(month)), daysIn(range));
+          }
+          bar.end();
           process.stdout.write(flags.format === "csv" ? toCsv(rows) : JSON.stringify(rows, null, 2) + "\n");
         }, flags.dataDir);
       }),

@@ -51,6 +51,21 @@ test("the compiled binary serves /health, /health/live and its API description, 
   expect(out).not.toContain("binary-test-pw");
 });
 
+test("the compiled binary backs up, verifies and restores (tar-stream is embedded) and its doctor starts Chromium", () => {
+  const binary = join(work, "renderd");
+  const run = (...args: string[]) => Bun.spawnSync([binary, ...args], { env: { PATH: process.env.PATH ?? "" }, stderr: "pipe", stdout: "pipe" });
+  const data = join(work, "backed-up");
+  expect(run("migrate", "--data-dir", data).exitCode).toBe(0);
+  const archive = join(work, "backup.tar.gz");
+  const made = run("backup", "create", "--out", archive, "--data-dir", data);
+  expect(made.exitCode, made.stderr.toString()).toBe(0);
+  expect(run("backup", "verify", archive).exitCode).toBe(0);
+  expect(run("backup", "restore", archive, "--data-dir", join(work, "restored")).exitCode).toBe(0);
+  const doctor = run("doctor", "--data-dir", join(work, "restored"), "--port", "0", "--internal-port", "0");
+  expect(doctor.stdout.toString()).toMatch(/^ok\s+chromium\s+Chromium \d+/m);
+  expect(doctor.stdout.toString()).toMatch(/^ok\s+store\s+quick_check ok$/m);
+});
+
 test("bad configuration exits non-zero with one line naming the variable", () => {
   const run = Bun.spawnSync([process.execPath, "cli/main.ts", "serve"], {
     cwd: root,

@@ -146,6 +146,12 @@ export interface LaunchOptions extends ChromiumArgsOptions {
   launchTimeoutMs?: number;
 }
 
+/** launchOptions answers how renderd starts Chromium (the pool, and `renderd doctor` proving it starts): the executable,
+ * the heap bound, the process's temporary folder (tempdir.ts), and no sandbox when running as root. */
+export function launchOptions(options: { chromiumPath: string; maxHeapBytes?: number }, tempDir: string): LaunchOptions {
+  return { executablePath: options.chromiumPath, tempDir, maxHeapBytes: options.maxHeapBytes, asRoot: process.getuid?.() === 0 };
+}
+
 /**
  * BrowserProcess is one running Chromium and what is needed to end it for certain: its pid (the leader of its
  * own process group, since playwright spawns it detached) and the private folder its crash handlers name.

@@ -9,7 +9,7 @@ import type { Config } from "../config";
 import { ApiError } from "../errors";
 import { systemClock, type Clock } from "../lib/clock";
 import { parseAssetUrl } from "./assets";
-import { BrowserProcess } from "./browser";
+import { BrowserProcess, launchOptions } from "./browser";
 import { checkLayout } from "./layout";
 import { countPdfPages } from "./pdf";
 import { processTempDir, releaseTempDir } from "./tempdir";
@@ -670,15 +670,7 @@ export class RenderPool {
 
   /** launch starts one browser and watches it for a disconnect. */
   private async launch(b: BrowserSlot): Promise<BrowserProcess> {
-    const p = await BrowserProcess.launch(
-      {
-        executablePath: this.options.chromiumPath,
-        tempDir: (this.tempDir ??= processTempDir(this.options.tempBase)),
-        maxHeapBytes: this.options.maxHeapBytes,
-        asRoot: process.getuid?.() === 0,
-      },
-      this.clock.now(),
-    );
+    const p = await BrowserProcess.launch(launchOptions(this.options, (this.tempDir ??= processTempDir(this.options.tempBase))), this.clock.now());
     p.browser.on("disconnected", () => {
       if (b.process === p && this.state === "running") this.restart(b, p, "the browser disconnected");
     });

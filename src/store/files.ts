@@ -43,7 +43,8 @@ export interface WriteOptions {
   onChunk?: (chunk: Uint8Array) => void;
 }
 
-function fsyncDir(dir: string): void {
+/** fsyncDir makes the renames and creations inside `dir` durable. */
+export function fsyncDir(dir: string): void {
   const fd = openSync(dir, "r");
   try {
     fsyncSync(fd);
@@ -54,8 +55,9 @@ function fsyncDir(dir: string): void {
 
 const datasync = promisify(fdatasync);
 
-// Content-addressed: `<root>/ab/cd/<sha256>`; anything but a sha256 is refused (no path tricks).
-function contentPath(root: string, sha256: string): string {
+/** contentPath answers where the file with this sha256 lives under `root`: `<root>/ab/cd/<sha256>` (content-addressed);
+ * anything but a sha256 is refused (no path tricks). */
+export function contentPath(root: string, sha256: string): string {
   if (!SHA256.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
   return join(root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
 }
@@ -64,8 +66,8 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   yield bytes;
 }
 
-// A write to a regular file may, rarely, be short: keep going until the whole chunk is down.
-function writeAll(fd: number, chunk: Uint8Array): void {
+/** writeAll writes the whole chunk: a write to a regular file may, rarely, be short. */
+export function writeAll(fd: number, chunk: Uint8Array): void {
   let offset = 0;
   while (offset < chunk.byteLength) offset += writeSync(fd, chunk, offset, chunk.byteLength - offset);
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { daysIn, monthsOf } from "../../cli/usage";
 import { recordRenderEnd } from "../../src/modules/usage/service";
 import { openStore, type Store } from "../../src/store/open";
 
@@ -127,5 +128,23 @@ describe("renderd usage export", () => {
     const before = snapshot();
     ok(["usage", "export", "--from", "2025-01-01", "--to", "2025-12-31", "--format", "json"]);
     expect(snapshot()).toEqual(before);
+  });
+});
+
+describe("monthsOf", () => {
+  test("cuts a range into calendar months, both ends kept, covering every day once", () => {
+    expect([...monthsOf({ from: "2024-01-15", to: "2024-03-02" })]).toEqual([
+      { from: "2024-01-15", to: "2024-01-31" },
+      { from: "2024-02-01", to: "2024-02-29" },
+      { from: "2024-03-01", to: "2024-03-02" },
+    ]);
+    expect([...monthsOf({ from: "2025-12-31", to: "2026-01-01" })]).toEqual([
+      { from: "2025-12-31", to: "2025-12-31" },
+      { from: "2026-01-01", to: "2026-01-01" },
+    ]);
+    expect([...monthsOf({ from: "0050-02-03", to: "0050-02-05" })]).toEqual([{ from: "0050-02-03", to: "0050-02-05" }]);
+    const year = { from: "2025-03-10", to: "2026-03-09" };
+    expect([...monthsOf(year)].reduce((sum, m) => sum + daysIn(m), 0)).toBe(daysIn(year));
+    expect(daysIn(year)).toBe(365);
   });
 });

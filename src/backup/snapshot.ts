@@ -1,0 +1,64 @@
+/** backup/snapshot: the consistent copy of the SQLite store a backup is built around, and the checks run on it. */
+import { Database } from "bun:sqlite";
+import { contentPath } from "../store/files";
+
+/** MigrationLevel is the newest migration a store has applied. */
+export interface MigrationLevel {
+  version: number;
+  name: string;
+}
+
+/** takeSnapshot writes a consistent copy of the live store at `dbPath` into `into` with VACUUM INTO: one read
+ * transaction, so a running serve keeps writing (WAL) and the copy is the store as of one instant. */
+export function takeSnapshot(dbPath: string, into: string): void {
+  const db = new Database(dbPath, { readonly: true, strict: true });
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    db.query("VACUUM INTO $into").run({ into });
+  } finally {
+    db.close(false);
+  }
+}
+
+/** withReadOnly opens a store (a snapshot, or DATA_DIR's store for doctor) read-only, runs `fn` on it and closes it; a file that is no SQLite store throws one line. */
+export function withReadOnly<T>(path: string, fn: (db: Database) => T): T {
+  let db: Database;
+  try {
+    db = new Database(path, { readonly: true, strict: true });
+  } catch (e) {
+    throw new Error(`the store does not open as SQLite: ${(e as Error).message}.`);
+  }
+  try {
+    return fn(db);
+  } finally {
+    db.close(false);
+  }
+}
+
+/** checkIntegrity runs `PRAGMA integrity_check` (or the faster quick_check) and answers its problems; [] when the store is sound. */
+export function checkIntegrity(db: Database, pragma: "integrity_check" | "quick_check" = "integrity_check"): string[] {
+  try {
+    const rows = db.query(`PRAGMA ${pragma}`).values() as [string][];
+    const problems = rows.map((r) => String(r[0]));
+    return problems.length === 1 && problems[0] === "ok" ? [] : problems;
+  } catch (e) {
+    return [(e as Error).message];
+  }
+}
+
+/** migrationLevel answers the store's newest applied migration ({0, ""} for a store never migrated). */
+export function migrationLevel(db: Database): MigrationLevel {
+  if (!db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get()) return { version: 0, name: "" };
+  const row = db.query("SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1").get() as MigrationLevel | null;
+  return row ?? { version: 0, name: "" };
+}
+
+/** referencedFiles answers the archive paths of every file the snapshot points at: uploaded assets' bytes and succeeded renders' PDFs. */
+export function referencedFiles(db: Database): string[] {
+  const tables = new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").values() as [string][]).map((r) => r[0]));
+  const shas = (table: string, sql: string) => (tables.has(table) ? (db.query(sql).values() as [string][]).map((r) => r[0]) : []);
+  return [
+    ...shas("assets", "SELECT DISTINCT sha256 FROM assets WHERE status = 'uploaded' ORDER BY sha256").map((s) => contentPath("assets", s)),
+    ...shas("renders", "SELECT DISTINCT output_sha256 FROM renders WHERE output_sha256 IS NOT NULL ORDER BY output_sha256").map((s) => contentPath("outputs", s)),
+  ];
+}

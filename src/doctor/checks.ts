@@ -1,0 +1,151 @@
+/** doctor/checks: what `renderd serve` needs from its host, each checked on its own and answered as one line. No folder,
+ * key or store is created: one that does not exist yet is what serve makes on its first start. */
+import { existsSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Config } from "../config";
+import { randomBase62 } from "../lib/ids";
+import { checkIntegrity, migrationLevel, withReadOnly } from "../backup/snapshot";
+import { BrowserProcess, launchOptions } from "../render/browser";
+import { processTempDir } from "../render/tempdir";
+import { poolOptions } from "../render/pool";
+import { MIGRATIONS } from "../store/migrations";
+import { listenError, listenerHoldsStore, renderdAnswers } from "./ports";
+
+/** CheckResult is one line of the report; any `fail` makes doctor exit non-zero, a `warn` does not. */
+export interface CheckResult {
+  check: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+}
+
+const ok = (check: string, detail: string): CheckResult => ({ check, status: "ok", detail });
+const warn = (check: string, detail: string): CheckResult => ({ check, status: "warn", detail });
+const fail = (check: string, detail: string): CheckResult => ({ check, status: "fail", detail });
+
+const MB = 1_000_000;
+// Below two of the largest PDFs a render may write (RENDER_MAX_OUTPUT_BYTES, 50 MB) serve will soon fail writes.
+const DISK_FAIL_BYTES = 100 * MB;
+const DISK_WARN_BYTES = 1000 * MB;
+
+/** checkChromium starts Chromium exactly as the pool does and answers its version. */
+export async function checkChromium(config: Config): Promise<CheckResult> {
+  try {
+    const browser = await BrowserProcess.launch(launchOptions(poolOptions(config), processTempDir()), new Date());
+    try {
+      return ok("chromium", `Chromium ${browser.browser.version()} starts (${config.chromiumPath})`);
+    } finally {
+      await browser.close(5000);
+    }
+  } catch (e) {
+    return fail("chromium", (e as Error).message);
+  }
+}
+
+// Families fontconfig answers for a pattern; null when fc-list is not installed.
+function families(pattern: string): string[] | null {
+  try {
+    const r = Bun.spawnSync(["fc-list", pattern, "family"], { stdout: "pipe", stderr: "ignore" });
+    return r.exitCode === 0 ? r.stdout.toString().split("\n").filter(Boolean) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** checkFonts fails without any font and warns without a CJK (U+4E2D) or an emoji (U+1F600) fallback: those characters would print as boxes. */
+export function checkFonts(): CheckResult {
+  const all = families(":");
+  if (all === null) return warn("fonts", "fc-list was not found: install fontconfig to list the fonts Chromium can use.");
+  if (all.length === 0) return fail("fonts", "no fonts are installed: install fonts-dejavu-core and fonts-liberation.");
+  const lacking = [
+    families(":charset=4e2d")?.length ? null : "no CJK fallback (install fonts-noto-cjk)",
+    families(":charset=1f600")?.length ? null : "no emoji fallback (install fonts-noto-color-emoji)",
+  ].filter((s): s is string => s !== null);
+  const count = `${new Set(all).size} font families`;
+  return lacking.length ? warn("fonts", `${count}; ${lacking.join("; ")}: those characters print as boxes.`) : ok("fonts", `${count}, with CJK and emoji fallbacks`);
+}
+
+async function checkPort(check: string, variable: string, hostname: string, port: number, config: Config): Promise<CheckResult> {
+  if (port === 0) return ok(check, `${variable}=0: serve takes any free port`);
+  const error = listenError(hostname, port);
+  if (error === null) return ok(check, `${port} on ${hostname} is free`);
+  if (error === "EADDRINUSE" && (await renderdAnswers(config.internalPort))) {
+    const live = `its /health/live answers on ${config.internalPort}`;
+    const holds = listenerHoldsStore(config.internalPort, config.dataDir);
+    if (holds === true) return ok(check, `${port} is held by the renderd serving this DATA_DIR (${live})`);
+    if (holds === null) return ok(check, `${port} is held by a renderd (${live}; its DATA_DIR cannot be seen in /proc: another user's process)`);
+    return fail(check, `${port} is held by a renderd serving another DATA_DIR (${live}): stop it, or set ${variable} to a free port.`);
+  }
+  if (error === "EADDRINUSE") return fail(check, `${port} on ${hostname} is taken by another process: stop it, or set ${variable} to a free port.`);
+  return fail(check, `${port} on ${hostname} cannot be listened on (${error}): ports below 1024 need root or CAP_NET_BIND_SERVICE; set ${variable}.`);
+}
+
+/** checkPorts checks PORT on HOST and INTERNAL_PORT on 127.0.0.1. */
+export async function checkPorts(config: Config): Promise<CheckResult[]> {
+  return [await checkPort("port", "PORT", config.host, config.port, config), await checkPort("internal-port", "INTERNAL_PORT", "127.0.0.1", config.internalPort, config)];
+}
+
+// The nearest folder that exists: where a DATA_DIR that is not there yet would be created.
+function nearestExisting(path: string): string {
+  let dir = path;
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+/** checkDataDir writes and removes a probe file in DATA_DIR (or the folder serve would create it in) and weighs the free disk. */
+export function checkDataDir(config: Config): CheckResult {
+  const dir = nearestExisting(config.dataDir);
+  const probe = join(dir, `.renderd-doctor-${randomBase62(8)}`);
+  try {
+    writeFileSync(probe, "", { flag: "wx", mode: 0o600 });
+    rmSync(probe);
+  } catch (e) {
+    return fail("data-dir", `${dir} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): serve must write DATA_DIR=${config.dataDir}.`);
+  }
+  const fs = statfsSync(dir);
+  const free = fs.bavail * fs.bsize;
+  const where = dir === config.dataDir ? `${dir} is writable` : `${config.dataDir} does not exist yet; serve creates it in ${dir}, which is writable`;
+  const freeText = `${(free / (1000 * MB)).toFixed(1)} GB free`;
+  if (free < DISK_FAIL_BYTES) return fail("data-dir", `${where}, but only ${freeText}: free some disk before serving.`);
+  if (free < DISK_WARN_BYTES) return warn("data-dir", `${where}; only ${freeText}.`);
+  return ok("data-dir", `${where}; ${freeText}`);
+}
+
+/** checkSecretKey checks that DATA_DIR/secret.key, when it is the key in use, is readable by its owner alone (0600). */
+export function checkSecretKey(config: Config): CheckResult {
+  if (config.secretKey) return ok("secret-key", "SECRET_KEY is set; DATA_DIR/secret.key is not used");
+  const file = join(config.dataDir, "secret.key");
+  if (!existsSync(file)) return ok("secret-key", "no secret.key yet: serve generates it with mode 0600");
+  const mode = statSync(file).mode & 0o777;
+  const octal = mode.toString(8).padStart(4, "0");
+  if (mode & 0o077) return fail("secret-key", `${file} is mode ${octal}: other users can read it; run chmod 600 ${file}.`);
+  if (readFileSync(file, "utf8").trim().length < 32) return fail("secret-key", `${file} holds fewer than 32 characters: serve refuses it.`);
+  return ok("secret-key", `${file} is mode ${octal}`);
+}
+
+/** checkStore runs quick_check on DATA_DIR's store and compares its migration level with the binary's. */
+export function checkStore(config: Config): CheckResult[] {
+  const newest = MIGRATIONS.at(-1)!;
+  const file = join(config.dataDir, "renderd.db");
+  if (!existsSync(file)) return [ok("store", "no store yet: serve creates it"), ok("migrations", `serve applies all ${MIGRATIONS.length}, up to ${newest.name}`)];
+  try {
+    return withReadOnly(file, (db) => {
+      const problems = checkIntegrity(db, "quick_check");
+      const store = problems.length ? fail("store", `quick_check: ${problems.slice(0, 3).join("; ")}: restore a backup (docs/operations.md).`) : ok("store", "quick_check ok");
+      const level = migrationLevel(db);
+      const applied = level.name || "none";
+      let migrations: CheckResult;
+      if (level.version === newest.version) migrations = ok("migrations", `${applied} applied, the newest this binary embeds`);
+      else if (level.version < newest.version)
+        migrations = warn("migrations", `${applied} applied; this binary embeds up to ${newest.name}: serve (or renderd migrate) applies the rest.`);
+      else migrations = fail("migrations", `the store is at migration ${level.version}, newer than this binary (${newest.version}): upgrade renderd.`);
+      return [store, migrations];
+    });
+  } catch (e) {
+    return [fail("store", (e as Error).message), fail("migrations", "unknown: the store does not open")];
+  }
+}
+
+/** runChecks runs every check, in the order the report prints them. */
+export async function runChecks(config: Config): Promise<CheckResult[]> {
+  return [await checkChromium(config), checkFonts(), ...(await checkPorts(config)), checkDataDir(config), checkSecretKey(config), ...checkStore(config)];
+}

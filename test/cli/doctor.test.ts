@@ -1,0 +1,143 @@
+/** doctor: `renderd doctor` as a real process — a healthy DATA_DIR passes, and each broken thing makes its own FAIL line.
+ * Starts Chromium: run under the lock (flock /tmp/renderd-chromium.lock). */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestServer } from "../harness";
+import { openStore } from "../../src/store/open";
+
+const ROOT = join(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "renderd-doctor-"));
+const dataDir = join(work, "data");
+
+interface Report {
+  code: number;
+  lines: string[];
+  line(check: string): string;
+}
+
+/** freePort asks the system for a port nobody holds. */
+function freePort(): number {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+/** doctor runs `bun cli/main.ts doctor` without blocking this process (an in-process server must answer meanwhile). */
+async function doctor(env: Record<string, string> = {}): Promise<Report> {
+  const p = Bun.spawn([process.execPath, "cli/main.ts", "doctor"], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(freePort()), INTERNAL_PORT: String(freePort()), HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+  const lines = out.trim().split("\n");
+  return { code, lines, line: (check) => lines.find((l) => l.split(/\s+/)[1] === check) ?? `(no ${check} line)` };
+}
+
+beforeAll(() => {
+  const r = Bun.spawnSync([process.execPath, "cli/main.ts", "migrate"], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
+  expect(r.exitCode).toBe(0);
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("renderd doctor", () => {
+  test("a healthy DATA_DIR passes: one line per check, none failing, exit 0", async () => {
+    const r = await doctor();
+    expect(r.code).toBe(0);
+    expect(r.lines.map((l) => l.split(/\s+/)[1])).toEqual(["chromium", "fonts", "port", "internal-port", "data-dir", "secret-key", "store", "migrations"]);
+    for (const l of r.lines) expect(l).toMatch(/^(ok  |WARN)  /);
+    expect(r.line("chromium")).toMatch(/^ok\s+chromium\s+Chromium \d+\.[\d.]+ starts \(.+\)$/);
+    expect(r.line("chromium")).toEndWith(`(${process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"})`);
+    expect(r.line("secret-key")).toMatch(/secret\.key is mode 0600$/);
+    expect(r.line("store")).toMatch(/quick_check ok$/);
+    expect(r.line("migrations")).toMatch(/applied, the newest this binary embeds$/);
+  });
+
+  test("a secret key others can read fails its line", async () => {
+    chmodSync(join(dataDir, "secret.key"), 0o644);
+    try {
+      const r = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium" });
+      expect(r.code).toBe(1);
+      expect(r.line("secret-key")).toMatch(/^FAIL\s+secret-key\s+.*secret\.key is mode 0644: other users can read it; run chmod 600 /);
+    } finally {
+      chmodSync(join(dataDir, "secret.key"), 0o600);
+    }
+  });
+
+  test("a missing Chromium fails its line, naming CHROMIUM_PATH", async () => {
+    const r = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium" });
+    expect(r.code).toBe(1);
+    expect(r.line("chromium")).toMatch(/^FAIL\s+chromium\s+Chromium at \/nonexistent\/chromium did not start: no executable file there \(CHROMIUM_PATH\)\.$/);
+    expect(r.lines.filter((l) => l.startsWith("FAIL"))).toHaveLength(1);
+  });
+
+  test("a port another process holds fails its line", async () => {
+    const holder = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      const r = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium", PORT: String(holder.port) });
+      expect(r.code).toBe(1);
+      expect(r.line("port")).toBe(
+        `FAIL  port           ${holder.port} on 127.0.0.1 is taken by another process: stop it, or set PORT to a free port.`,
+      );
+      expect(r.line("internal-port")).toMatch(/^ok\s+internal-port\s+\d+ on 127\.0\.0\.1 is free$/);
+    } finally {
+      holder.stop(true);
+    }
+  });
+
+  test("ports held by the renderd serving this DATA_DIR are fine; held by one serving another DATA_DIR, they fail", async () => {
+    const served = join(work, "served");
+    const t = await startTestServer({ RENDER_WORKERS: "1" }, served);
+    try {
+      const r = await doctor({ DATA_DIR: served, PORT: String(t.server.port), INTERNAL_PORT: String(t.server.internalPort) });
+      expect(r.line("port")).toMatch(new RegExp(`^ok\\s+port\\s+${t.server.port} is held by the renderd serving this DATA_DIR \\(its /health/live answers on ${t.server.internalPort}\\)$`));
+      expect(r.line("internal-port")).toMatch(/^ok\s+internal-port\s+\d+ is held by the renderd serving this DATA_DIR/);
+      expect(r.code).toBe(0);
+      // The same ports, asked about another DATA_DIR: that serve could not start there.
+      const other = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium", PORT: String(t.server.port), INTERNAL_PORT: String(t.server.internalPort) });
+      expect(other.line("port")).toMatch(new RegExp(`^FAIL\\s+port\\s+${t.server.port} is held by a renderd serving another DATA_DIR \\(its /health/live answers on ${t.server.internalPort}\\): stop it, or set PORT to a free port\\.$`));
+      expect(other.line("internal-port")).toMatch(/^FAIL\s+internal-port\s+\d+ is held by a renderd serving another DATA_DIR/);
+    } finally {
+      await t.stop();
+      rmSync(served, { recursive: true, force: true });
+    }
+  });
+
+  test("a store newer than the binary fails the migrations line; a DATA_DIR not made yet passes", async () => {
+    const store = openStore(dataDir);
+    store.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', '2030-01-01T00:00:00.000Z')");
+    store.close();
+    try {
+      const r = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium" });
+      expect(r.line("migrations")).toMatch(/^FAIL\s+migrations\s+the store is at migration 9999, newer than this binary \(\d+\): upgrade renderd\.$/);
+    } finally {
+      const s = openStore(dataDir);
+      s.run("DELETE FROM schema_migrations WHERE version = 9999");
+      s.close();
+    }
+    const fresh = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium", DATA_DIR: join(work, "not-yet") });
+    expect(fresh.line("data-dir")).toMatch(/not-yet does not exist yet; serve creates it in .*, which is writable/);
+    expect(fresh.line("store")).toMatch(/^ok\s+store\s+no store yet/);
+    expect(fresh.lines.filter((l) => l.startsWith("FAIL")).map((l) => l.split(/\s+/)[1])).toEqual(["chromium"]);
+  });
+
+  test("--json answers the same checks for scripts", async () => {
+    const r = Bun.spawnSync([process.execPath, "cli/main.ts", "doctor", "--json", "--chromium-path", "/nonexistent/chromium", "--port", "0", "--internal-port", "0"], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir },
+    });
+    expect(r.exitCode).toBe(1);
+    const checks = JSON.parse(r.stdout.toString());
+    expect(checks.find((c: any) => c.check === "chromium")).toMatchObject({ status: "fail" });
+    expect(checks.find((c: any) => c.check === "port")).toEqual({ check: "port", status: "ok", detail: "PORT=0: serve takes any free port" });
+  });
+});
+
+test("doctor --help offers serve's settings as flags", () => {
+  const out = Bun.spawnSync([process.execPath, "cli/main.ts", "doctor", "--help"], { cwd: ROOT }).stdout.toString();
+  for (const flag of ["--data-dir", "--port", "--internal-port", "--chromium-path", "--secret-key", "--json"]) expect(out).toContain(flag);
+});
