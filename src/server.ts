@@ -40,6 +40,8 @@ export interface RunningServer {
   files: FileStore;
   /** webhooks is the delivery dispatcher; `webhooks.runOnce()` sends what is due now (tests, benchmarks). */
   webhooks: Dispatcher;
+  /** pendingRequests answers how many requests the public port is answering now (a stop lets these finish). */
+  pendingRequests(): number;
   /** pool is the supervised Chromium pool (its browsers' pids and stats are for operators and tests). */
   pool: RenderPool;
   /** worker runs the render queue on the pool. */
@@ -152,6 +154,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store,
     files,
     webhooks,
+    pendingRequests: () => pub.pendingRequests,
     pool: renderPool,
     worker: renderWorker,
     api,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openStore } from "../src/store/open";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer } from "./harness";
+import { until } from "./wait";
 
 const root = resolve(import.meta.dir, "..");
 
@@ -28,7 +29,9 @@ describe("graceful stop", () => {
       duplex: "half",
     });
     push(`{"email":"${ADMIN_EMAIL}",`);
-    await Bun.sleep(50);
+    // In flight means the server has the request, not merely that the client sent it: a fixed sleep lost that race on a
+    // loaded machine.
+    await until(() => t.server.pendingRequests() > 0);
     const stopped = t.stop();
     await Bun.sleep(50);
     push(`"password":"${ADMIN_PASSWORD}"}`);

@@ -74,7 +74,7 @@ interface RenderRow {
 
 // The columns of RenderRow: everything but the print job, which may be megabytes of HTML.
 const RENDER_COLUMNS =
-  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, created_at, started_at, finished_at";
+  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, warnings, created_at, started_at, finished_at";
 
 const FINAL: ReadonlySet<RenderStatus> = new Set(["succeeded", "failed", "cancelled"]);
 
