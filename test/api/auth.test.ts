@@ -154,4 +154,23 @@ describe("sign-in rate", () => {
       await local.stop();
     }
   });
+
+  test("every attempt counts, whatever its body: malformed, too deep, invalid or from another Origin", async () => {
+    // A new minute: the window of the test above is over.
+    t.clock.advance(60_000);
+    const attempts = [
+      { raw: "{not json" },
+      { raw: "[".repeat(1000) + "]".repeat(1000) },
+      { body: { email: "x" } },
+      { body: { email: ["not", "a", "string"], password: 1 } },
+      { body: { email: "ghost@example.test", password: "wrong-password" }, origin: "https://evil.example" },
+    ];
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await t.call("/v1/auth/sign-in", attempts[i % attempts.length]!)).status);
+    expect(statuses).toEqual([400, 400, 400, 400, 403, 400, 400, 400, 400, 403]);
+    const eleventh = await t.call("/v1/auth/sign-in", { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+    expect(eleventh.status).toBe(429);
+    expect(eleventh.body.error.code).toBe("RATE_LIMITED");
+    t.clock.advance(60_000);
+  });
 });
