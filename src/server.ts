@@ -1,7 +1,7 @@
 /** server: config → store → migrate → first start → app → listen; and the graceful stop. */
 import type { Server } from "bun";
 import type { Logger } from "pino";
-import { createApi } from "./app";
+import { createApi, type Api } from "./app";
 import { bootstrapIfEmpty, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
 import { createLogger } from "./logger";
@@ -41,6 +41,8 @@ export interface RunningServer {
   pool: RenderPool;
   /** worker runs the render queue on the pool. */
   worker: RenderWorker;
+  /** routes lists the public API's routes (Api.routes). */
+  routes: Api["routes"];
   /** stop stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
 }
@@ -59,6 +61,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;
   let worker: RenderWorker | undefined;
+  let routes: Api["routes"] | undefined;
   let publicServer: Server<undefined> | undefined;
   let internalServer: Server<undefined> | undefined;
   try {
@@ -75,6 +78,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     worker = new RenderWorker({ store, clock, log, files, pool, concurrency: config.renderWorkers, retentionDays: config.retentionDays });
     worker.start();
     const api = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
+    routes = api.routes;
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
     publicServer = Bun.serve({
       hostname: config.host,
@@ -95,6 +99,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const internal = internalServer;
   const renderPool = pool;
   const renderWorker = worker;
+  const apiRoutes = routes;
   const webhooks = new Dispatcher({
     store,
     clock,
@@ -116,6 +121,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webhooks,
     pool: renderPool,
     worker: renderWorker,
+    routes: apiRoutes,
     stop() {
       stopping ??= (async () => {
         cleanup?.stop();

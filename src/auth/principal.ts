@@ -49,9 +49,14 @@ export interface AuthDeps {
 const LAST_USED_EVERY_MS = 60_000;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** isConsoleOrigin tells whether an Origin header names the console, PUBLIC_URL's origin (DESIGN.md 3). */
+/** consoleOrigin is the console's origin, PUBLIC_URL's (DESIGN.md 3): the one Origin a cookie may write with. */
+export function consoleOrigin(config: Config): string {
+  return new URL(config.publicUrl).origin;
+}
+
+/** isConsoleOrigin tells whether an Origin header names the console. */
 export function isConsoleOrigin(config: Config, origin: string | null): boolean {
-  return origin === new URL(config.publicUrl).origin;
+  return origin === consoleOrigin(config);
 }
 
 /** readCookie answers one cookie's value from a Cookie header. */
@@ -137,7 +142,10 @@ export function authorize(deps: AuthDeps, request: Request, principal: Principal
   if (principal.kind === "session" && !SAFE_METHODS.has(request.method)) {
     // A cookie rides along on cross-site requests; only our own console's Origin may write with it.
     if (!isConsoleOrigin(deps.config, request.headers.get("origin")))
-      throw new ApiError("FORBIDDEN", "A request authenticated by the session cookie must carry the console's Origin.");
+      throw new ApiError(
+        "FORBIDDEN",
+        `A request authenticated by the session cookie must carry the console's Origin, ${consoleOrigin(deps.config)} (PUBLIC_URL); from elsewhere, send an API key in x-api-key.`,
+      );
   }
   if (need.platformAdmin && !(principal.kind === "session" && principal.user.platformAdmin))
     throw new ApiError("FORBIDDEN", "This operation needs a platform administrator.");

@@ -68,9 +68,10 @@ describe("sign-in, sign-out, me", () => {
     expect(res.status).toBe(403);
   });
 
-  test("a sign-in from another site's Origin is refused", async () => {
+  test("a sign-in from another site's Origin is refused, naming the expected one", async () => {
     const res = await t.call("/v1/auth/sign-in", { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, origin: "https://evil.example" });
     expect(res.status).toBe(403);
+    expect(res.body.error.message).toBe(`Sign-in must come from the console's Origin, ${PUBLIC_URL} (PUBLIC_URL).`);
   });
 
   test("sign-in is audited in the user's workspace", async () => {
@@ -88,11 +89,14 @@ describe("sign-in, sign-out, me", () => {
 });
 
 describe("Origin check on cookie-authenticated writes", () => {
-  test("a write with the session cookie and no Origin is refused", async () => {
+  test("a write with the session cookie and no Origin is refused, naming the expected Origin", async () => {
     const cookie = await t.signIn();
     const res = await t.call("/v1/api-keys", { cookie, origin: null, body: { name: "k", scopes: [] } });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("FORBIDDEN");
+    expect(res.body.error.message).toBe(
+      `A request authenticated by the session cookie must carry the console's Origin, ${PUBLIC_URL} (PUBLIC_URL); from elsewhere, send an API key in x-api-key.`,
+    );
   });
 
   test("a write with the session cookie and a foreign Origin is refused", async () => {

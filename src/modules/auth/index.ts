@@ -4,7 +4,7 @@ import type { AppContext } from "../../context";
 import { ApiError } from "../../errors";
 import { RateLimiter } from "../../http/rate-limit";
 import type { AuthPlugin } from "../../auth/plugin";
-import { isConsoleOrigin } from "../../auth/principal";
+import { consoleOrigin, isConsoleOrigin } from "../../auth/principal";
 import { signCookieValue } from "../../auth/secrets";
 import { Me, SignInBody } from "./model";
 import { describeSession, signIn, signOut } from "./service";
@@ -36,7 +36,7 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
         const origin = request.headers.get("origin");
         // A login from another site's form would sign the victim in as the attacker (login CSRF).
         if (origin !== null && !isConsoleOrigin(app.config, origin))
-          throw new ApiError("FORBIDDEN", "Sign-in must come from the console's Origin.");
+          throw new ApiError("FORBIDDEN", `Sign-in must come from the console's Origin, ${consoleOrigin(app.config)} (PUBLIC_URL).`);
         const session = await signIn(app.store, app.clock, requestId, body.email, body.password);
         set.headers["set-cookie"] = cookie(signCookieValue(app.config.secretKey, session.token), Math.floor((session.expiresAt.getTime() - app.clock.now().getTime()) / 1000));
         return { signedIn: true, expiresAt: session.expiresAt.toISOString() };
