@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
+import { idempotent } from "../../http/idempotency";
 import { IdParams, Page } from "../../http/schemas";
 import { downloadResponse } from "../assets/download";
 import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderListQuery, RenderRequest, WaitQuery } from "./model";
@@ -33,25 +34,29 @@ const PREVIEW_WAIT_SECONDS = 60;
 /** renderRoutes mounts /v1/renders and /v1/templates/:id/preview. */
 export function renderRoutes(app: AppContext, auth: AuthPlugin) {
   const d = renderDeps(app);
+  const once = idempotent(app);
   return new Elysia({ normalize: false })
     .use(auth)
     .post(
       "/v1/renders",
-      async ({ body, query, principal, set }) => {
-        const render = createRender(d, workspaceOf(principal), body);
-        const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
-        // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
-        set.status = isFinal(waited) ? 200 : 202;
-        return waited;
-      },
+      (ctx) =>
+        once(ctx, async () => {
+          const { body, query, principal, set } = ctx;
+          const render = createRender(d, workspaceOf(principal), body);
+          const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
+          // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
+          set.status = isFinal(waited) ? 200 : 202;
+          return waited;
+        }),
       { auth: { scope: "render:create" }, body: RenderRequest, query: WaitQuery, response: { 200: Render, 202: Render } },
     )
     .post(
       "/v1/renders/batch",
-      ({ body, principal, set }) => {
-        set.status = 202;
-        return createBatch(d, workspaceOf(principal), body.items);
-      },
+      (ctx) =>
+        once(ctx, () => {
+          ctx.set.status = 202;
+          return createBatch(d, workspaceOf(ctx.principal), ctx.body.items);
+        }),
       { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated } },
     )
     .get("/v1/renders", ({ query, principal }) => listRenders(d, workspaceOf(principal), query), {

@@ -1,0 +1,134 @@
+/**
+ * http/idempotency: the `Idempotency-Key` header on the routes that create (docs/rendering.md), as Stripe does. The
+ * first answer a handler gives to a key is kept 24 hours per workspace; the same key with the same request answers it
+ * again without running the handler; with another request, or while the first is still running, 409 CONFLICT.
+ */
+import { StatusMap } from "elysia";
+import stableStringify from "safe-stable-stringify";
+import { workspaceOf, type Principal } from "../auth/principal";
+import { ApiError, type ErrorCode } from "../errors";
+import type { Clock } from "../lib/clock";
+import { sha256Hex } from "../lib/hash";
+import type { Store } from "../store/open";
+import type { ErrorEnvelope } from "./schemas";
+
+/** KEEP_MS is how long a key's first answer is kept (Stripe: 24 hours). */
+export const KEEP_MS = 24 * 60 * 60 * 1000;
+// A key whose first request has not answered in this long was left by a process that died: it may be claimed again.
+// Far above the longest request (?wait is at most 60 s).
+const ABANDONED_MS = 10 * 60 * 1000;
+// Stripe's bound; visible ASCII keeps keys safe to log and to show.
+const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
+export const KEY_HEADER = "idempotency-key";
+const REPLAYED_HEADER = "idempotent-replayed";
+
+export interface IdempotencyDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** The part of a route's context idempotency needs: the request, its validated body, the caller, the answer's status. */
+interface RouteContext {
+  request: Request;
+  body: unknown;
+  principal: Principal;
+  set: { status?: number | keyof StatusMap; headers: Record<string, unknown> };
+}
+
+interface KeyRow {
+  fingerprint: string;
+  status: number | null;
+  body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** idempotent answers `once`, which runs a JSON route's work honouring `Idempotency-Key`:
+ * `.post(path, (ctx) => once(ctx, () => work(ctx)), …)`. */
+export function idempotent(deps: IdempotencyDeps) {
+  return async <R>(ctx: RouteContext, work: () => R | Promise<R>): Promise<R> => {
+    const key = ctx.request.headers.get(KEY_HEADER);
+    if (key === null) return work();
+    if (!KEY_FORM.test(key))
+      throw new ApiError("BAD_REQUEST", "The Idempotency-Key header must be 1 to 255 visible ASCII characters, such as a UUID.", {
+        details: [{ path: `/${KEY_HEADER}`, message: "must be 1 to 255 visible ASCII characters" }],
+      });
+    const workspaceId = workspaceOf(ctx.principal);
+    const first = claim(deps, workspaceId, key, fingerprintOf(ctx.request, ctx.body));
+    if (first) return replay<R>(ctx, first);
+    try {
+      const answer = await work();
+      const status = ctx.set.status === undefined ? 200 : typeof ctx.set.status === "number" ? ctx.set.status : StatusMap[ctx.set.status];
+      keep(deps, workspaceId, key, status, answer);
+      return answer;
+    } catch (e) {
+      // Stripe keeps the failures of a request that ran; a retryable one (RATE_LIMITED, INTERNAL) asks the client to
+      // send the same request again, so its key is let go for that retry.
+      if (e instanceof ApiError && !e.retryable) keep(deps, workspaceId, key, e.status, e.toBody());
+      else release(deps, workspaceId, key);
+      throw e;
+    }
+  };
+}
+
+/** sweepIdempotencyKeys deletes the keys kept longer than KEEP_MS; answers how many. */
+export function sweepIdempotencyKeys(deps: IdempotencyDeps): number {
+  return deps.store.run("DELETE FROM idempotency_keys WHERE expires_at <= $now", { now: deps.clock.now().toISOString() });
+}
+
+// "The same request": the same method and path and the same body once its keys are sorted. The query (`?wait`) only
+// says how long to wait for the answer, not what is created, so it is not part of it.
+function fingerprintOf(request: Request, body: unknown): string {
+  return sha256Hex(`${request.method} ${new URL(request.url).pathname}\n${stableStringify(body ?? null)}`);
+}
+
+/** claim answers the first answer to replay, or claims the key for this request (null); 409 when it cannot. */
+function claim(deps: IdempotencyDeps, workspaceId: string, key: string, fingerprint: string): { status: number; body: string } | null {
+  const now = deps.clock.now();
+  return deps.store.tx(() => {
+    const row = deps.store.get<KeyRow>("SELECT fingerprint, status, body, created_at, expires_at FROM idempotency_keys WHERE workspace_id = $ws AND key = $key", {
+      ws: workspaceId,
+      key,
+    });
+    const live = row && Date.parse(row.expires_at) > now.getTime() && (row.status !== null || now.getTime() - Date.parse(row.created_at) < ABANDONED_MS);
+    if (row && live) {
+      if (row.fingerprint !== fingerprint)
+        throw new ApiError("CONFLICT", "This Idempotency-Key was used with a different request (another body or path); send a new key for a new request.");
+      if (row.status === null)
+        throw new ApiError("CONFLICT", "A request with this Idempotency-Key is still running; send it again once that one has answered to get its answer.");
+      return { status: row.status, body: row.body! };
+    }
+    deps.store.run(
+      `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, created_at, expires_at) VALUES ($ws, $key, $fingerprint, $now, $expires)
+       ON CONFLICT (workspace_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = NULL, body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+      { ws: workspaceId, key, fingerprint, now: now.toISOString(), expires: new Date(now.getTime() + KEEP_MS).toISOString() },
+    );
+    return null;
+  });
+}
+
+function keep(deps: IdempotencyDeps, workspaceId: string, key: string, status: number, body: unknown): void {
+  deps.store.run("UPDATE idempotency_keys SET status = $status, body = $body WHERE workspace_id = $ws AND key = $key", {
+    status,
+    body: JSON.stringify(body),
+    ws: workspaceId,
+    key,
+  });
+}
+
+function release(deps: IdempotencyDeps, workspaceId: string, key: string): void {
+  deps.store.run("DELETE FROM idempotency_keys WHERE workspace_id = $ws AND key = $key AND status IS NULL", { ws: workspaceId, key });
+}
+
+// Stripe's header tells a replay from a first answer. An error is thrown again (the same envelope, through the one
+// error path); anything else is the answer `work` gave, so it is an R.
+function replay<R>(ctx: RouteContext, first: { status: number; body: string }): R {
+  const headers = { [REPLAYED_HEADER]: "true" };
+  if (first.status >= 400) {
+    const { error } = JSON.parse(first.body) as ErrorEnvelope;
+    throw new ApiError(error.code as ErrorCode, error.message, { details: error.details, renderId: error.renderId, headers });
+  }
+  ctx.set.status = first.status;
+  Object.assign(ctx.set.headers, headers);
+  return JSON.parse(first.body) as R;
+}
