@@ -62,9 +62,10 @@ export function idempotent(deps: IdempotencyDeps) {
       keep(deps, workspaceId, key, status, answer);
       return answer;
     } catch (e) {
-      // Stripe keeps the failures of a request that ran; a retryable one (RATE_LIMITED, INTERNAL) asks the client to
-      // send the same request again, so its key is let go for that retry.
-      if (e instanceof ApiError && !e.retryable) keep(deps, workspaceId, key, e.status, e.toBody());
+      // Stripe keeps the failures of a request that ran, but not a refusal of its parameters (BAD_REQUEST: the client
+      // fixes the body and may send it with the same key); a retryable failure (RATE_LIMITED, INTERNAL) asks for the
+      // same request again, so its key is let go for that retry.
+      if (e instanceof ApiError && !e.retryable && e.code !== "BAD_REQUEST") keep(deps, workspaceId, key, e.status, e.toBody());
       else release(deps, workspaceId, key);
       throw e;
     }

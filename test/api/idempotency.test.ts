@@ -142,10 +142,13 @@ describe("Idempotency-Key on POST /v1/renders", () => {
     expect(renderCount(ws.id)).toBe(2);
   });
 
-  test("validation failures are not kept: the corrected request may use the same key", async () => {
+  test("a refused body is not kept, whether the schema or the route refused it: the corrected request may use the same key", async () => {
     const ws = await workspace();
     const bad = await t.call("/v1/renders", { key: ws.key, body: { html: "" }, headers: withKey("fix-me") });
     expect(bad.status).toBe(400);
+    const twoSources = await t.call("/v1/renders", { key: ws.key, body: { html: "<p>x</p>", templateId: "t1" }, headers: withKey("fix-me") });
+    expect(twoSources.status).toBe(400);
+    expect(twoSources.body.error.details).toEqual([{ path: "", message: "give exactly one of templateId, document or html" }]);
     const fixed = await t.call("/v1/renders", { key: ws.key, body: { html: "<p>fixed</p>" }, headers: withKey("fix-me") });
     expect(fixed.status).toBe(202);
   });
