@@ -144,7 +144,7 @@ export function authorize(deps: AuthDeps, request: Request, principal: Principal
     if (!isConsoleOrigin(deps.config, request.headers.get("origin")))
       throw new ApiError(
         "FORBIDDEN",
-        `A request authenticated by the session cookie must carry the console's Origin, ${consoleOrigin(deps.config)} (PUBLIC_URL); from elsewhere, send an API key in x-api-key.`,
+        `A request authenticated by the session cookie must carry Origin ${consoleOrigin(deps.config)}, the console's; if the console is opened at another address, set PUBLIC_URL to it.`,
       );
   }
   if (need.platformAdmin && !(principal.kind === "session" && principal.user.platformAdmin))

@@ -19,7 +19,7 @@ export const KEEP_MS = 24 * 60 * 60 * 1000;
 const ABANDONED_MS = 10 * 60 * 1000;
 // Stripe's bound; visible ASCII keeps keys safe to log and to show.
 const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
-export const KEY_HEADER = "idempotency-key";
+const KEY_HEADER = "idempotency-key";
 const REPLAYED_HEADER = "idempotent-replayed";
 
 export interface IdempotencyDeps {

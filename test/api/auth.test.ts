@@ -71,7 +71,7 @@ describe("sign-in, sign-out, me", () => {
   test("a sign-in from another site's Origin is refused, naming the expected one", async () => {
     const res = await t.call("/v1/auth/sign-in", { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, origin: "https://evil.example" });
     expect(res.status).toBe(403);
-    expect(res.body.error.message).toBe(`Sign-in must come from the console's Origin, ${PUBLIC_URL} (PUBLIC_URL).`);
+    expect(res.body.error.message).toBe(`Sign-in must come from Origin ${PUBLIC_URL}, the console's; if the console is opened at another address, set PUBLIC_URL to it.`);
   });
 
   test("sign-in is audited in the user's workspace", async () => {
@@ -95,7 +95,7 @@ describe("Origin check on cookie-authenticated writes", () => {
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("FORBIDDEN");
     expect(res.body.error.message).toBe(
-      `A request authenticated by the session cookie must carry the console's Origin, ${PUBLIC_URL} (PUBLIC_URL); from elsewhere, send an API key in x-api-key.`,
+      `A request authenticated by the session cookie must carry Origin ${PUBLIC_URL}, the console's; if the console is opened at another address, set PUBLIC_URL to it.`,
     );
   });
 

@@ -36,7 +36,7 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
         const origin = request.headers.get("origin");
         // A login from another site's form would sign the victim in as the attacker (login CSRF).
         if (origin !== null && !isConsoleOrigin(app.config, origin))
-          throw new ApiError("FORBIDDEN", `Sign-in must come from the console's Origin, ${consoleOrigin(app.config)} (PUBLIC_URL).`);
+          throw new ApiError("FORBIDDEN", `Sign-in must come from Origin ${consoleOrigin(app.config)}, the console's; if the console is opened at another address, set PUBLIC_URL to it.`);
         const session = await signIn(app.store, app.clock, requestId, body.email, body.password);
         set.headers["set-cookie"] = cookie(signCookieValue(app.config.secretKey, session.token), Math.floor((session.expiresAt.getTime() - app.clock.now().getTime()) / 1000));
         return { signedIn: true, expiresAt: session.expiresAt.toISOString() };
