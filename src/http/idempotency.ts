@@ -22,6 +22,7 @@ const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
 const KEY_HEADER = "idempotency-key";
 const REPLAYED_HEADER = "idempotent-replayed";
 
+/** IdempotencyDeps is what keeping keys needs: the store and the clock their 24 hours are counted by. */
 export interface IdempotencyDeps {
   store: Store;
   clock: Clock;
