@@ -41,8 +41,8 @@ export interface RunningServer {
   pool: RenderPool;
   /** worker runs the render queue on the pool. */
   worker: RenderWorker;
-  /** routes lists the public API's routes (Api.routes). */
-  routes: Api["routes"];
+  /** api is the public port's handler (its route list is read by tests). */
+  api: Api;
   /** stop stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
 }
@@ -61,9 +61,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;
   let worker: RenderWorker | undefined;
-  let routes: Api["routes"] | undefined;
   let publicServer: Server<undefined> | undefined;
   let internalServer: Server<undefined> | undefined;
+  let api: Api | undefined;
   try {
     const applied = migrate(store, clock);
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
@@ -77,14 +77,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await pool.start();
     worker = new RenderWorker({ store, clock, log, files, pool, concurrency: config.renderWorkers, retentionDays: config.retentionDays });
     worker.start();
-    const api = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
-    routes = api.routes;
+    const handler = createApi({ config, store, clock, log, files, worker, resolve: options.resolve });
+    api = handler;
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
     publicServer = Bun.serve({
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      fetch: (request, server) => api.handle(request, server.requestIP(request)?.address),
+      fetch: (request, server) => handler.handle(request, server.requestIP(request)?.address),
     });
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandle });
   } catch (e) {
@@ -99,7 +99,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const internal = internalServer;
   const renderPool = pool;
   const renderWorker = worker;
-  const apiRoutes = routes;
   const webhooks = new Dispatcher({
     store,
     clock,
@@ -121,7 +120,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webhooks,
     pool: renderPool,
     worker: renderWorker,
-    routes: apiRoutes,
+    api,
     stop() {
       stopping ??= (async () => {
         cleanup?.stop();
