@@ -2,9 +2,9 @@
  * address outside /v1/ that serves a render's PDF (the token in the address is the credential). */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { idempotent } from "../../http/idempotency";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
-import { idempotent } from "../../http/idempotency";
 import { IdParams, Page } from "../../http/schemas";
 import { downloadResponse } from "../assets/download";
 import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderListQuery, RenderRequest, WaitQuery } from "./model";
