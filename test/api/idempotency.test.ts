@@ -72,7 +72,7 @@ describe("Idempotency-Key on POST /v1/renders", () => {
     await t.server.worker.stop();
     try {
       const firstReply = t.call("/v1/renders?wait=2", { key: ws.key, body, headers: withKey("twice") });
-      await until(() => t.server.store.get("SELECT 1 FROM idempotency_keys WHERE workspace_id = $ws AND key = 'twice' AND status IS NULL", { ws: ws.id }) !== null);
+      await until(() => t.server.store.get("SELECT 1 FROM idempotency_keys WHERE workspace_id = $ws AND key = 'twice' AND final = 0", { ws: ws.id }) !== null);
       const second = await t.call("/v1/renders?wait=2", { key: ws.key, body, headers: withKey("twice") });
       expect(second.status).toBe(409);
       expect(second.body.error.message).toContain("still running");

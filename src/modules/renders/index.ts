@@ -40,9 +40,9 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
     .post(
       "/v1/renders",
       (ctx) =>
-        once(ctx, async () => {
+        once(ctx, async (kept) => {
           const { body, query, principal, set } = ctx;
-          const render = createRender(d, workspaceOf(principal), body);
+          const render = kept(202, () => createRender(d, workspaceOf(principal), body));
           const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
           // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
           set.status = isFinal(waited) ? 200 : 202;
@@ -53,9 +53,9 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
     .post(
       "/v1/renders/batch",
       (ctx) =>
-        once(ctx, () => {
+        once(ctx, (kept) => {
           ctx.set.status = 202;
-          return createBatch(d, workspaceOf(ctx.principal), ctx.body.items);
+          return kept(202, () => createBatch(d, workspaceOf(ctx.principal), ctx.body.items));
         }),
       { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated } },
     )
