@@ -1,7 +1,9 @@
 /**
  * http/idempotency: the `Idempotency-Key` header on the routes that create (docs/rendering.md), as Stripe does. The
  * first answer a handler gives to a key is kept 24 hours per workspace; the same key with the same request answers it
- * again without running the handler; with another request, or while the first is still running, 409 CONFLICT.
+ * again without running the handler; with another request, or while the first is still running, 409 CONFLICT. The
+ * step that creates keeps its answer in its own transaction (`kept`), so even a process that dies mid-request never
+ * lets a retry create twice.
  */
 import { StatusMap } from "elysia";
 import stableStringify from "safe-stable-stringify";
