@@ -27,8 +27,8 @@ import { workspaceRoutes } from "./modules/workspaces";
 /** Api is what the listener calls: one function from request (and the peer's address) to response. */
 export interface Api {
   handle(request: Request, peerAddress?: string): Promise<Response>;
-  /** routes lists every method and path pattern the API answers (`/v1/renders/:id`), for tests over all routes. */
-  routes(): { method: string; path: string }[];
+  /** routes is the route table: every method and path the API answers (its OpenAPI document describes each). */
+  readonly routes: ReadonlyArray<{ method: string; path: string }>;
 }
 
 function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request): ApiError {
@@ -85,8 +85,7 @@ export function createApi(app: AppContext): Api {
     .use(renderResultRoutes(app));
 
   return {
-    // Elysia's own route records: a test may read a route's schemas from their `hooks`.
-    routes: () => elysia.routes,
+    routes: elysia.routes,
     async handle(request, peerAddress) {
       const m = meta.begin(request, clientAddress(peerAddress, request.headers.get("x-forwarded-for"), trusted));
       const path = new URL(request.url).pathname;

@@ -15,8 +15,7 @@ const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Every route that takes a JSON body, read from the app itself so that a new route is covered without editing this
  * list. /uploads/:id is outside /v1/: its body is the asset's bytes, streamed to disk and never parsed. */
 function jsonRoutes(): Array<{ method: string; path: string; field: string }> {
-  return t.server.api
-    .routes()
+  return t.server.api.routes
     .filter((r) => WRITES.has(r.method) && r.path.startsWith("/v1/"))
     .map((r) => ({ method: r.method, path: r.path.replace(/:[a-z]+/gi, "x1"), field: stringField(r) }));
 }
