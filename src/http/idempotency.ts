@@ -20,9 +20,19 @@ export const KEEP_MS = 24 * 60 * 60 * 1000;
 // or, when it kept none, the key may be claimed again. Far above the longest request (?wait is at most 60 s).
 const ABANDONED_MS = 10 * 60 * 1000;
 // Stripe's bound; visible ASCII keeps keys safe to log and to show.
-const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
+const KEY_PATTERN = "^[\\x21-\\x7e]{1,255}$";
+const KEY_FORM = new RegExp(KEY_PATTERN);
 const KEY_HEADER = "idempotency-key";
 const REPLAYED_HEADER = "idempotent-replayed";
+
+/** IDEMPOTENCY_KEY_PARAMETER describes the header in a route's OpenAPI operation: `detail: { parameters: [it] }`. */
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: "Sent again with the same request within 24 hours, answers the first answer again (docs/rendering.md).",
+  schema: { type: "string", pattern: KEY_PATTERN },
+} as const;
 
 /** IdempotencyDeps is what keeping keys needs: the store and the clock their 24 hours are counted by. */
 export interface IdempotencyDeps {

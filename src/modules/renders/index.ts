@@ -2,7 +2,7 @@
  * address outside /v1/ that serves a render's PDF (the token in the address is the credential). */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { idempotent } from "../../http/idempotency";
+import { IDEMPOTENCY_KEY_PARAMETER, idempotent } from "../../http/idempotency";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, Page } from "../../http/schemas";
@@ -48,7 +48,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           set.status = isFinal(waited) ? 200 : 202;
           return waited;
         }),
-      { auth: { scope: "render:create" }, body: RenderRequest, query: WaitQuery, response: { 200: Render, 202: Render } },
+      { auth: { scope: "render:create" }, body: RenderRequest, query: WaitQuery, response: { 200: Render, 202: Render }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
     .post(
       "/v1/renders/batch",
@@ -57,7 +57,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           ctx.set.status = 202;
           return kept(202, () => createBatch(d, workspaceOf(ctx.principal), ctx.body.items));
         }),
-      { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated } },
+      { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
     .get("/v1/renders", ({ query, principal }) => listRenders(d, workspaceOf(principal), query), {
       auth: { scope: "render:read" },
