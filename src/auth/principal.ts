@@ -58,9 +58,14 @@ export interface AuthDeps {
 const LAST_USED_EVERY_MS = 60_000;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** isConsoleOrigin tells whether an Origin header names the console, PUBLIC_URL's origin (DESIGN.md 3). */
+/** consoleOrigin is the console's origin, PUBLIC_URL's (DESIGN.md 3): the one Origin a cookie may write with. */
+export function consoleOrigin(config: Config): string {
+  return new URL(config.publicUrl).origin;
+}
+
+/** isConsoleOrigin tells whether an Origin header names the console. */
 export function isConsoleOrigin(config: Config, origin: string | null): boolean {
-  return origin === new URL(config.publicUrl).origin;
+  return origin === consoleOrigin(config);
 }
 
 /** readCookie answers one cookie's value from a Cookie header. */
@@ -147,7 +152,10 @@ export function authorize(deps: AuthDeps, request: Request, principal: Principal
   if (principal.kind === "session" && !SAFE_METHODS.has(request.method)) {
     // A cookie rides along on cross-site requests; only our own console's Origin may write with it.
     if (!isConsoleOrigin(deps.config, request.headers.get("origin")))
-      throw new ApiError("FORBIDDEN", "A request authenticated by the session cookie must carry the console's Origin.");
+      throw new ApiError(
+        "FORBIDDEN",
+        `A request authenticated by the session cookie must carry Origin ${consoleOrigin(deps.config)}, the console's; if the console is opened at another address, set PUBLIC_URL to it.`,
+      );
   }
   // spec 3.4: members of a suspended workspace can still sign in, read and export; its API keys are refused earlier.
   if (principal.kind === "session" && principal.suspended && !SAFE_METHODS.has(request.method) && !need.whileSuspended)

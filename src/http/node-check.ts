@@ -10,6 +10,7 @@
 import { Kind, OptionalKind, Type, type TSchema } from "@sinclair/typebox";
 import { Errors, ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import type { ErrorDetail } from "../errors";
+import { statedExpectation } from "./validation";
 import { pointer } from "../render/compile/pointer";
 import { isObject } from "../render/compile/values";
 
@@ -81,6 +82,8 @@ export function firstProblems(problems: Iterable<ErrorDetail>, max: number): Err
 }
 
 function describe(e: ValueError): string {
+  const stated = statedExpectation(e);
+  if (stated) return stated;
   // A closed map (components) refuses a key by its pattern: the key is there, it is just not an Identifier.
   if (e.type === ValueErrorType.ObjectAdditionalProperties && e.schema[Kind] === "Record") return "is not a valid id (letters, digits, _ and -; at most 128)";
   if (e.type === ValueErrorType.ObjectAdditionalProperties) return "is not an allowed field";

@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import { ApiError } from "../errors";
+import { sweepIdempotencyKeys } from "../http/idempotency";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
 import { claimRender, endRender, recoverRenders, requeueRender } from "../modules/renders/lifecycle";
@@ -59,7 +60,8 @@ export class RenderWorker {
 
   constructor(private readonly options: WorkerOptions) {}
 
-  /** start requeues what a dead process left processing, sweeps old renders and begins taking renders. */
+  /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
+   * begins taking renders. */
   start(): void {
     const { store, clock, log } = this.options;
     const recovered = recoverRenders(store, clock);
@@ -252,6 +254,8 @@ export class RenderWorker {
     try {
       const swept = sweepRenders(store, files, clock, retentionDays);
       if (swept.renders) log.info(swept, "old renders deleted");
+      const keys = sweepIdempotencyKeys({ store, clock });
+      if (keys) log.info({ idempotencyKeys: keys }, "expired idempotency keys deleted");
     } catch (e) {
       log.error({ err: e }, "render retention sweep failed");
     }

@@ -3,6 +3,7 @@ import init from "../../migrations/0001_init.sql" with { type: "text" };
 import assets from "../../migrations/0002_assets.sql" with { type: "text" };
 import webhooks from "../../migrations/0003_webhooks.sql" with { type: "text" };
 import rendering from "../../migrations/0004_rendering.sql" with { type: "text" };
+import idempotency from "../../migrations/0005_idempotency.sql" with { type: "text" };
 import renderWarnings from "../../migrations/0006_render_warnings.sql" with { type: "text" };
 
 /** MIGRATIONS lists every migration in order; a new file is added here and never edited once shipped. */
@@ -11,5 +12,6 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
   { version: 2, name: "0002_assets", sql: assets },
   { version: 3, name: "0003_webhooks", sql: webhooks },
   { version: 4, name: "0004_rendering", sql: rendering },
+  { version: 5, name: "0005_idempotency", sql: idempotency },
   { version: 6, name: "0006_render_warnings", sql: renderWarnings },
 ];

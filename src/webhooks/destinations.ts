@@ -26,7 +26,7 @@ export async function checkDestination(raw: string, options: DestinationOptions)
   }
   // spec 6.7 (1)
   if (url.protocol !== "https:" && url.protocol !== "http:") return refuse("The URL's scheme must be http or https.");
-  if (url.protocol === "http:" && !options.allowHttp) return refuse("The URL must use https.");
+  if (url.protocol === "http:" && !options.allowHttp) return refuse("The URL must use https (http is accepted only when the server runs with WEBHOOK_ALLOW_HTTP=1).");
   // spec 6.7 (2)
   if (url.username !== "" || url.password !== "") return refuse("The URL must not contain a user name or password.");
 

@@ -68,9 +68,10 @@ describe("sign-in, sign-out, me", () => {
     expect(res.status).toBe(403);
   });
 
-  test("a sign-in from another site's Origin is refused", async () => {
+  test("a sign-in from another site's Origin is refused, naming the expected one", async () => {
     const res = await t.call("/v1/auth/sign-in", { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, origin: "https://evil.example" });
     expect(res.status).toBe(403);
+    expect(res.body.error.message).toBe(`Sign-in must come from Origin ${PUBLIC_URL}, the console's; if the console is opened at another address, set PUBLIC_URL to it.`);
   });
 
   test("sign-in is audited in the user's workspace", async () => {
@@ -88,11 +89,14 @@ describe("sign-in, sign-out, me", () => {
 });
 
 describe("Origin check on cookie-authenticated writes", () => {
-  test("a write with the session cookie and no Origin is refused", async () => {
+  test("a write with the session cookie and no Origin is refused, naming the expected Origin", async () => {
     const cookie = await t.signIn();
     const res = await t.call("/v1/api-keys", { cookie, origin: null, body: { name: "k", scopes: [] } });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("FORBIDDEN");
+    expect(res.body.error.message).toBe(
+      `A request authenticated by the session cookie must carry Origin ${PUBLIC_URL}, the console's; if the console is opened at another address, set PUBLIC_URL to it.`,
+    );
   });
 
   test("a write with the session cookie and a foreign Origin is refused", async () => {
@@ -153,5 +157,24 @@ describe("sign-in rate", () => {
     } finally {
       await local.stop();
     }
+  });
+
+  test("every attempt counts, whatever its body: malformed, too deep, invalid or from another Origin", async () => {
+    // A new minute: the window of the test above is over.
+    t.clock.advance(60_000);
+    const attempts = [
+      { raw: "{not json" },
+      { raw: "[".repeat(1000) + "]".repeat(1000) },
+      { body: { email: "x" } },
+      { body: { email: ["not", "a", "string"], password: 1 } },
+      { body: { email: "ghost@example.test", password: "wrong-password" }, origin: "https://evil.example" },
+    ];
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await t.call("/v1/auth/sign-in", attempts[i % attempts.length]!)).status);
+    expect(statuses).toEqual([400, 400, 400, 400, 403, 400, 400, 400, 400, 403]);
+    const eleventh = await t.call("/v1/auth/sign-in", { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+    expect(eleventh.status).toBe(429);
+    expect(eleventh.body.error.code).toBe("RATE_LIMITED");
+    t.clock.advance(60_000);
   });
 });

@@ -105,19 +105,34 @@ describe("error envelope (spec 7.1)", () => {
     expect(res.body.error.details).toContainEqual({ path: "/scopes", message: "is required" });
   });
 
-  test("a limit that is not a number string: 400 at /limit", async () => {
+  test("a limit that is not a whole number from 1 to 100: 400 at /limit saying so", async () => {
     for (const limit of ["abc", "-1", "1.5", "0", "101"]) {
       const res = await t.call(`/v1/audit-events?limit=${limit}`, { key });
       expect(res.status).toBe(400);
       expectEnvelope(res.body, "BAD_REQUEST");
-      expect(res.body.error.details[0].path).toBe("/limit");
+      expect(res.body.error.details).toEqual([{ path: "/limit", message: "must be a whole number from 1 to 100" }]);
     }
   });
 
-  test("a cursor that was never given out: 400 at /cursor", async () => {
+  test("a cursor that was never given out: 400 at /cursor saying where cursors come from", async () => {
     const res = await t.call("/v1/audit-events?cursor=cAAAA", { key });
     expect(res.status).toBe(400);
-    expect(res.body.error.details[0].path).toBe("/cursor");
+    expect(res.body.error.details).toEqual([{ path: "/cursor", message: "is not a cursor this list gave out" }]);
+    const malformed = await t.call("/v1/audit-events?cursor=-x", { key });
+    expect(malformed.body.error.details).toEqual([{ path: "/cursor", message: "must be the nextCursor of a page this list gave out" }]);
+  });
+
+  test("?wait=120: the message says what wait must be, not the pattern", async () => {
+    const renderKey = t.makeKey(t.defaultWorkspaceId, ["render:create"]);
+    const res = await t.call("/v1/renders?wait=120", { key: renderKey, body: { html: "<p>x</p>" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe("The query string is not valid: wait must be a whole number of seconds from 0 to 60.");
+    expect(res.body.error.details).toEqual([{ path: "/wait", message: "must be a whole number of seconds from 0 to 60" }]);
+  });
+
+  test("the message names the first problem and counts the others", async () => {
+    const res = await t.call("/v1/api-keys", { cookie, body: { name: "k", scopes: ["audit:read"], color: "red", admin: true } });
+    expect(res.body.error.message).toMatch(/^The request body is not valid: (color|admin) is not an allowed field \(and 1 more in details\)\.$/);
   });
 
   test("unknown query parameters are refused", async () => {
@@ -129,7 +144,7 @@ describe("error envelope (spec 7.1)", () => {
   test("a path id that is not an Identifier: 400", async () => {
     const res = await t.call("/v1/audit-events/-bad", { key });
     expect(res.status).toBe(400);
-    expect(res.body.error.details[0].path).toBe("/id");
+    expect(res.body.error.details).toEqual([{ path: "/id", message: "must be an id: 1 to 128 letters, digits, _ or -, starting with a letter or digit" }]);
   });
 
   test("authentication comes before body validation", async () => {

@@ -101,7 +101,7 @@ describe("POST /v1/webhook-endpoints", () => {
       [t, key, "https://user:pw@hooks.example.com/in", "The URL must not contain a user name or password."],
       [t, key, "https://nowhere.example.com/in", "The URL's host (nowhere.example.com) does not resolve."],
       [t, key, "not a url", "The URL is not valid."],
-      [strict, strictKey, "http://hooks.example.com/in", "The URL must use https."],
+      [strict, strictKey, "http://hooks.example.com/in", "The URL must use https (http is accepted only when the server runs with WEBHOOK_ALLOW_HTTP=1)."],
       [strict, strictKey, "https://localhost/in", "The URL's host (localhost) is a localhost name."],
       [strict, strictKey, "https://inside.example.com/in", "The URL's host resolves to a private address (10.1.2.3)."],
       [strict, strictKey, "https://169.254.169.254/latest", "The URL's host is a cloud metadata address (169.254.169.254)."],

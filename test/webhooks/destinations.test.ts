@@ -27,7 +27,7 @@ const literal = (kind: string, ip: string) => no(`The URL's host is ${kind} addr
 const CASES: [string, typeof strict, ReturnType<typeof ok> | ReturnType<typeof no>][] = [
   // spec 6.7 (1): schemes
   ["https://hooks.example.com/in", strict, ok("93.184.215.14")],
-  ["http://hooks.example.com/in", strict, no("The URL must use https.")],
+  ["http://hooks.example.com/in", strict, no("The URL must use https (http is accepted only when the server runs with WEBHOOK_ALLOW_HTTP=1).")],
   ["http://hooks.example.com/in", selfHosted, ok("93.184.215.14")],
   ["ftp://hooks.example.com/in", selfHosted, no("The URL's scheme must be http or https.")],
   ["file:///etc/passwd", permissive, no("The URL's scheme must be http or https.")],
@@ -94,7 +94,7 @@ const CASES: [string, typeof strict, ReturnType<typeof ok> | ReturnType<typeof n
   ["http://app.localhost/", permissive, ok("127.0.0.1")],
   ["http://mixed.example/", permissive, ok("8.8.8.8")],
   ["http://nowhere.example/", permissive, no("The URL's host (nowhere.example) does not resolve.")],
-  ["http://127.0.0.1/", { ...permissive, allowHttp: false }, no("The URL must use https.")],
+  ["http://127.0.0.1/", { ...permissive, allowHttp: false }, no("The URL must use https (http is accepted only when the server runs with WEBHOOK_ALLOW_HTTP=1).")],
   ["https://user:pw@127.0.0.1/", permissive, no("The URL must not contain a user name or password.")],
 ];
 

@@ -31,7 +31,7 @@ const fields = {
   filename: Type.String({ minLength: 1, maxLength: 255 }),
   mediaType: MediaType,
   size: Type.Integer({ minimum: 1, maximum: MAX_ASSET_BYTES }),
-  sha256: Type.String({ pattern: "^[a-f0-9]{64}$" }),
+  sha256: Type.String({ pattern: "^[a-f0-9]{64}$", errorMessage: "must be 64 lower-case hexadecimal digits" }),
 };
 
 export const Asset = Type.Object({ id: Identifier, ...fields, createdAt: IsoDateTime });

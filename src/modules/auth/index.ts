@@ -4,7 +4,7 @@ import type { AppContext } from "../../context";
 import { ApiError } from "../../errors";
 import { RateLimiter } from "../../http/rate-limit";
 import type { AuthPlugin } from "../../auth/plugin";
-import { isConsoleOrigin } from "../../auth/principal";
+import { consoleOrigin, isConsoleOrigin } from "../../auth/principal";
 import { signCookieValue } from "../../auth/secrets";
 import { ChangePasswordBody, Me, PasswordChanged, SignedIn, SignedOut, SignInBody } from "./model";
 import { changePassword, describeSession, signIn, signOut } from "./service";
@@ -15,6 +15,7 @@ const userLevel = { session: true, whileSuspended: true } as const;
 
 // spec 8.3.2: the sign-in rate is fixed, not configurable; it slows password guessing per address.
 const SIGN_IN_PER_MINUTE = 10;
+const SIGN_IN_PATH = "/v1/auth/sign-in";
 
 /** authRoutes mounts the console session endpoints. */
 export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
@@ -25,16 +26,20 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
 
   return new Elysia({ normalize: false })
     .use(auth)
+    // onRequest runs before the body is read: every attempt counts, a malformed, too deep or invalid body too (issue 16).
+    .onRequest(({ request }) => {
+      if (request.method !== "POST" || new URL(request.url).pathname !== SIGN_IN_PATH) return;
+      const retryAfter = limiter.hit(meta.of(request).clientAddress);
+      if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many sign-in attempts; try again later.", { retryAfter });
+    })
     .post(
-      "/v1/auth/sign-in",
+      SIGN_IN_PATH,
       async ({ body, request, set }) => {
-        const { requestId, clientAddress } = meta.of(request);
+        const { requestId } = meta.of(request);
         const origin = request.headers.get("origin");
         // A login from another site's form would sign the victim in as the attacker (login CSRF).
         if (origin !== null && !isConsoleOrigin(app.config, origin))
-          throw new ApiError("FORBIDDEN", "Sign-in must come from the console's Origin.");
-        const retryAfter = limiter.hit(clientAddress);
-        if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many sign-in attempts; try again later.", { retryAfter });
+          throw new ApiError("FORBIDDEN", `Sign-in must come from Origin ${consoleOrigin(app.config)}, the console's; if the console is opened at another address, set PUBLIC_URL to it.`);
         const session = await signIn(app.store, app.clock, requestId, body.email, body.password);
         set.headers["set-cookie"] = cookie(signCookieValue(app.config.secretKey, session.token), Math.floor((session.expiresAt.getTime() - app.clock.now().getTime()) / 1000));
         return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };

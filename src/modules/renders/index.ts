@@ -2,6 +2,7 @@
  * address outside /v1/ that serves a render's PDF (the token in the address is the credential). */
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { IDEMPOTENCY_KEY_PARAMETER, idempotent } from "../../http/idempotency";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, NoQuery, Page } from "../../http/schemas";
@@ -35,26 +36,30 @@ const PREVIEW_WAIT_SECONDS = 60;
 /** renderRoutes mounts /v1/renders, /v1/render-activity and /v1/templates/:id/preview. */
 export function renderRoutes(app: AppContext, auth: AuthPlugin) {
   const d = renderDeps(app);
+  const once = idempotent(app);
   return new Elysia({ normalize: false })
     .use(auth)
     .post(
       "/v1/renders",
-      async ({ body, query, principal, set }) => {
-        const render = createRender(d, workspaceOf(principal), body);
-        const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
-        // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
-        set.status = isFinal(waited) ? 200 : 202;
-        return waited;
-      },
-      { auth: { scope: "render:create" }, body: RenderRequest, query: WaitQuery, response: { 200: Render, 202: Render } },
+      (ctx) =>
+        once(ctx, async (kept) => {
+          const { body, query, principal, set } = ctx;
+          const render = kept(202, () => createRender(d, workspaceOf(principal), body));
+          const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
+          // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
+          set.status = isFinal(waited) ? 200 : 202;
+          return waited;
+        }),
+      { auth: { scope: "render:create" }, body: RenderRequest, query: WaitQuery, response: { 200: Render, 202: Render }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
     .post(
       "/v1/renders/batch",
-      ({ body, principal, set }) => {
-        set.status = 202;
-        return createBatch(d, workspaceOf(principal), body.items);
-      },
-      { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated } },
+      (ctx) =>
+        once(ctx, (kept) => {
+          ctx.set.status = 202;
+          return kept(202, () => createBatch(d, workspaceOf(ctx.principal), ctx.body.items));
+        }),
+      { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
     .get("/v1/renders", ({ query, principal }) => listRenders(d, workspaceOf(principal), query), {
       auth: { scope: "render:read" },

@@ -77,7 +77,10 @@ export const BatchCreated = Type.Object({ batchId: Identifier, items: Type.Array
 
 /** `?wait=N`: seconds to wait for the final state, at most 60 (DESIGN.md 4). */
 export const MAX_WAIT_SECONDS = 60;
-export const WaitQuery = Type.Object({ wait: Type.Optional(Type.String({ pattern: "^(?:[0-9]|[1-5][0-9]|60)$" })) }, closed);
+export const WaitQuery = Type.Object(
+  { wait: Type.Optional(Type.String({ pattern: "^(?:[0-9]|[1-5][0-9]|60)$", errorMessage: `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}` })) },
+  closed,
+);
 
 export const RenderListQuery = Type.Object(
   {

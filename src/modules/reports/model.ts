@@ -33,7 +33,7 @@ export type SheetColumn = Static<typeof SheetColumn>;
 /** SheetDefinition is one worksheet of a report: a row per item of the array at `source` (a root path). */
 export const SheetDefinition = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 31, pattern: SHEET_NAME }),
+    name: Type.String({ minLength: 1, maxLength: 31, pattern: SHEET_NAME, errorMessage: "must be an Excel sheet name: 1 to 31 characters, none of [ ] : * ? / \\, not starting or ending with '" }),
     source: DataPath,
     columns: Type.Array(SheetColumn, { minItems: 1, maxItems: 100 }),
     /** A bold first row above the header. */

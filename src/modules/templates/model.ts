@@ -97,7 +97,7 @@ export type UpdateTemplateBody = Static<typeof UpdateTemplateBody>;
 export const TemplateListQuery = Type.Object({ ...PageQueryFields }, closed);
 
 // Nine digits keep the number an exact integer well inside SQLite's range.
-export const VersionParams = Type.Object({ id: Identifier, version: Type.String({ pattern: "^[1-9][0-9]{0,8}$" }) }, closed);
+export const VersionParams = Type.Object({ id: Identifier, version: Type.String({ pattern: "^[1-9][0-9]{0,8}$", errorMessage: "must be a version number: 1, 2, 3 …" }) }, closed);
 
 // ---- The body check -------------------------------------------------------------------------------------------
 // The bodies are checked here rather than by the route schema, so that a bad field inside the recursive composition

@@ -4,7 +4,7 @@ import { Identifier, PageQueryFields } from "../../http/schemas";
 
 /** DAY_PATTERN is the shape of a UTC day; whether it is a real calendar day is checked by the service. */
 export const DAY_PATTERN = "^\\d{4}-\\d{2}-\\d{2}$";
-export const Day = Type.String({ pattern: DAY_PATTERN });
+export const Day = Type.String({ pattern: DAY_PATTERN, errorMessage: "must be a day such as 2026-03-10" });
 
 const Counter = Type.Integer({ minimum: 0, maximum: 9007199254740991 });
 

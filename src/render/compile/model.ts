@@ -56,7 +56,7 @@ export const ValueFormat = Type.Object(
   {
     type: Type.Union([Type.Literal("number"), Type.Literal("currency"), Type.Literal("percent"), Type.Literal("date")]),
     locale: Type.Optional(Type.String({ minLength: 2, maxLength: 64 })),
-    currency: Type.Optional(Type.String({ pattern: "^[A-Z]{3}$" })),
+    currency: Type.Optional(Type.String({ pattern: "^[A-Z]{3}$", errorMessage: "must be a three-letter currency code such as EUR" })),
     minimumFractionDigits: Type.Optional(Type.Integer({ minimum: 0, maximum: 20 })),
     maximumFractionDigits: Type.Optional(Type.Integer({ minimum: 0, maximum: 20 })),
     dateStyle: Type.Optional(
@@ -183,7 +183,7 @@ export type CompositionNode = Static<typeof CompositionNode>;
 const PAGE_LENGTH_PATTERN = "^\\d{1,4}(\\.\\d{1,3})?(mm|cm|in|px)$";
 
 /** PageLength is a CSS length such as `210mm`, `8.5in`, `2cm` or `96px`. */
-export const PageLength = Type.String({ pattern: PAGE_LENGTH_PATTERN, maxLength: 16 });
+export const PageLength = Type.String({ pattern: PAGE_LENGTH_PATTERN, maxLength: 16, errorMessage: "must be a length in mm, cm, in or px, such as 210mm or 8.5in" });
 
 /** PageSettings is a template's paper: a named or custom size, orientation and margins. */
 export const PageSettings = Type.Object(
