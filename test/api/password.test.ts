@@ -107,4 +107,15 @@ describe("changing one's password", () => {
     freshMinute();
     expect((await change(ws.cookie, { currentPassword: ws.password, newPassword: "a long enough passphrase" })).status).toBe(200);
   });
+
+  test("every attempt counts, whatever its body: one that fails validation, or is no JSON, is counted too", async () => {
+    freshMinute();
+    const ws = await t.makeWorkspace("Careless Co"); // its sign-in is attempt 1
+    const bodies: unknown[] = [{}, { currentPassword: 7 }, { currentPassword: "x", newPassword: "x", extra: 1 }];
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) statuses.push((await change(ws.cookie, bodies[i % bodies.length])).status);
+    expect(statuses).toEqual(Array(9).fill(400));
+    const eleventh = await change(ws.cookie, { currentPassword: ws.password, newPassword: "a long enough passphrase" });
+    expect([eleventh.status, eleventh.body.error.message]).toEqual([429, "Too many password attempts; try again later."]);
+  });
 });

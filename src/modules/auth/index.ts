@@ -16,6 +16,9 @@ const userLevel = { session: true, whileSuspended: true } as const;
 // spec 8.3.2: the sign-in rate is fixed, not configurable; it slows password guessing per address.
 const SIGN_IN_PER_MINUTE = 10;
 const SIGN_IN_PATH = "/v1/auth/sign-in";
+const PASSWORD_PATH = "/v1/auth/password";
+// The routes whose every request is a password guess, and what the 429 calls them.
+const PASSWORD_ATTEMPTS: Readonly<Record<string, string>> = { [SIGN_IN_PATH]: "sign-in", [PASSWORD_PATH]: "password" };
 
 /** authRoutes mounts the console session endpoints. */
 export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
@@ -27,10 +30,12 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
   return new Elysia({ normalize: false })
     .use(auth)
     // onRequest runs before the body is read: every attempt counts, a malformed, too deep or invalid body too (issue 16).
+    // A password change's current password is a password guess like a sign-in: the same limiter counts both.
     .onRequest(({ request }) => {
-      if (request.method !== "POST" || new URL(request.url).pathname !== SIGN_IN_PATH) return;
+      const attempt = request.method === "POST" ? PASSWORD_ATTEMPTS[new URL(request.url).pathname] : undefined;
+      if (attempt === undefined) return;
       const retryAfter = limiter.hit(meta.of(request).clientAddress);
-      if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many sign-in attempts; try again later.", { retryAfter });
+      if (retryAfter !== null) throw new ApiError("RATE_LIMITED", `Too many ${attempt} attempts; try again later.`, { retryAfter });
     })
     .post(
       SIGN_IN_PATH,
@@ -64,12 +69,9 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
       { auth: { session: true }, response: Me },
     )
     .post(
-      "/v1/auth/password",
+      PASSWORD_PATH,
       async ({ body, principal, request }) => {
         if (principal.kind !== "session") throw new ApiError("FORBIDDEN", "This operation needs a signed-in console session.");
-        // The current password is a password guess like a sign-in: the same limiter counts both.
-        const retryAfter = limiter.hit(meta.of(request).clientAddress);
-        if (retryAfter !== null) throw new ApiError("RATE_LIMITED", "Too many password attempts; try again later.", { retryAfter });
         return changePassword(app.store, app.clock, meta.change(request, principal), principal, body);
       },
       { auth: userLevel, body: ChangePasswordBody, response: PasswordChanged },
