@@ -58,8 +58,8 @@ let counter = 0;
 export async function startTestServer(
   env: Record<string, string> = {},
   keepDataDir?: string,
-  /** Server options beyond configuration: a fake DNS resolver, a shorter webhook timeout. */
-  options: Pick<ServerOptions, "resolve" | "webhookTimeoutMs"> = {},
+  /** Server options beyond configuration: a fake DNS resolver, a shorter webhook timeout, a logger to read. */
+  options: Pick<ServerOptions, "resolve" | "webhookTimeoutMs" | "log"> = {},
 ): Promise<TestServer> {
   const dataDir = keepDataDir ?? mkdtempSync(join(tmpdir(), "renderd-test-"));
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
@@ -78,7 +78,7 @@ export async function startTestServer(
       SHUTDOWN_GRACE_MS: "0",
       ...env,
     });
-  let server = await startServer({ ...options, config: config(), clock, log: createLogger("silent") });
+  let server = await startServer({ ...options, config: config(), clock, log: options.log ?? createLogger("silent") });
 
   const t: TestServer = {
     url: server.url,
@@ -133,7 +133,7 @@ export async function startTestServer(
     },
     async restart() {
       await server.stop();
-      server = await startServer({ ...options, config: config(), clock, log: createLogger("silent") });
+      server = await startServer({ ...options, config: config(), clock, log: options.log ?? createLogger("silent") });
       t.server = server;
       t.url = server.url;
       t.internalUrl = `http://127.0.0.1:${server.internalPort}`;

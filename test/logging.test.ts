@@ -1,0 +1,46 @@
+/** The log at its most verbose carries none of the secrets a session of ordinary use hands out (docs/security.md). */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Writable } from "node:stream";
+import { createLogger } from "../src/logger";
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from "./harness";
+
+const lines: string[] = [];
+let t: TestServer;
+beforeAll(async () => {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }, undefined, { log: createLogger("trace", sink) });
+});
+afterAll(() => t.stop());
+
+test("no password, key, one-time password, webhook secret or signed address reaches the log", async () => {
+  const admin = await t.signIn();
+  const key = await t.call("/v1/api-keys", { cookie: admin, body: { name: "logged", scopes: ["render:create", "render:read"] } });
+  expect(key.status).toBe(201);
+  const member = await t.call("/v1/members", { cookie: admin, body: { email: "new.person@example.com", role: "member" } });
+  expect(member.body.oneTimePassword).toBeString();
+  const endpoint = await t.call("/v1/webhook-endpoints", { cookie: admin, body: { url: "http://127.0.0.1:9/hook", eventTypes: ["render.succeeded"] } });
+  expect(endpoint.status).toBe(201);
+  const render = await t.call("/v1/renders?wait=30", { key: key.body.secret, body: { html: "<p>logged</p>" } });
+  expect(render.body.status).toBe("succeeded");
+  const download = new URL(render.body.result.downloadUrl);
+  expect((await fetch(t.url + download.pathname + download.search)).status).toBe(200);
+  const changed = await t.call("/v1/auth/password", { cookie: admin, body: { currentPassword: ADMIN_PASSWORD, newPassword: "another long passphrase" } });
+  expect(changed.status).toBe(200);
+
+  const log = lines.join("");
+  expect(log).toContain('"msg":"request"'); // the sink did receive the request lines
+  const secrets = {
+    adminPassword: ADMIN_PASSWORD,
+    newPassword: "another long passphrase",
+    apiKey: key.body.secret,
+    oneTimePassword: member.body.oneTimePassword,
+    webhookSecret: endpoint.body.secret.slice("whsec_".length),
+    downloadToken: download.searchParams.get("token")!,
+  };
+  for (const [name, secret] of Object.entries(secrets)) expect({ name, logged: log.includes(secret) }).toEqual({ name, logged: false });
+});
