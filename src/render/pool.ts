@@ -13,6 +13,7 @@ import { BrowserProcess, launchOptions } from "./browser";
 import { checkLayout } from "./layout";
 import { countPdfPages } from "./pdf";
 import { processTempDir, releaseTempDir } from "./tempdir";
+import { within } from "./timeout";
 import { WarningList, warningFor, type RenderWarning } from "./warnings";
 
 /** PdfSettings are the page.pdf options a job may set; the rest (outline off, page ranges) is the pool's. */
@@ -519,7 +520,7 @@ export class RenderPool {
         slot.tainted = false;
         this.counters.freshDocuments++;
         const step = page.goto("about:blank", { waitUntil: "load", timeout: 0 });
-        if (!(await withTimeout(step, this.hangTimeoutMs))) {
+        if ((await within(step.then(() => true), this.hangTimeoutMs)) === null) {
           if (slot.page === page && slot.state === "resetting") this.replace(slot, "reset timed out");
           return;
         }
@@ -542,8 +543,8 @@ export class RenderPool {
     this.log?.info({ page: slot.id, renders: slot.renders, why }, "replacing render page");
     void (async () => {
       if (context && owner?.connected) {
-        const closed = await withTimeout(context.close(), this.hangTimeoutMs).catch(() => true);
-        if (!closed) this.hung(owner, "a page did not close");
+        const closed = await within(context.close().then(() => true), this.hangTimeoutMs).catch(() => true);
+        if (closed === null) this.hung(owner, "a page did not close");
       }
       await this.open(slot);
       this.dispatch();
@@ -847,24 +848,4 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
-}
-
-/** within answers what `promise` resolves to, or null when it takes longer than `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([promise, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** withTimeout answers true when `promise` settles in time, false when it does not (a rejection still rejects). */
-async function withTimeout(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([promise.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
