@@ -90,9 +90,9 @@ export interface RenderPoolOptions {
   chromiumPath: string;
   /** RENDER_TIMEOUT_MS: the longest a render may take; a job's deadlineMs may only shorten it. */
   timeoutMs: number;
-  /** Renders per page before it is closed and replaced (default 200). */
+  /** RENDER_RECYCLE_AFTER: renders per page before it is closed and replaced (default 200). */
   recycleAfter?: number;
-  /** Renderer memory budget per page: when the renderers of a browser hold more than this times its pages (Pss), the busiest page is replaced. */
+  /** RENDER_MAX_PAGE_MEMORY_BYTES (0 or unset = off): renderer memory budget per page; when the renderers of a browser hold more than this times its pages (Pss), the busiest page is replaced. */
   maxPageMemoryBytes?: number;
   /** RENDER_MAX_PAGES (default 500). */
   maxPages?: number;
@@ -816,6 +816,8 @@ export function poolOptions(config: Config, log?: PoolLog, clock?: Clock): Rende
     maxPages: config.renderMaxPages,
     maxOutputBytes: config.renderMaxOutputBytes,
     maxHeapBytes: config.renderMaxHeapBytes,
+    recycleAfter: config.renderRecycleAfter,
+    maxPageMemoryBytes: config.renderMaxPageMemoryBytes,
     log,
     clock,
   };
