@@ -58,20 +58,24 @@ export class PageSlots {
 
   constructor(
     private readonly options: PageOptions,
-    private readonly browsers: BrowserSupervisor,
+    private readonly supervisor: BrowserSupervisor,
     private readonly state: () => PoolState,
   ) {}
 
-  /** openAll makes `size` slots spread over the supervisor's browsers and opens a warm page in each. */
-  async openAll(): Promise<void> {
+  /** place makes `size` empty slots spread over the supervisor's browser slots. */
+  place(): void {
     const { size, recycleAfter } = this.options;
-    const browsers = this.browsers.browsers;
+    const browsers = this.supervisor.browsers;
     this.slots.length = 0;
     for (let id = 0; id < size; id++) {
       // The first pages recycle at staggered counts, so that under an even load they are not all replaced at once.
       const recycleAt = recycleAfter - Math.floor((id * recycleAfter) / size);
       this.slots.push({ id, browser: browsers[id % browsers.length], state: "down", renders: 0, recycleAt, generation: 0, crashed: false, recycle: false, tainted: false });
     }
+  }
+
+  /** openAll opens a warm page in every slot. */
+  async openAll(): Promise<void> {
     await Promise.all(this.slots.map((slot) => this.open(slot)));
   }
 
@@ -224,7 +228,7 @@ export class PageSlots {
     void (async () => {
       if (context && owner?.connected) {
         const closed = await within(context.close().then(() => true), this.options.hangTimeoutMs).catch(() => true);
-        if (closed === null) this.browsers.hung(owner, "a page did not close");
+        if (closed === null) this.supervisor.hung(owner, "a page did not close");
       }
       await this.open(slot);
       this.dispatch();
@@ -272,7 +276,7 @@ export class PageSlots {
       if (this.ending() || b.process !== owner || !owner.connected) return;
       log?.warn({ page: slot.id, error: (e as Error).message.split("\n")[0] }, "could not open a render page");
       // A browser that cannot open a page may be hung: the ping decides; otherwise try again shortly.
-      if (!(await owner.ping(hangTimeoutMs))) return this.browsers.hung(owner, "a page did not open");
+      if (!(await owner.ping(hangTimeoutMs))) return this.supervisor.hung(owner, "a page did not open");
       slot.retry = setTimeout(() => {
         slot.retry = undefined;
         if (slot.state === "down" && this.state() === "running") void this.open(slot).then(() => this.dispatch());

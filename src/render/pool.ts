@@ -13,9 +13,9 @@ import { blockedError, print, type RenderJob, type RenderOutput } from "./print"
 import { BrowserSupervisor, PoolCrashError, type PoolLog, type PoolState } from "./supervisor";
 import { WarningList } from "./warnings";
 
-// The pool's public names, wherever they are defined: callers import them from here.
-export type { AssetBody, AssetLoader, PdfSettings, RenderJob, RenderOutput } from "./print";
-export { PoolCrashError, type PoolLog } from "./supervisor";
+// The names the pool's callers use, wherever they are defined: callers import them from here.
+export type { AssetBody, AssetLoader, RenderJob, RenderOutput } from "./print";
+export { PoolCrashError } from "./supervisor";
 
 /** RenderPoolOptions are the pool's settings; poolOptions() fills them from the configuration. */
 export interface RenderPoolOptions {
@@ -89,7 +89,6 @@ export class RenderPool {
   private readonly size: number;
   private readonly maxPages: number;
   private readonly maxOutputBytes: number;
-  private readonly hangTimeoutMs: number;
   private readonly log?: PoolLog;
 
   constructor(private readonly options: RenderPoolOptions) {
@@ -97,7 +96,7 @@ export class RenderPool {
     this.size = options.size;
     this.maxPages = options.maxPages ?? 500;
     this.maxOutputBytes = options.maxOutputBytes ?? 50_000_000;
-    this.hangTimeoutMs = options.hangTimeoutMs ?? 5_000;
+    const hangTimeoutMs = options.hangTimeoutMs ?? 5_000;
     this.log = options.log;
     const state = () => this.state;
     this.supervisor = new BrowserSupervisor(
@@ -105,7 +104,7 @@ export class RenderPool {
         chromiumPath: options.chromiumPath,
         maxHeapBytes: options.maxHeapBytes,
         tempBase: options.tempBase,
-        hangTimeoutMs: this.hangTimeoutMs,
+        hangTimeoutMs,
         healthIntervalMs: options.healthIntervalMs ?? 10_000,
         clock: options.clock ?? systemClock,
         log: this.log,
@@ -118,7 +117,7 @@ export class RenderPool {
       },
     );
     this.pages = new PageSlots(
-      { size: this.size, recycleAfter: options.recycleAfter ?? 200, maxPageMemoryBytes: options.maxPageMemoryBytes, hangTimeoutMs: this.hangTimeoutMs, log: this.log },
+      { size: this.size, recycleAfter: options.recycleAfter ?? 200, maxPageMemoryBytes: options.maxPageMemoryBytes, hangTimeoutMs, log: this.log },
       this.supervisor,
       state,
     );
@@ -139,8 +138,10 @@ export class RenderPool {
   }
 
   private async boot(): Promise<void> {
+    this.supervisor.place(Math.min(this.options.browsers ?? 1, this.size));
+    this.pages.place();
     try {
-      await this.supervisor.start(Math.min(this.options.browsers ?? 1, this.size));
+      await this.supervisor.start();
       await this.pages.openAll();
       const down = this.pages.slots.filter((slot) => slot.state !== "idle");
       if (down.length) throw new Error(`RenderPool could not open ${down.length} of ${this.size} pages.`);

@@ -76,11 +76,15 @@ export class BrowserSupervisor {
     private readonly hooks: SupervisorHooks,
   ) {}
 
-  /** start launches `count` browsers; on failure the caller stops what started (closeAll). */
-  async start(count: number): Promise<void> {
+  /** place makes `count` empty browser slots for a start. */
+  place(count: number): void {
     this.halted = new AbortController();
     this.browsers.length = 0;
     for (let index = 0; index < count; index++) this.browsers.push({ index, restarts: 0 });
+  }
+
+  /** start launches a browser in every slot; on failure the caller stops what started (closeAll). */
+  async start(): Promise<void> {
     await Promise.all(this.browsers.map(async (b) => (b.process = await this.launch(b))));
   }
 
