@@ -2,6 +2,7 @@
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type CDPSession } from "playwright-core";
+import { within } from "./timeout";
 
 /** ProcessInfo is one line of /proc: enough to walk a process tree and weigh it. */
 export interface ProcessInfo {
@@ -216,18 +217,12 @@ export class BrowserProcess {
   /** ping asks the browser for its version over CDP; false when it does not answer within `timeoutMs` (a hung browser). */
   async ping(timeoutMs: number): Promise<boolean> {
     if (!this.connected || !isAlive(this.pid)) return false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
     const answer = (async () => {
       this.cdp ??= await this.browser.newBrowserCDPSession();
       await this.cdp.send("Browser.getVersion");
       return true;
     })().catch(() => false);
-    try {
-      return await Promise.race([answer, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await within(answer, timeoutMs)) ?? false;
   }
 
   /**
@@ -296,15 +291,13 @@ export class BrowserProcess {
 
   /** close asks the browser to close, kills it when it does not within `timeoutMs`, waits until none of its processes remain, and removes its folder. */
   async close(timeoutMs: number): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const closed = await Promise.race([
+    const closed = await within(
       this.browser.close().then(
         () => true,
         () => false,
       ),
-      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-    ]);
-    clearTimeout(timer);
+      timeoutMs,
+    );
     if (!closed) this.kill();
     await this.waitGone(timeoutMs);
     rmSync(this.configDir, { recursive: true, force: true });

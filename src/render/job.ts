@@ -15,7 +15,7 @@ import { ApiError, type ErrorDetail } from "../errors";
 import { compileTemplate, renderDocumentHtml, renderFooterHtml, renderHeaderHtml, renderHtml, type CompiledTemplate } from "./compile/compile";
 import type { DocumentNode, TemplateSource } from "./compile/model";
 import { assetUrl, newAssetScope } from "./assets";
-import type { PdfSettings } from "./pool";
+import type { PdfSettings } from "./print";
 
 /** PrintJob is the stored, printable form of a render. */
 export interface PrintJob {

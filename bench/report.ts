@@ -1,0 +1,51 @@
+/** bench/report: the tables and figures bench/render.ts prints (docs/performance.md records them). */
+import { CPU_CLASSES, type CpuReport } from "./measure";
+import type { Run } from "./server";
+
+const MiB = 2 ** 20;
+
+/** mib shows bytes in MiB. */
+export const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;
+
+/** verdict shows whether a target was met. */
+export const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
+
+/** median answers the middle value (the lower one of an even count). */
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+};
+
+/** breakdown is one line of the time table: where a series' renders spent their time (medians). */
+export function breakdown(label: string, run: Run, poolMs: Map<string, number>): string {
+  const t = run.timings;
+  const pool = t.map((x) => poolMs.get(x.id)).filter((x): x is number => x !== undefined);
+  const cells = [
+    label,
+    median(t.map((x) => x.ms)).toFixed(0),
+    median(t.map((x) => x.accept)).toFixed(0),
+    median(t.map((x) => x.queue)).toFixed(0),
+    median(t.map((x) => x.print)).toFixed(0),
+    pool.length ? median(pool).toFixed(0) : "–",
+    median(t.map((x) => x.answer)).toFixed(0),
+  ];
+  return `| ${cells.join(" | ")} |`;
+}
+
+/** cpuRow is one line of the CPU table: ms per document by kind of process, and cores busy (ours, others). */
+export function cpuRow(label: string, cpu: CpuReport, documents: number): string {
+  const per = (ms: number) => (ms / documents).toFixed(1);
+  const ours = CPU_CLASSES.filter((c) => c !== "others").reduce((sum, c) => sum + cpu[c], 0);
+  const cores = (ms: number) => (ms / cpu.wallMs).toFixed(2);
+  return `| ${[label, ...CPU_CLASSES.filter((c) => c !== "others").map((c) => per(cpu[c])), per(ours), cores(ours), cores(cpu.others)].join(" | ")} |`;
+}
+
+/** slope fits y = a + b·x by least squares and answers b. */
+export function slope(points: [number, number][]): number {
+  const n = points.length;
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  const sxy = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0);
+  const sxx = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
+  return sxx === 0 ? 0 : sxy / sxx;
+}
