@@ -1,7 +1,8 @@
 /** api-keys/api: TanStack Query hooks for /v1/api-keys (spec 4.4). */
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from "../../../src/modules/api-keys/model";
 import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { useRefreshingMutation } from "../../api/mutation";
 
 const key = () => ["api-keys", currentWorkspace()];
 
@@ -12,21 +13,13 @@ export function useApiKeys(cursor?: string) {
 
 /** useCreateApiKey creates a key; its answer carries the secret, shown once. */
 export function useCreateApiKey() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: CreateApiKeyBody) => api<ApiKeyCreated>("/v1/api-keys", { method: "POST", body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (body: CreateApiKeyBody) => api<ApiKeyCreated>("/v1/api-keys", { method: "POST", body }));
 }
 
 /** useKeyAction rotates (new secret, shown once), revokes or deletes a key. */
 export function useKeyAction() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ id, action }: { id: string; action: "rotate" | "revoke" | "delete" }): Promise<ApiKeyCreated | ApiKey | undefined> => {
-      if (action === "delete") return api<undefined>(`/v1/api-keys/${id}`, { method: "DELETE" });
-      return action === "rotate" ? api<ApiKeyCreated>(`/v1/api-keys/${id}/rotate`, { method: "POST" }) : api<ApiKey>(`/v1/api-keys/${id}/revoke`, { method: "POST" });
-    },
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
+  return useRefreshingMutation(key(), async ({ id, action }: { id: string; action: "rotate" | "revoke" | "delete" }): Promise<ApiKeyCreated | ApiKey | undefined> => {
+    if (action === "delete") return api<undefined>(`/v1/api-keys/${id}`, { method: "DELETE" });
+    return action === "rotate" ? api<ApiKeyCreated>(`/v1/api-keys/${id}/rotate`, { method: "POST" }) : api<ApiKey>(`/v1/api-keys/${id}/revoke`, { method: "POST" });
   });
 }

@@ -4,6 +4,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Asset, AssetCreated, AssetKind, MediaType } from "../../../src/modules/assets/model";
 import { api, ApiFailure, currentWorkspace, query, type Page } from "../../api/client";
+import { useRefreshingMutation } from "../../api/mutation";
 
 const key = () => ["assets", currentWorkspace()];
 
@@ -27,11 +28,7 @@ export function useAssets(kind: AssetKind | undefined, cursor?: string) {
 
 /** useDeleteAsset deletes an asset. */
 export function useDeleteAsset() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<unknown>(`/v1/assets/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (id: string) => api<unknown>(`/v1/assets/${id}`, { method: "DELETE" }));
 }
 
 function put(created: AssetCreated, file: File, onProgress: (fraction: number) => void): Promise<Asset> {

@@ -1,7 +1,8 @@
 /** renders/api: TanStack Query hooks for /v1/renders (spec 4.9); lists refresh while a render is on its way. */
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import type { Render, RenderListQuery } from "../../../src/modules/renders/model";
 import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { useRefreshingMutation } from "../../api/mutation";
 
 const key = () => ["renders", currentWorkspace()];
 const REFRESH_MS = 2000;
@@ -28,9 +29,5 @@ export function useRender(id: string) {
 
 /** useCancelRender cancels a queued or processing render. */
 export function useCancelRender() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<Render>(`/v1/renders/${id}/cancel`, { method: "POST" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (id: string) => api<Render>(`/v1/renders/${id}/cancel`, { method: "POST" }));
 }

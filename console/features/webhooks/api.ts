@@ -1,5 +1,5 @@
 /** webhooks/api: TanStack Query hooks for /v1/webhook-endpoints and their deliveries (spec 4.7). */
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import type {
   CreateWebhookEndpointBody,
   UpdateWebhookEndpointBody,
@@ -8,6 +8,7 @@ import type {
   WebhookEndpointWithSecret,
 } from "../../../src/modules/webhook-endpoints/model";
 import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { useRefreshingMutation } from "../../api/mutation";
 
 const key = () => ["webhooks", currentWorkspace()];
 
@@ -31,30 +32,18 @@ export function useDeliveries(id: string, cursor?: string) {
 
 /** useCreateEndpoint creates an endpoint; its answer carries the signing secret, shown once. */
 export function useCreateEndpoint() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: CreateWebhookEndpointBody) => api<WebhookEndpointWithSecret>("/v1/webhook-endpoints", { method: "POST", body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (body: CreateWebhookEndpointBody) => api<WebhookEndpointWithSecret>("/v1/webhook-endpoints", { method: "POST", body }));
 }
 
 /** useUpdateEndpoint changes the fields sent. */
 export function useUpdateEndpoint(id: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: UpdateWebhookEndpointBody) => api<WebhookEndpoint>(`/v1/webhook-endpoints/${id}`, { method: "PATCH", body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (body: UpdateWebhookEndpointBody) => api<WebhookEndpoint>(`/v1/webhook-endpoints/${id}`, { method: "PATCH", body }));
 }
 
 /** useEndpointAction rotates an endpoint's secret (shown once) or deletes the endpoint. */
 export function useEndpointAction() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: ({ id, action }: { id: string; action: "rotate" | "delete" }) =>
-      action === "delete"
-        ? api<WebhookEndpointWithSecret | undefined>(`/v1/webhook-endpoints/${id}`, { method: "DELETE" })
-        : api<WebhookEndpointWithSecret>(`/v1/webhook-endpoints/${id}/rotate-secret`, { method: "POST" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), ({ id, action }: { id: string; action: "rotate" | "delete" }) =>
+    action === "delete"
+      ? api<WebhookEndpointWithSecret | undefined>(`/v1/webhook-endpoints/${id}`, { method: "DELETE" })
+      : api<WebhookEndpointWithSecret>(`/v1/webhook-endpoints/${id}/rotate-secret`, { method: "POST" }));
 }
