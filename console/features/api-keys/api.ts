@@ -1,14 +1,14 @@
 /** api-keys/api: TanStack Query hooks for /v1/api-keys (spec 4.4). */
-import { useQuery } from "@tanstack/react-query";
 import type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from "../../../src/modules/api-keys/model";
-import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { api, currentWorkspace, type Page } from "../../api/client";
 import { useRefreshingMutation } from "../../api/mutation";
+import { usePage } from "../../api/page";
 
 const key = () => ["api-keys", currentWorkspace()];
 
 /** useApiKeys lists one page of the workspace's keys. */
 export function useApiKeys(cursor?: string) {
-  return useQuery({ queryKey: [...key(), cursor], queryFn: () => api<Page<ApiKey>>(`/v1/api-keys${query({ cursor, limit: 50 })}`) });
+  return usePage<Page<ApiKey>>(key(), "/v1/api-keys", { cursor, limit: 50 });
 }
 
 /** useCreateApiKey creates a key; its answer carries the secret, shown once. */

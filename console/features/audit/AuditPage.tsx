@@ -1,9 +1,9 @@
 /** AuditPage: the workspace's audit events (spec 4.6) with filters — action, actor type, resource type and id, date
  * range — and paging. */
 import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
 import type { AuditEvent, AuditQuery } from "../../../src/modules/audit/model";
-import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { currentWorkspace, type Page } from "../../api/client";
+import { usePage } from "../../api/page";
 import { formatDate } from "../../components/format";
 import { PagedTable } from "../../components/PagedTable";
 import { usePager } from "../../components/Pager";
@@ -13,10 +13,7 @@ type Filters = Pick<AuditQuery, "action" | "actorType" | "resourceType" | "resou
 
 /** useAuditEvents lists one page of events matching the filters. */
 function useAuditEvents(filters: Filters, cursor?: string) {
-  return useQuery({
-    queryKey: ["audit", currentWorkspace(), filters, cursor],
-    queryFn: () => api<Page<AuditEvent>>(`/v1/audit-events${query({ ...filters, cursor, limit: 50 })}`),
-  });
+  return usePage<Page<AuditEvent>>(["audit", currentWorkspace()], "/v1/audit-events", { ...filters, cursor, limit: 50 });
 }
 
 // A date input gives a day; the API takes instants. The range covers whole UTC days.

@@ -1,10 +1,10 @@
 /** PlatformPage (platform administrators): workspaces by search with their allowances, each editable (suspend and
  * restore included), and the platform's usage by workspace (spec 4.2, 4.3). */
 import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
 import type { PlatformUsageItem, PlatformUsagePage } from "../../../src/modules/usage/model";
 import type { PlatformWorkspace } from "../../../src/modules/workspaces/model";
-import { api, query, type Page } from "../../api/client";
+import type { Page } from "../../api/client";
+import { usePage } from "../../api/page";
 import { utcDay } from "../../api/usage";
 import { AllowancesForm } from "../../components/AllowancesForm";
 import { formatBytes, formatLimit } from "../../components/format";
@@ -14,17 +14,11 @@ import { QueryState } from "../../components/QueryState";
 import type { Column } from "../../components/Table";
 
 function useWorkspaces(search: string, cursor?: string) {
-  return useQuery({
-    queryKey: ["platform", "workspaces", search, cursor],
-    queryFn: () => api<Page<PlatformWorkspace>>(`/v1/platform/workspaces${query({ search, cursor, limit: 25 })}`),
-  });
+  return usePage<Page<PlatformWorkspace>>(["platform", "workspaces"], "/v1/platform/workspaces", { search, cursor, limit: 25 });
 }
 
 function usePlatformUsage(cursor?: string) {
-  return useQuery({
-    queryKey: ["platform", "usage", cursor],
-    queryFn: () => api<PlatformUsagePage>(`/v1/platform/usage${query({ from: utcDay(-29), to: utcDay(), cursor, limit: 25 })}`),
-  });
+  return usePage<PlatformUsagePage>(["platform", "usage"], "/v1/platform/usage", { from: utcDay(-29), to: utcDay(), cursor, limit: 25 });
 }
 
 const USAGE_COLUMNS: Column<PlatformUsageItem>[] = [

@@ -2,14 +2,15 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateTemplateBody, Template, TemplateSummary, TemplateVersionSummary, UpdateTemplateBody } from "../../../src/modules/templates/model";
 import type { Render } from "../../../src/modules/renders/model";
-import { api, currentWorkspace, query, send, type Page } from "../../api/client";
+import { api, currentWorkspace, send, type Page } from "../../api/client";
 import { useRefreshingMutation } from "../../api/mutation";
+import { usePage } from "../../api/page";
 
 const key = () => ["templates", currentWorkspace()];
 
 /** useTemplates lists one page of templates. */
 export function useTemplates(cursor?: string) {
-  return useQuery({ queryKey: [...key(), "list", cursor], queryFn: () => api<Page<TemplateSummary>>(`/v1/templates${query({ cursor, limit: 50 })}`) });
+  return usePage<Page<TemplateSummary>>([...key(), "list"], "/v1/templates", { cursor, limit: 50 });
 }
 
 /** useTemplate reads one template with its draft. */
@@ -19,7 +20,7 @@ export function useTemplate(id: string) {
 
 /** useVersions lists a template's published versions. */
 export function useVersions(id: string) {
-  return useQuery({ queryKey: [...key(), id, "versions"], queryFn: () => api<Page<TemplateVersionSummary>>(`/v1/templates/${id}/versions?limit=100`) });
+  return usePage<Page<TemplateVersionSummary>>([...key(), id, "versions"], `/v1/templates/${id}/versions`, { limit: 100 });
 }
 
 /** useCreateTemplate creates a template (from a starter). */

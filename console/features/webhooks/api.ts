@@ -7,14 +7,15 @@ import type {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from "../../../src/modules/webhook-endpoints/model";
-import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { api, currentWorkspace, type Page } from "../../api/client";
 import { useRefreshingMutation } from "../../api/mutation";
+import { usePage } from "../../api/page";
 
 const key = () => ["webhooks", currentWorkspace()];
 
 /** useEndpoints lists the workspace's endpoints. */
 export function useEndpoints() {
-  return useQuery({ queryKey: [...key(), "list"], queryFn: () => api<Page<WebhookEndpoint>>("/v1/webhook-endpoints?limit=100") });
+  return usePage<Page<WebhookEndpoint>>([...key(), "list"], "/v1/webhook-endpoints", { limit: 100 });
 }
 
 /** useEndpoint reads one endpoint. */
@@ -24,10 +25,7 @@ export function useEndpoint(id: string) {
 
 /** useDeliveries lists one page of an endpoint's deliveries, newest first. */
 export function useDeliveries(id: string, cursor?: string) {
-  return useQuery({
-    queryKey: [...key(), id, "deliveries", cursor],
-    queryFn: () => api<Page<WebhookDelivery>>(`/v1/webhook-endpoints/${id}/deliveries${query({ cursor, limit: 50 })}`),
-  });
+  return usePage<Page<WebhookDelivery>>([...key(), id, "deliveries"], `/v1/webhook-endpoints/${id}/deliveries`, { cursor, limit: 50 });
 }
 
 /** useCreateEndpoint creates an endpoint; its answer carries the signing secret, shown once. */
