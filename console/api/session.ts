@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ChangePasswordBody, Me, PasswordChanged, SignInBody } from "../../src/modules/auth/model";
 import { api, currentWorkspace } from "./client";
+import { useRefreshingMutation } from "./mutation";
 
 /** useMe answers the signed-in user and the workspace the console acts on. */
 export function useMe() {
@@ -14,11 +15,7 @@ export function useMe() {
 
 /** useSignIn signs in with e-mail and password; the session cookie is set by the answer. */
 export function useSignIn() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: SignInBody) => api<{ signedIn: true }>("/v1/auth/sign-in", { method: "POST", body, expiry: false }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["me"] }),
-  });
+  return useRefreshingMutation(["me"], (body: SignInBody) => api<{ signedIn: true }>("/v1/auth/sign-in", { method: "POST", body, expiry: false }));
 }
 
 /** useSignOut ends the session and forgets every answer cached for it. */

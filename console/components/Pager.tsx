@@ -13,8 +13,11 @@ export function usePager() {
   };
 }
 
+/** PagerState is what usePager answers. */
+export type PagerState = ReturnType<typeof usePager>;
+
 /** Pager shows the previous and next buttons of a list. */
-export function Pager({ pager, nextCursor }: { pager: ReturnType<typeof usePager>; nextCursor?: string }) {
+export function Pager({ pager, nextCursor }: { pager: PagerState; nextCursor?: string }) {
   if (!pager.hasPrevious && !nextCursor) return null;
   return (
     <nav className="pager" aria-label="Pages">

@@ -5,9 +5,10 @@ import type { Scope } from "../../../src/auth/scopes";
 import { ConfirmButton } from "../../components/Confirm";
 import { ErrorNotice, fieldError } from "../../components/ErrorNotice";
 import { formatDate } from "../../components/format";
-import { Pager, usePager } from "../../components/Pager";
-import { QueryState } from "../../components/QueryState";
+import { PagedTable } from "../../components/PagedTable";
+import { usePager } from "../../components/Pager";
 import { SecretOnce } from "../../components/SecretOnce";
+import type { Column } from "../../components/Table";
 import { useApiKeys, useCreateApiKey, useKeyAction } from "./api";
 
 // A record over the scope union (spec 5.2): the type checker tells when a scope is added.
@@ -89,76 +90,48 @@ export function ApiKeysPage() {
   const keys = useApiKeys(pager.cursor);
   const action = useKeyAction();
   const [secret, setSecret] = useState<string | null>(null);
+  const columns: Column<ApiKey>[] = [
+    { header: "Name", cell: (k) => k.name },
+    { header: "Start", cell: (k) => <code>{k.start}…</code> },
+    { header: "Scopes", cell: (k) => k.scopes.join(", "), className: "scopes" },
+    { header: "Created", cell: (k) => formatDate(k.createdAt) },
+    { header: "Last used", cell: (k) => formatDate(k.lastUsedAt) },
+    { header: "Expires", cell: (k) => (k.expiresAt ? formatDate(k.expiresAt) : "never") },
+    { header: "Status", cell: statusOf },
+    {
+      header: "Actions",
+      className: "actions",
+      cell: (k) =>
+        k.managed ? (
+          <small>managed</small>
+        ) : (
+          <>
+            <ConfirmButton
+              label={`Rotate ${k.name}`}
+              question={`Rotate "${k.name}"? Its old secret stops working at once; the new one is shown once.`}
+              confirmLabel="Rotate"
+              disabled={!k.enabled}
+              onConfirm={() => action.mutate({ id: k.id, action: "rotate" }, { onSuccess: (r) => r && "secret" in r && setSecret(r.secret) })}
+            />
+            <ConfirmButton
+              label={`Revoke ${k.name}`}
+              question={`Revoke "${k.name}"? Programs using it are refused from now on.`}
+              confirmLabel="Revoke"
+              disabled={!k.enabled}
+              onConfirm={() => action.mutate({ id: k.id, action: "revoke" })}
+            />
+            <ConfirmButton label={`Delete ${k.name}`} question={`Delete "${k.name}"? This cannot be undone.`} confirmLabel="Delete" onConfirm={() => action.mutate({ id: k.id, action: "delete" })} />
+          </>
+        ),
+    },
+  ];
   return (
     <section>
       <h1>API keys</h1>
       <p>Programs use a key in the <code>x-api-key</code> header. A key holds only the scopes ticked for it.</p>
       {secret ? <SecretOnce secret={secret} onDone={() => setSecret(null)} /> : null}
       <ErrorNotice error={action.error} />
-      <QueryState query={keys} isEmpty={(p) => p.items.length === 0} empty="No keys yet: create the first one below.">
-        {(page) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Start</th>
-                  <th>Scopes</th>
-                  <th>Created</th>
-                  <th>Last used</th>
-                  <th>Expires</th>
-                  <th>Status</th>
-                  <th>Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((k) => (
-                  <tr key={k.id}>
-                    <td>{k.name}</td>
-                    <td>
-                      <code>{k.start}…</code>
-                    </td>
-                    <td className="scopes">{k.scopes.join(", ")}</td>
-                    <td>{formatDate(k.createdAt)}</td>
-                    <td>{formatDate(k.lastUsedAt)}</td>
-                    <td>{k.expiresAt ? formatDate(k.expiresAt) : "never"}</td>
-                    <td>{statusOf(k)}</td>
-                    <td className="actions">
-                      {k.managed ? (
-                        <small>managed</small>
-                      ) : (
-                        <>
-                          <ConfirmButton
-                            label={`Rotate ${k.name}`}
-                            question={`Rotate "${k.name}"? Its old secret stops working at once; the new one is shown once.`}
-                            confirmLabel="Rotate"
-                            disabled={!k.enabled}
-                            onConfirm={() => action.mutate({ id: k.id, action: "rotate" }, { onSuccess: (r) => r && "secret" in r && setSecret(r.secret) })}
-                          />
-                          <ConfirmButton
-                            label={`Revoke ${k.name}`}
-                            question={`Revoke "${k.name}"? Programs using it are refused from now on.`}
-                            confirmLabel="Revoke"
-                            disabled={!k.enabled}
-                            onConfirm={() => action.mutate({ id: k.id, action: "revoke" })}
-                          />
-                          <ConfirmButton
-                            label={`Delete ${k.name}`}
-                            question={`Delete "${k.name}"? This cannot be undone.`}
-                            confirmLabel="Delete"
-                            onConfirm={() => action.mutate({ id: k.id, action: "delete" })}
-                          />
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager pager={pager} nextCursor={page.nextCursor} />
-          </div>
-        )}
-      </QueryState>
+      <PagedTable query={keys} pager={pager} empty="No keys yet: create the first one below." columns={columns} rowKey={(k) => k.id} />
       <CreateKeyForm onSecret={setSecret} />
     </section>
   );

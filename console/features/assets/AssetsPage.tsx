@@ -1,11 +1,12 @@
 /** AssetsPage: assets by kind, upload with a progress bar through the signed upload address, delete. */
 import { useState } from "react";
-import type { AssetKind } from "../../../src/modules/assets/model";
+import type { Asset, AssetKind } from "../../../src/modules/assets/model";
 import { ConfirmButton } from "../../components/Confirm";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { formatBytes, formatDate } from "../../components/format";
-import { Pager, usePager } from "../../components/Pager";
-import { QueryState } from "../../components/QueryState";
+import { PagedTable } from "../../components/PagedTable";
+import { usePager } from "../../components/Pager";
+import type { Column } from "../../components/Table";
 import { KIND_OF_MEDIA_TYPE, useAssets, useDeleteAsset, useUpload } from "./api";
 
 const KINDS = [...new Set(Object.values(KIND_OF_MEDIA_TYPE))];
@@ -46,6 +47,19 @@ export function AssetsPage() {
   const [kind, setKind] = useState<AssetKind>();
   const assets = useAssets(kind, pager.cursor);
   const remove = useDeleteAsset();
+  const columns: Column<Asset>[] = [
+    { header: "File", cell: (a) => a.filename },
+    { header: "Kind", cell: (a) => a.kind },
+    { header: "Size", cell: (a) => formatBytes(a.size) },
+    { header: "Id", cell: (a) => <code>{a.id}</code> },
+    { header: "Uploaded", cell: (a) => formatDate(a.createdAt) },
+    {
+      header: "Actions",
+      cell: (a) => (
+        <ConfirmButton label={`Delete ${a.filename}`} confirmLabel="Delete" question={`Delete ${a.filename}? Templates that use it will fail to publish.`} onConfirm={() => remove.mutate(a.id)} />
+      ),
+    },
+  ];
   return (
     <section>
       <h1>Assets</h1>
@@ -60,41 +74,7 @@ export function AssetsPage() {
         </select>
       </label>
       <ErrorNotice error={remove.error} />
-      <QueryState query={assets} isEmpty={(p) => p.items.length === 0} empty="No assets yet: upload one below.">
-        {(page) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>File</th>
-                  <th>Kind</th>
-                  <th>Size</th>
-                  <th>Id</th>
-                  <th>Uploaded</th>
-                  <th>Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((a) => (
-                  <tr key={a.id}>
-                    <td>{a.filename}</td>
-                    <td>{a.kind}</td>
-                    <td>{formatBytes(a.size)}</td>
-                    <td>
-                      <code>{a.id}</code>
-                    </td>
-                    <td>{formatDate(a.createdAt)}</td>
-                    <td>
-                      <ConfirmButton label={`Delete ${a.filename}`} confirmLabel="Delete" question={`Delete ${a.filename}? Templates that use it will fail to publish.`} onConfirm={() => remove.mutate(a.id)} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager pager={pager} nextCursor={page.nextCursor} />
-          </div>
-        )}
-      </QueryState>
+      <PagedTable query={assets} pager={pager} empty="No assets yet: upload one below." columns={columns} rowKey={(a) => a.id} />
       <Upload />
     </section>
   );

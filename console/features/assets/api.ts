@@ -1,9 +1,11 @@
 /** assets/api: TanStack Query hooks for /v1/assets (spec 4.5) and the upload through the signed address. */
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Asset, AssetCreated, AssetKind, MediaType } from "../../../src/modules/assets/model";
-import { api, ApiFailure, currentWorkspace, query, type Page } from "../../api/client";
+import { api, ApiFailure, currentWorkspace, type Page } from "../../api/client";
+import { useRefreshingMutation } from "../../api/mutation";
+import { usePage } from "../../api/page";
 
 const key = () => ["assets", currentWorkspace()];
 
@@ -22,16 +24,12 @@ export const KIND_OF_MEDIA_TYPE: Record<MediaType, AssetKind> = {
 
 /** useAssets lists one page of assets, optionally of one kind. */
 export function useAssets(kind: AssetKind | undefined, cursor?: string) {
-  return useQuery({ queryKey: [...key(), kind, cursor], queryFn: () => api<Page<Asset>>(`/v1/assets${query({ kind, cursor, limit: 50 })}`) });
+  return usePage<Page<Asset>>(key(), "/v1/assets", { kind, cursor, limit: 50 });
 }
 
 /** useDeleteAsset deletes an asset. */
 export function useDeleteAsset() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<unknown>(`/v1/assets/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (id: string) => api<unknown>(`/v1/assets/${id}`, { method: "DELETE" }));
 }
 
 function put(created: AssetCreated, file: File, onProgress: (fraction: number) => void): Promise<Asset> {

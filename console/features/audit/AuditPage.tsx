@@ -1,26 +1,40 @@
 /** AuditPage: the workspace's audit events (spec 4.6) with filters — action, actor type, resource type and id, date
  * range — and paging. */
 import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
 import type { AuditEvent, AuditQuery } from "../../../src/modules/audit/model";
-import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { currentWorkspace, type Page } from "../../api/client";
+import { usePage } from "../../api/page";
 import { formatDate } from "../../components/format";
-import { Pager, usePager } from "../../components/Pager";
-import { QueryState } from "../../components/QueryState";
+import { PagedTable } from "../../components/PagedTable";
+import { usePager } from "../../components/Pager";
+import type { Column } from "../../components/Table";
 
 type Filters = Pick<AuditQuery, "action" | "actorType" | "resourceType" | "resourceId" | "from" | "to">;
 
 /** useAuditEvents lists one page of events matching the filters. */
 function useAuditEvents(filters: Filters, cursor?: string) {
-  return useQuery({
-    queryKey: ["audit", currentWorkspace(), filters, cursor],
-    queryFn: () => api<Page<AuditEvent>>(`/v1/audit-events${query({ ...filters, cursor, limit: 50 })}`),
-  });
+  return usePage<Page<AuditEvent>>(["audit", currentWorkspace()], "/v1/audit-events", { ...filters, cursor, limit: 50 });
 }
 
 // A date input gives a day; the API takes instants. The range covers whole UTC days.
 const startOf = (day: string) => (day ? `${day}T00:00:00Z` : undefined);
 const endOf = (day: string) => (day ? `${day}T23:59:59.999Z` : undefined);
+
+const COLUMNS: Column<AuditEvent>[] = [
+  { header: "When", cell: (e) => formatDate(e.createdAt) },
+  { header: "Actor", cell: (e) => <>{e.actorType}: {e.actorEmail ?? e.actorName ?? e.actorId}</> },
+  { header: "Action", cell: (e) => e.action },
+  {
+    header: "Resource",
+    cell: (e) => (
+      <>
+        {e.resourceType} {e.resourceName ?? e.resourceId}
+        {e.resourceDeleted ? " (deleted)" : ""}
+      </>
+    ),
+  },
+  { header: "Request id", cell: (e) => <code>{e.requestId}</code> },
+];
 
 /** AuditPage lists audit events with filters and paging. */
 export function AuditPage() {
@@ -81,42 +95,7 @@ export function AuditPage() {
         </div>
         <button type="submit">Apply filters</button>
       </form>
-      <QueryState query={events} isEmpty={(p) => p.items.length === 0} empty="No events match these filters.">
-        {(page) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>When</th>
-                  <th>Actor</th>
-                  <th>Action</th>
-                  <th>Resource</th>
-                  <th>Request id</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((e) => (
-                  <tr key={e.id}>
-                    <td>{formatDate(e.createdAt)}</td>
-                    <td>
-                      {e.actorType}: {e.actorEmail ?? e.actorName ?? e.actorId}
-                    </td>
-                    <td>{e.action}</td>
-                    <td>
-                      {e.resourceType} {e.resourceName ?? e.resourceId}
-                      {e.resourceDeleted ? " (deleted)" : ""}
-                    </td>
-                    <td>
-                      <code>{e.requestId}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager pager={pager} nextCursor={page.nextCursor} />
-          </div>
-        )}
-      </QueryState>
+      <PagedTable query={events} pager={pager} empty="No events match these filters." columns={COLUMNS} rowKey={(e) => e.id} />
     </section>
   );
 }

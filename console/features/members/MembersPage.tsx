@@ -5,9 +5,10 @@ import type { Role } from "../../../src/auth/scopes";
 import { ConfirmButton } from "../../components/Confirm";
 import { ErrorNotice, fieldError } from "../../components/ErrorNotice";
 import { formatDate } from "../../components/format";
-import { Pager, usePager } from "../../components/Pager";
-import { QueryState } from "../../components/QueryState";
+import { PagedTable } from "../../components/PagedTable";
+import { usePager } from "../../components/Pager";
 import { SecretOnce } from "../../components/SecretOnce";
+import type { Column } from "../../components/Table";
 import type { Member } from "../../../src/modules/members/model";
 import { useAddMember, useMemberAction, useMembers } from "./api";
 
@@ -66,60 +67,41 @@ function AddMember({ onPassword }: { onPassword: (password: string) => void }) {
   );
 }
 
-function MemberRow({ m }: { m: Member }) {
-  const action = useMemberAction();
-  return (
-    <tr>
-      <td>{m.email}</td>
-      <td>{m.name ?? "—"}</td>
-      <td>
-        <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => action.mutate({ userId: m.userId, role: e.currentTarget.value as Role })}>
-          {ROLES.map((r) => (
-            <option key={r}>{r}</option>
-          ))}
-        </select>
-        <ErrorNotice error={action.error} />
-      </td>
-      <td>{formatDate(m.createdAt)}</td>
-      <td>
-        <ConfirmButton label={`Remove ${m.email}`} confirmLabel="Remove" question={`Remove ${m.email} from this workspace?`} onConfirm={() => action.mutate({ userId: m.userId, role: null })} />
-      </td>
-    </tr>
-  );
-}
-
 /** MembersPage lists, adds, re-roles and removes the workspace's members. */
 export function MembersPage() {
   const pager = usePager();
   const members = useMembers(pager.cursor);
+  const action = useMemberAction();
   const [password, setPassword] = useState<string | null>(null);
+  // One action for the table: its error is shown in the row it was for (its variables name the member).
+  const errorOf = (m: Member) => (action.variables?.userId === m.userId ? action.error : null);
+  const columns: Column<Member>[] = [
+    { header: "Email", cell: (m) => m.email },
+    { header: "Name", cell: (m) => m.name ?? "—" },
+    {
+      header: "Role",
+      cell: (m) => (
+        <>
+          <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => action.mutate({ userId: m.userId, role: e.currentTarget.value as Role })}>
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+          <ErrorNotice error={errorOf(m)} />
+        </>
+      ),
+    },
+    { header: "Joined", cell: (m) => formatDate(m.createdAt) },
+    {
+      header: "Actions",
+      cell: (m) => <ConfirmButton label={`Remove ${m.email}`} confirmLabel="Remove" question={`Remove ${m.email} from this workspace?`} onConfirm={() => action.mutate({ userId: m.userId, role: null })} />,
+    },
+  ];
   return (
     <section>
       <h1>Members</h1>
       {password ? <SecretOnce label="One-time password" secret={password} onDone={() => setPassword(null)} /> : null}
-      <QueryState query={members} isEmpty={(p) => p.items.length === 0} empty="No members.">
-        {(page) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Email</th>
-                  <th>Name</th>
-                  <th>Role</th>
-                  <th>Joined</th>
-                  <th>Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((m) => (
-                  <MemberRow key={m.userId} m={m} />
-                ))}
-              </tbody>
-            </table>
-            <Pager pager={pager} nextCursor={page.nextCursor} />
-          </div>
-        )}
-      </QueryState>
+      <PagedTable query={members} pager={pager} empty="No members." columns={columns} rowKey={(m) => m.userId} />
       <AddMember onPassword={setPassword} />
     </section>
   );

@@ -1,9 +1,9 @@
 /** OverviewPage: the month's documents, active renders and storage against the allowances, documents per day for the
  * last 30 days, and recent failed renders. */
-import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
 import type { Render } from "../../../src/modules/renders/model";
-import { api, currentWorkspace, type Page } from "../../api/client";
+import { currentWorkspace, type Page } from "../../api/client";
+import { usePage } from "../../api/page";
 import { useRenderActivity, useRenderLimits } from "../../api/limits";
 import { dailySeries, useUsage, utcDay } from "../../api/usage";
 import { DailyChart } from "../../components/DailyChart";
@@ -12,11 +12,7 @@ import { formatBytes, formatDate, formatLimit } from "../../components/format";
 import { QueryState } from "../../components/QueryState";
 
 function useRenderList(status: Render["status"], limit: number) {
-  return useQuery({
-    queryKey: ["renders", currentWorkspace(), "overview", status, limit],
-    queryFn: () => api<Page<Render>>(`/v1/renders?status=${status}&limit=${limit}`),
-    refetchInterval: 5000,
-  });
+  return usePage<Page<Render>>(["renders", currentWorkspace(), "overview"], "/v1/renders", { status, limit }, { refetchInterval: 5000 });
 }
 
 function Meter({ label, used, limit, format = String }: { label: string; used: number; limit: number | null; format?: (n: number) => string }) {

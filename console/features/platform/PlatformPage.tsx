@@ -1,64 +1,38 @@
 /** PlatformPage (platform administrators): workspaces by search with their allowances, each editable (suspend and
  * restore included), and the platform's usage by workspace (spec 4.2, 4.3). */
 import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
-import type { PlatformUsagePage } from "../../../src/modules/usage/model";
+import type { PlatformUsageItem, PlatformUsagePage } from "../../../src/modules/usage/model";
 import type { PlatformWorkspace } from "../../../src/modules/workspaces/model";
-import { api, query, type Page } from "../../api/client";
+import type { Page } from "../../api/client";
+import { usePage } from "../../api/page";
 import { utcDay } from "../../api/usage";
 import { AllowancesForm } from "../../components/AllowancesForm";
 import { formatBytes, formatLimit } from "../../components/format";
 import { Pager, usePager } from "../../components/Pager";
+import { PagedTable } from "../../components/PagedTable";
 import { QueryState } from "../../components/QueryState";
+import type { Column } from "../../components/Table";
 
 function useWorkspaces(search: string, cursor?: string) {
-  return useQuery({
-    queryKey: ["platform", "workspaces", search, cursor],
-    queryFn: () => api<Page<PlatformWorkspace>>(`/v1/platform/workspaces${query({ search, cursor, limit: 25 })}`),
-  });
+  return usePage<Page<PlatformWorkspace>>(["platform", "workspaces"], "/v1/platform/workspaces", { search, cursor, limit: 25 });
 }
 
 function usePlatformUsage(cursor?: string) {
-  return useQuery({
-    queryKey: ["platform", "usage", cursor],
-    queryFn: () => api<PlatformUsagePage>(`/v1/platform/usage${query({ from: utcDay(-29), to: utcDay(), cursor, limit: 25 })}`),
-  });
+  return usePage<PlatformUsagePage>(["platform", "usage"], "/v1/platform/usage", { from: utcDay(-29), to: utcDay(), cursor, limit: 25 });
 }
+
+const USAGE_COLUMNS: Column<PlatformUsageItem>[] = [
+  { header: "Workspace", cell: (u) => u.name },
+  { header: "Documents", cell: (u) => u.rendersSucceeded },
+  { header: "Failed", cell: (u) => u.rendersFailed },
+  { header: "Pages", cell: (u) => u.pages },
+  { header: "Output", cell: (u) => formatBytes(u.outputBytes) },
+];
 
 function PlatformUsage() {
   const pager = usePager();
   const usage = usePlatformUsage(pager.cursor);
-  return (
-    <QueryState query={usage} isEmpty={(p) => p.items.length === 0} empty="No workspace rendered anything in the last 30 days.">
-      {(page) => (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Workspace</th>
-                <th>Documents</th>
-                <th>Failed</th>
-                <th>Pages</th>
-                <th>Output</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.items.map((u) => (
-                <tr key={u.workspaceId}>
-                  <td>{u.name}</td>
-                  <td>{u.rendersSucceeded}</td>
-                  <td>{u.rendersFailed}</td>
-                  <td>{u.pages}</td>
-                  <td>{formatBytes(u.outputBytes)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager pager={pager} nextCursor={page.nextCursor} />
-        </div>
-      )}
-    </QueryState>
-  );
+  return <PagedTable query={usage} pager={pager} empty="No workspace rendered anything in the last 30 days." columns={USAGE_COLUMNS} rowKey={(u) => u.workspaceId} />;
 }
 
 /** PlatformPage lists workspaces with their allowances, and the platform's usage. */

@@ -6,12 +6,22 @@ import type { Render, RenderListQuery } from "../../../src/modules/renders/model
 import { ConfirmButton } from "../../components/Confirm";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { formatBytes, formatDate } from "../../components/format";
-import { Pager, usePager } from "../../components/Pager";
+import { PagedTable } from "../../components/PagedTable";
+import { usePager } from "../../components/Pager";
 import { QueryState } from "../../components/QueryState";
+import type { Column } from "../../components/Table";
 import { useCancelRender, useRender, useRenders } from "./api";
 
 // A record over the schema's status union: the type checker tells when a status is added to the API.
 const STATUSES: Record<Render["status"], true> = { queued: true, processing: true, succeeded: true, failed: true, cancelled: true };
+
+const COLUMNS: Column<Render>[] = [
+  { header: "Render", cell: (r) => <Link href={`/renders/${r.id}`}>{r.id}</Link> },
+  { header: "Status", cell: (r) => <span className={`status ${r.status}`}>{r.status}</span> },
+  { header: "Test", cell: (r) => (r.test ? "test" : "") },
+  { header: "File", cell: (r) => r.filename },
+  { header: "Created", cell: (r) => formatDate(r.createdAt) },
+];
 
 /** RendersPage lists renders with filters. */
 export function RendersPage() {
@@ -41,39 +51,13 @@ export function RendersPage() {
           </select>
         </label>
       </div>
-      <QueryState query={renders} isEmpty={(p) => p.items.length === 0} empty="No renders match. Renders made through the API or a template's Test render appear here.">
-        {(page) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Render</th>
-                  <th>Status</th>
-                  <th>Test</th>
-                  <th>File</th>
-                  <th>Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((r) => (
-                  <tr key={r.id}>
-                    <td>
-                      <Link href={`/renders/${r.id}`}>{r.id}</Link>
-                    </td>
-                    <td>
-                      <span className={`status ${r.status}`}>{r.status}</span>
-                    </td>
-                    <td>{r.test ? "test" : ""}</td>
-                    <td>{r.filename}</td>
-                    <td>{formatDate(r.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager pager={pager} nextCursor={page.nextCursor} />
-          </div>
-        )}
-      </QueryState>
+      <PagedTable
+        query={renders}
+        pager={pager}
+        empty="No renders match. Renders made through the API or a template's Test render appear here."
+        columns={COLUMNS}
+        rowKey={(r) => r.id}
+      />
     </section>
   );
 }

@@ -1,7 +1,9 @@
 /** renders/api: TanStack Query hooks for /v1/renders (spec 4.9); lists refresh while a render is on its way. */
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import type { Render, RenderListQuery } from "../../../src/modules/renders/model";
-import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { api, currentWorkspace, type Page } from "../../api/client";
+import { useRefreshingMutation } from "../../api/mutation";
+import { usePage } from "../../api/page";
 
 const key = () => ["renders", currentWorkspace()];
 const REFRESH_MS = 2000;
@@ -10,11 +12,7 @@ const pending = (r: Render) => r.status === "queued" || r.status === "processing
 
 /** useRenders lists renders with the given filters, asking again every 2 s while any is queued or processing. */
 export function useRenders(filters: Pick<RenderListQuery, "status" | "test" | "cursor">) {
-  return useQuery({
-    queryKey: [...key(), "list", filters],
-    queryFn: () => api<Page<Render>>(`/v1/renders${query({ ...filters, limit: 50 })}`),
-    refetchInterval: (q) => (q.state.data?.items.some(pending) ? REFRESH_MS : false),
-  });
+  return usePage<Page<Render>>([...key(), "list"], "/v1/renders", { ...filters, limit: 50 }, { refetchInterval: (q) => (q.state.data?.items.some(pending) ? REFRESH_MS : false) });
 }
 
 /** useRender reads one render, asking again while it is on its way. */
@@ -28,9 +26,5 @@ export function useRender(id: string) {
 
 /** useCancelRender cancels a queued or processing render. */
 export function useCancelRender() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<Render>(`/v1/renders/${id}/cancel`, { method: "POST" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (id: string) => api<Render>(`/v1/renders/${id}/cancel`, { method: "POST" }));
 }

@@ -3,8 +3,10 @@ import { useState } from "react";
 import { Link, useLocation } from "wouter";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { formatDate } from "../../components/format";
-import { Pager, usePager } from "../../components/Pager";
-import { QueryState } from "../../components/QueryState";
+import { PagedTable } from "../../components/PagedTable";
+import { usePager } from "../../components/Pager";
+import type { Column } from "../../components/Table";
+import type { TemplateSummary } from "../../../src/modules/templates/model";
 import { useCreateTemplate, useTemplates } from "./api";
 import { STARTERS } from "./starters";
 
@@ -46,6 +48,12 @@ function NewTemplate() {
   );
 }
 
+const COLUMNS: Column<TemplateSummary>[] = [
+  { header: "Name", cell: (t) => <Link href={`/templates/${t.id}`}>{t.name}</Link> },
+  { header: "Latest version", cell: (t) => t.latestVersion ?? "draft only" },
+  { header: "Updated", cell: (t) => formatDate(t.updatedAt) },
+];
+
 /** TemplatesPage lists templates and starts new ones. */
 export function TemplatesPage() {
   const pager = usePager();
@@ -53,33 +61,7 @@ export function TemplatesPage() {
   return (
     <section>
       <h1>Templates</h1>
-      <QueryState query={templates} isEmpty={(p) => p.items.length === 0} empty="No templates yet: start one from a starter below.">
-        {(page) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Latest version</th>
-                  <th>Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((t) => (
-                  <tr key={t.id}>
-                    <td>
-                      <Link href={`/templates/${t.id}`}>{t.name}</Link>
-                    </td>
-                    <td>{t.latestVersion ?? "draft only"}</td>
-                    <td>{formatDate(t.updatedAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager pager={pager} nextCursor={page.nextCursor} />
-          </div>
-        )}
-      </QueryState>
+      <PagedTable query={templates} pager={pager} empty="No templates yet: start one from a starter below." columns={COLUMNS} rowKey={(t) => t.id} />
       <NewTemplate />
     </section>
   );

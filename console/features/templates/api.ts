@@ -2,13 +2,15 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateTemplateBody, Template, TemplateSummary, TemplateVersionSummary, UpdateTemplateBody } from "../../../src/modules/templates/model";
 import type { Render } from "../../../src/modules/renders/model";
-import { api, currentWorkspace, query, send, type Page } from "../../api/client";
+import { api, currentWorkspace, send, type Page } from "../../api/client";
+import { useRefreshingMutation } from "../../api/mutation";
+import { usePage } from "../../api/page";
 
 const key = () => ["templates", currentWorkspace()];
 
 /** useTemplates lists one page of templates. */
 export function useTemplates(cursor?: string) {
-  return useQuery({ queryKey: [...key(), "list", cursor], queryFn: () => api<Page<TemplateSummary>>(`/v1/templates${query({ cursor, limit: 50 })}`) });
+  return usePage<Page<TemplateSummary>>([...key(), "list"], "/v1/templates", { cursor, limit: 50 });
 }
 
 /** useTemplate reads one template with its draft. */
@@ -18,16 +20,12 @@ export function useTemplate(id: string) {
 
 /** useVersions lists a template's published versions. */
 export function useVersions(id: string) {
-  return useQuery({ queryKey: [...key(), id, "versions"], queryFn: () => api<Page<TemplateVersionSummary>>(`/v1/templates/${id}/versions?limit=100`) });
+  return usePage<Page<TemplateVersionSummary>>([...key(), id, "versions"], `/v1/templates/${id}/versions`, { limit: 100 });
 }
 
 /** useCreateTemplate creates a template (from a starter). */
 export function useCreateTemplate() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: CreateTemplateBody) => api<Template>("/v1/templates", { method: "POST", body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (body: CreateTemplateBody) => api<Template>("/v1/templates", { method: "POST", body }));
 }
 
 /** useSaveDraft replaces the draft's fields (PATCH); a 400/422 answer names each problem by its JSON pointer. */
@@ -41,20 +39,12 @@ export function useSaveDraft(id: string) {
 
 /** usePublish freezes the draft as the next version. */
 export function usePublish(id: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: () => api<unknown>(`/v1/templates/${id}/publish`, { method: "POST" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), () => api<unknown>(`/v1/templates/${id}/publish`, { method: "POST" }));
 }
 
 /** useDeleteTemplate deletes a template and its versions. */
 export function useDeleteTemplate() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<unknown>(`/v1/templates/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (id: string) => api<unknown>(`/v1/templates/${id}`, { method: "DELETE" }));
 }
 
 /** usePreview answers the draft's HTML preview for the given data; it is asked again whenever the draft is saved. */
@@ -68,9 +58,5 @@ export function usePreview(id: string, savedAt: string | undefined, data: unknow
 
 /** useTestRender queues a test render of the draft. */
 export function useTestRender(id: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (data: unknown) => api<Render>("/v1/renders", { method: "POST", body: { templateId: id, test: true, data } }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["renders"] }),
-  });
+  return useRefreshingMutation(["renders"], (data: unknown) => api<Render>("/v1/renders", { method: "POST", body: { templateId: id, test: true, data } }));
 }

@@ -1,12 +1,22 @@
 /** UsagePage: the workspace's usage by day (spec 2.10) as a table and a chart, and a CSV download of it. */
 import { useState } from "react";
-import type { UsageReport } from "../../../src/modules/usage/model";
+import type { UsageDay, UsageReport } from "../../../src/modules/usage/model";
 import { dailySeries, useUsage, utcDay } from "../../api/usage";
 import { DailyChart } from "../../components/DailyChart";
 import { formatBytes } from "../../components/format";
 import { QueryState } from "../../components/QueryState";
+import { Table, type Column } from "../../components/Table";
 
 const COLUMNS = ["day", "rendersSucceeded", "rendersFailed", "rendersCancelled", "pages", "outputBytes"] as const satisfies readonly (keyof UsageReport["days"][number])[];
+
+const DAY_COLUMNS: Column<UsageDay>[] = [
+  { header: "Day", cell: (d) => d.day },
+  { header: "Succeeded", cell: (d) => d.rendersSucceeded },
+  { header: "Failed", cell: (d) => d.rendersFailed },
+  { header: "Cancelled", cell: (d) => d.rendersCancelled },
+  { header: "Pages", cell: (d) => d.pages },
+  { header: "Output", cell: (d) => formatBytes(d.outputBytes) },
+];
 
 function saveCsv(report: UsageReport): void {
   const lines = [COLUMNS.join(","), ...report.days.map((d) => COLUMNS.map((c) => d[c]).join(","))];
@@ -46,32 +56,7 @@ export function UsagePage() {
               </button>
             </p>
             <DailyChart {...dailySeries(u, "rendersSucceeded")} label="Documents" />
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Day</th>
-                    <th>Succeeded</th>
-                    <th>Failed</th>
-                    <th>Cancelled</th>
-                    <th>Pages</th>
-                    <th>Output</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {u.days.map((d) => (
-                    <tr key={d.day}>
-                      <td>{d.day}</td>
-                      <td>{d.rendersSucceeded}</td>
-                      <td>{d.rendersFailed}</td>
-                      <td>{d.rendersCancelled}</td>
-                      <td>{d.pages}</td>
-                      <td>{formatBytes(d.outputBytes)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={DAY_COLUMNS} items={u.days} rowKey={(d) => d.day} />
           </>
         )}
       </QueryState>

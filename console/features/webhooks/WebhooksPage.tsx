@@ -5,11 +5,38 @@ import { Link, useLocation } from "wouter";
 import { ConfirmButton } from "../../components/Confirm";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { formatDate } from "../../components/format";
-import { Pager, usePager } from "../../components/Pager";
+import { PagedTable } from "../../components/PagedTable";
+import { usePager } from "../../components/Pager";
 import { QueryState } from "../../components/QueryState";
 import { SecretOnce } from "../../components/SecretOnce";
+import type { Column } from "../../components/Table";
+import type { WebhookDelivery, WebhookEndpoint } from "../../../src/modules/webhook-endpoints/model";
 import { useCreateEndpoint, useDeliveries, useEndpoint, useEndpointAction, useEndpoints, useUpdateEndpoint } from "./api";
 import { EndpointForm } from "./EndpointForm";
+
+const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = [
+  {
+    header: "URL",
+    cell: (e) => (
+      <>
+        <Link href={`/webhooks/${e.id}`}>{e.url}</Link>
+        {e.description ? <small> — {e.description}</small> : null}
+      </>
+    ),
+  },
+  { header: "Events", cell: (e) => e.eventTypes.join(", ") },
+  { header: "Enabled", cell: (e) => (e.enabled ? "yes" : "no") },
+  { header: "Created", cell: (e) => formatDate(e.createdAt) },
+];
+
+const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
+  { header: "Event", cell: (d) => d.eventType },
+  { header: "Render", cell: (d) => <Link href={`/renders/${d.renderId}`}>{d.renderId}</Link> },
+  { header: "Status", cell: (d) => d.status },
+  { header: "Attempts", cell: (d) => d.attempts },
+  { header: "Response", cell: (d) => d.lastStatusCode ?? d.lastError ?? "—" },
+  { header: "Last attempt", cell: (d) => formatDate(d.lastAttemptAt) },
+];
 
 /** WebhooksPage lists endpoints and adds one. */
 export function WebhooksPage() {
@@ -21,35 +48,7 @@ export function WebhooksPage() {
       <h1>Webhooks</h1>
       <p>renderd posts a signed event to each endpoint when a render ends.</p>
       {secret ? <SecretOnce label="Signing secret" secret={secret} onDone={() => setSecret(null)} /> : null}
-      <QueryState query={endpoints} isEmpty={(p) => p.items.length === 0} empty="No endpoints yet: add one below.">
-        {(page) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>URL</th>
-                  <th>Events</th>
-                  <th>Enabled</th>
-                  <th>Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((e) => (
-                  <tr key={e.id}>
-                    <td>
-                      <Link href={`/webhooks/${e.id}`}>{e.url}</Link>
-                      {e.description ? <small> — {e.description}</small> : null}
-                    </td>
-                    <td>{e.eventTypes.join(", ")}</td>
-                    <td>{e.enabled ? "yes" : "no"}</td>
-                    <td>{formatDate(e.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </QueryState>
+      <PagedTable query={endpoints} empty="No endpoints yet: add one below." columns={ENDPOINT_COLUMNS} rowKey={(e) => e.id} />
       <h2>Add endpoint</h2>
       <EndpointForm submitLabel="Add endpoint" pending={create.isPending} error={create.error} onSubmit={(body) => create.mutate(body, { onSuccess: (e) => setSecret(e.secret) })} />
     </section>
@@ -59,41 +58,7 @@ export function WebhooksPage() {
 function Deliveries({ id }: { id: string }) {
   const pager = usePager();
   const deliveries = useDeliveries(id, pager.cursor);
-  return (
-    <QueryState query={deliveries} isEmpty={(p) => p.items.length === 0} empty="No deliveries yet.">
-      {(page) => (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>Render</th>
-                <th>Status</th>
-                <th>Attempts</th>
-                <th>Response</th>
-                <th>Last attempt</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.items.map((d) => (
-                <tr key={d.id}>
-                  <td>{d.eventType}</td>
-                  <td>
-                    <Link href={`/renders/${d.renderId}`}>{d.renderId}</Link>
-                  </td>
-                  <td>{d.status}</td>
-                  <td>{d.attempts}</td>
-                  <td>{d.lastStatusCode ?? d.lastError ?? "—"}</td>
-                  <td>{formatDate(d.lastAttemptAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager pager={pager} nextCursor={page.nextCursor} />
-        </div>
-      )}
-    </QueryState>
-  );
+  return <PagedTable query={deliveries} pager={pager} empty="No deliveries yet." columns={DELIVERY_COLUMNS} rowKey={(d) => d.id} />;
 }
 
 /** WebhookPage edits one endpoint, rotates its secret or deletes it, and lists its deliveries. */

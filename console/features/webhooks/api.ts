@@ -1,5 +1,5 @@
 /** webhooks/api: TanStack Query hooks for /v1/webhook-endpoints and their deliveries (spec 4.7). */
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import type {
   CreateWebhookEndpointBody,
   UpdateWebhookEndpointBody,
@@ -7,13 +7,15 @@ import type {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from "../../../src/modules/webhook-endpoints/model";
-import { api, currentWorkspace, query, type Page } from "../../api/client";
+import { api, currentWorkspace, type Page } from "../../api/client";
+import { useRefreshingMutation } from "../../api/mutation";
+import { usePage } from "../../api/page";
 
 const key = () => ["webhooks", currentWorkspace()];
 
 /** useEndpoints lists the workspace's endpoints. */
 export function useEndpoints() {
-  return useQuery({ queryKey: [...key(), "list"], queryFn: () => api<Page<WebhookEndpoint>>("/v1/webhook-endpoints?limit=100") });
+  return usePage<Page<WebhookEndpoint>>([...key(), "list"], "/v1/webhook-endpoints", { limit: 100 });
 }
 
 /** useEndpoint reads one endpoint. */
@@ -23,38 +25,23 @@ export function useEndpoint(id: string) {
 
 /** useDeliveries lists one page of an endpoint's deliveries, newest first. */
 export function useDeliveries(id: string, cursor?: string) {
-  return useQuery({
-    queryKey: [...key(), id, "deliveries", cursor],
-    queryFn: () => api<Page<WebhookDelivery>>(`/v1/webhook-endpoints/${id}/deliveries${query({ cursor, limit: 50 })}`),
-  });
+  return usePage<Page<WebhookDelivery>>([...key(), id, "deliveries"], `/v1/webhook-endpoints/${id}/deliveries`, { cursor, limit: 50 });
 }
 
 /** useCreateEndpoint creates an endpoint; its answer carries the signing secret, shown once. */
 export function useCreateEndpoint() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: CreateWebhookEndpointBody) => api<WebhookEndpointWithSecret>("/v1/webhook-endpoints", { method: "POST", body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (body: CreateWebhookEndpointBody) => api<WebhookEndpointWithSecret>("/v1/webhook-endpoints", { method: "POST", body }));
 }
 
 /** useUpdateEndpoint changes the fields sent. */
 export function useUpdateEndpoint(id: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: UpdateWebhookEndpointBody) => api<WebhookEndpoint>(`/v1/webhook-endpoints/${id}`, { method: "PATCH", body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), (body: UpdateWebhookEndpointBody) => api<WebhookEndpoint>(`/v1/webhook-endpoints/${id}`, { method: "PATCH", body }));
 }
 
 /** useEndpointAction rotates an endpoint's secret (shown once) or deletes the endpoint. */
 export function useEndpointAction() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: ({ id, action }: { id: string; action: "rotate" | "delete" }) =>
-      action === "delete"
-        ? api<WebhookEndpointWithSecret | undefined>(`/v1/webhook-endpoints/${id}`, { method: "DELETE" })
-        : api<WebhookEndpointWithSecret>(`/v1/webhook-endpoints/${id}/rotate-secret`, { method: "POST" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: key() }),
-  });
+  return useRefreshingMutation(key(), ({ id, action }: { id: string; action: "rotate" | "delete" }) =>
+    action === "delete"
+      ? api<WebhookEndpointWithSecret | undefined>(`/v1/webhook-endpoints/${id}`, { method: "DELETE" })
+      : api<WebhookEndpointWithSecret>(`/v1/webhook-endpoints/${id}/rotate-secret`, { method: "POST" }));
 }
