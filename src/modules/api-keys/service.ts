@@ -6,7 +6,7 @@ import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
 import { newApiKeySecret } from "../../auth/secrets";
 import type { Scope } from "../../auth/scopes";
-import type { ChangeContext } from "../audit/model";
+import type { ChangeContext } from "../../auth/actor";
 import { markResourceDeleted, recordAudit } from "../audit/service";
 import type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from "./model";
 

@@ -8,7 +8,7 @@ import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { SourceFailed, TooManyBytes, type FileStore, type TempFile } from "../../store/files";
 import type { Store } from "../../store/open";
-import type { Actor, ChangeContext } from "../audit/model";
+import type { Actor, ChangeContext } from "../../auth/actor";
 import { markResourceDeleted, recordAudit } from "../audit/service";
 import { getAllowances } from "../workspaces/service";
 import { contentCheck } from "./content";

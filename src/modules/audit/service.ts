@@ -4,7 +4,8 @@ import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
-import type { AuditEvent, AuditQuery, ChangeContext, Metadata } from "./model";
+import type { ChangeContext } from "../../auth/actor";
+import type { AuditEvent, AuditQuery, Metadata } from "./model";
 
 export interface AuditEntry {
   workspaceId: string;

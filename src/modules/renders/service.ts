@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { Config } from "../../config";
 import { ApiError } from "../../errors";
-import { firstProblems, NodeChecker } from "../../http/node-check";
+import { firstProblems, NodeChecker } from "../../render/compile/node-check";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";

@@ -8,7 +8,7 @@ import { compileTemplate } from "../../render/compile/compile";
 import type { CompositionNode, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
 import type { Store } from "../../store/open";
-import type { ChangeContext } from "../audit/model";
+import type { ChangeContext } from "../../auth/actor";
 import { markResourceDeleted, recordAudit } from "../audit/service";
 import {
   DRAFT_FIELDS,

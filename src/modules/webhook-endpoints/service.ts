@@ -8,7 +8,8 @@ import { checkDestination, type DestinationOptions } from "../../webhooks/destin
 import type { EventType } from "../../webhooks/events";
 import { decryptSecret, encryptSecret } from "../../webhooks/secret-box";
 import { newSigningSecret } from "../../webhooks/sign";
-import type { ChangeContext, Metadata } from "../audit/model";
+import type { Metadata } from "../audit/model";
+import type { ChangeContext } from "../../auth/actor";
 import { markResourceDeleted, recordAudit } from "../audit/service";
 import type {
   CreateWebhookEndpointBody,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { ensureDataDir, loadConfig, type Config } from "../../../src/config";
 import { ManualClock } from "../../../src/lib/clock";
 import { newId } from "../../../src/lib/ids";
-import { CLI_ACTOR } from "../../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../../src/auth/actor";
 import { claimRender, endRender } from "../../../src/modules/renders/lifecycle";
 import { addToCounter, monthOf } from "../../../src/modules/workspaces/counters";
 import { createWorkspace } from "../../../src/modules/workspaces/service";
