@@ -1,6 +1,6 @@
 /**
  * worker: runs the render queue — the `queued` rows — on the Chromium pool. It claims the fair pick (scheduler.ts)
- * whenever a page is free, prints it, stores the PDF and writes the final state (modules/renders/lifecycle.ts).
+ * whenever a page is free, prints it, stores the PDF and writes the final state (queue/lifecycle.ts).
  * A render lost to a crashed page or browser is printed once more on the replacement; a render interrupted by stop()
  * goes back to the queue, so a restart loses none.
  */
@@ -8,8 +8,8 @@ import type { Logger } from "pino";
 import { ApiError } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
-import { claimRender, endRender, recoverRenders, requeueRender } from "../modules/renders/lifecycle";
-import { sweepRenders } from "../modules/renders/retention";
+import { claimRender, endRender, recoverRenders, requeueRender } from "../queue/lifecycle";
+import { sweepRenders } from "../queue/retention";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
 import type { PrintJob } from "./job";

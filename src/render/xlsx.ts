@@ -6,7 +6,7 @@
 import ExcelJS from "exceljs";
 import { PassThrough } from "node:stream";
 import { ApiError, type ErrorDetail } from "../errors";
-import type { SheetDefinition } from "../modules/reports/model";
+import type { SheetDefinition } from "./sheets";
 import { DEFAULT_FORMAT, FormatterCache, formatProblem, toDate, toNumber } from "./compile/format";
 import type { ValueFormat, ValueReference } from "./compile/model";
 import { pointer } from "./compile/pointer";

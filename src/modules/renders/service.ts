@@ -22,7 +22,7 @@ import type { Download } from "../assets/service";
 import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
-import { endRender, type RenderStatus } from "./lifecycle";
+import { endRender, type RenderStatus } from "../../queue/lifecycle";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
 /** What the render operations need. */
