@@ -96,7 +96,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const liveWorker = worker;
     metrics.attach({
       pool: () => livePool.stats(),
-      queue: () => Object.fromEntries(store.all<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY status").map((r) => [r.status, r.n])),
+      queue: () => liveWorker.queue.depth(),
       webhookBacklog: () => store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
     });
     const state = (): LiveState => {
