@@ -1,5 +1,6 @@
 /** ledger/usage-days: the daily usage record of spec 2.10 — one row per workspace and UTC day, added to as renders end. */
 import type { Store } from "../store/open";
+import type { FinalStatus } from "../store/render-status";
 import { dayOf } from "./counters";
 
 const DAY_FORM = /^\d{4}-\d{2}-\d{2}$/;
@@ -16,7 +17,7 @@ export function dayMs(value: string): number | null {
 export interface UsageEnd {
   workspaceId: string;
   day: string;
-  status: "succeeded" | "failed" | "cancelled";
+  status: FinalStatus;
   pages?: number;
   bytes?: number;
 }

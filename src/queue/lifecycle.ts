@@ -12,12 +12,10 @@ import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { RenderWarning } from "../render/warnings";
 import type { Store } from "../store/open";
+import type { RenderStatus } from "../store/render-status";
 import { enqueueEndEvent } from "../webhooks/events";
 import { recordRenderEnd } from "../ledger/usage-days";
 import { addToCounter, dayOf, monthOf } from "../ledger/counters";
-
-export const RENDER_STATUSES = ["queued", "processing", "succeeded", "failed", "cancelled"] as const;
-export type RenderStatus = (typeof RENDER_STATUSES)[number];
 
 /** RenderEnd is a final state and what goes with it. */
 export type RenderEnd =

@@ -10,8 +10,10 @@ import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
 import type { Claim, Queue } from "../queue/queue";
 import { SqliteQueue } from "../queue/sqlite";
+import { uploadedAsset } from "../store/assets";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
+import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
 import { PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
@@ -154,7 +156,7 @@ export class RenderWorker {
     const { files, log } = this.options;
     const id = head.renderId;
     const started = performance.now();
-    const ended = (status: "succeeded" | "failed" | "cancelled") => this.counted(head, status, (performance.now() - started) / 1000);
+    const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
     try {
       const out = await this.print(head.workspaceId, job, signal);
       const sha256 = await files.writeOutput(id, out.pdf);
@@ -179,7 +181,7 @@ export class RenderWorker {
   }
 
   /** counted tells the metrics that a render this worker took has ended: its wait in the queue and its print time. */
-  private counted(head: Claim, status: "succeeded" | "failed" | "cancelled", renderSeconds: number): void {
+  private counted(head: Claim, status: FinalStatus, renderSeconds: number): void {
     const startedAt = this.running.get(head.renderId)?.startedAt;
     const queueSeconds = startedAt ? (startedAt.getTime() - Date.parse(head.createdAt)) / 1000 : undefined;
     this.options.metrics?.renderEnded({ status, test: head.test, queueSeconds, renderSeconds });
@@ -208,13 +210,10 @@ export class RenderWorker {
     return async (url) => {
       const named = parseAssetUrl(url);
       if (!named) return null;
-      const row = store.get<{ sha256: string; media_type: string }>(
-        "SELECT sha256, media_type FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
-        { id: named.assetId, ws: workspaceId },
-      );
-      if (!row) return null;
-      const file = files.openAsset(row.sha256);
-      return (await file.exists()) ? { body: await file.bytes(), contentType: row.media_type } : null;
+      const asset = uploadedAsset(store, workspaceId, named.assetId);
+      if (!asset) return null;
+      const file = files.openAsset(asset.sha256);
+      return (await file.exists()) ? { body: await file.bytes(), contentType: asset.mediaType } : null;
     };
   }
 

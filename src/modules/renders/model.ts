@@ -3,7 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
-import { RENDER_STATUSES } from "../../queue/lifecycle";
+import { RENDER_STATUSES } from "../../store/render-status";
 
 export const RenderStatus = literalUnion(RENDER_STATUSES);
 
@@ -75,8 +75,7 @@ export const BatchRequest = Type.Object({ items: Type.Array(RenderRequest, { min
 
 export const BatchCreated = Type.Object({ batchId: Identifier, items: Type.Array(Render) });
 
-/** `?wait=N`: seconds to wait for the final state, at most 60 (DESIGN.md 4). */
-export const MAX_WAIT_SECONDS = 60;
+// `?wait=N`: seconds to wait for the final state, 0 to 60 (DESIGN.md 4).
 export const WaitQuery = Type.Object({ wait: Type.Optional(Type.String({ pattern: "^(?:[0-9]|[1-5][0-9]|60)$" })) }, closed);
 
 export const RenderListQuery = Type.Object(

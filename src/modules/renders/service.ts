@@ -15,6 +15,7 @@ import { DocumentNode } from "../../render/compile/model";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
 import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
+import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
 import type { Store } from "../../store/open";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
@@ -22,7 +23,8 @@ import type { Download } from "../assets/service";
 import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
-import { endRender, type RenderStatus } from "../../queue/lifecycle";
+import { endRender } from "../../queue/lifecycle";
+import { isFinalStatus, type RenderStatus } from "../../store/render-status";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
 /** What the render operations need. */
@@ -76,8 +78,6 @@ interface RenderRow {
 const RENDER_COLUMNS =
   "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, created_at, started_at, finished_at";
 
-const FINAL: ReadonlySet<RenderStatus> = new Set(["succeeded", "failed", "cancelled"]);
-
 function badRequest(path: string, message: string): ApiError {
   return new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path, message }] });
 }
@@ -85,12 +85,9 @@ function badRequest(path: string, message: string): ApiError {
 /** assetFinder answers a workspace's uploaded assets by id, reading their bytes only when a job needs them. */
 function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
   return (assetId) => {
-    const row = deps.store.get<{ kind: string; filename: string; media_type: string; sha256: string }>(
-      "SELECT kind, filename, media_type, sha256 FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
-      { id: assetId, ws: workspaceId },
-    );
-    if (!row) return null;
-    return { kind: row.kind, filename: row.filename, mediaType: row.media_type, bytes: () => readFileSync(deps.files.assetPath(row.sha256)) };
+    const asset = uploadedAsset(deps.store, workspaceId, assetId);
+    if (!asset) return null;
+    return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes: () => readFileSync(deps.files.assetPath(asset.sha256)) };
   };
 }
 
@@ -251,8 +248,8 @@ export function getRender(deps: RenderDeps, workspaceId: string, id: string): Re
 /** waitForRender waits up to `seconds` for a render to reach a final state and answers it as it is then. A render
  * that failed is answered as its error (with its renderId), the way a synchronous call would fail. */
 export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number): Promise<Render> {
-  if (seconds <= 0 || FINAL.has(render.status)) return finalOrThrow(render);
-  const ended = () => FINAL.has(renderRow(deps, workspaceId, render.id).status);
+  if (seconds <= 0 || isFinalStatus(render.status)) return finalOrThrow(render);
+  const ended = () => isFinalStatus(renderRow(deps, workspaceId, render.id).status);
   await deps.worker.waitEnded(render.id, seconds * 1000, ended);
   return finalOrThrow(getRender(deps, workspaceId, render.id));
 }
@@ -265,7 +262,7 @@ function finalOrThrow(render: Render): Render {
 
 /** isFinal tells whether a render has ended. */
 export function isFinal(render: Render): boolean {
-  return FINAL.has(render.status);
+  return isFinalStatus(render.status);
 }
 
 /** listRenders answers one page of the workspace's renders, newest first, filtered by status, test and template. */
