@@ -15,7 +15,7 @@ import { internalHandler, type LiveState } from "./modules/health/internal";
 import { FileStore } from "./store/files";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
-import { resolveHost, type Resolver } from "./webhooks/destinations";
+import { destinationOptions, type Resolver } from "./webhooks/destinations";
 import { Dispatcher } from "./webhooks/dispatcher";
 import { VERSION } from "./version";
 
@@ -137,7 +137,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     clock,
     log,
     secretKey: config.secretKey,
-    destinations: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate, resolve: options.resolve ?? resolveHost },
+    destinations: destinationOptions(config, options.resolve),
     retentionDays: config.retentionDays,
     timeoutMs: options.webhookTimeoutMs,
     metrics,
