@@ -1,6 +1,6 @@
 /**
- * queue/queue: the render queue as the worker sees it (spec 3.2, 8.1 (5)): claim the fair next render, end it, put it
- * back, cancel it, count it. The SQLite implementation (sqlite.ts) is today's; a second one (several processes on a
+ * queue/queue: the render queue (spec 3.2, 8.1 (5)): add a render, claim the fair next one, end it, put it back,
+ * cancel it, count it. The SQLite implementation (sqlite.ts) is today's; a second one (several processes on a
  * shared database) adds a lease to the claim — the claim is keyed by render id so the lease has a place to live.
  */
 import type { ErrorCode } from "../errors";
@@ -16,6 +16,21 @@ export interface Claim {
   job: string;
 }
 
+/** NewRender is a render to queue, as the renders service planned it; `metadata` and `job` are stored JSON. */
+export interface NewRender {
+  id: string;
+  workspaceId: string;
+  test: boolean;
+  source: string;
+  templateId: string | null;
+  templateVersion: number | null;
+  batchId: string | null;
+  filename: string;
+  metadata: string;
+  job: string;
+  createdAt: string;
+}
+
 /** Printed is what a render that succeeded produced. */
 export interface Printed {
   outputSha256: string;
@@ -27,6 +42,8 @@ export interface Printed {
 /** Queue is the render queue behind one narrow interface; every write of a final state commits with its usage record
  * and end event (queue/lifecycle.ts). */
 export interface Queue {
+  /** enqueue adds a `queued` render; call it inside the transaction that charges its allowances. */
+  enqueue(render: NewRender): void;
   /** recover runs before the first claim: renders left processing by a dead process go back once, then fail. */
   recover(): { requeued: number; failed: number };
   /** claim takes the fair next render (8.1 (5)) of a workspace that is not suspended, or answers null. */

@@ -6,7 +6,7 @@ import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
 import { pickNext, type Head } from "./fairness";
 import { claimRender, endRender, recoverRenders, requeueRender } from "./lifecycle";
-import type { Claim, Printed, Queue } from "./queue";
+import type { Claim, NewRender, Printed, Queue } from "./queue";
 import { sweepRenders } from "./retention";
 
 /** SqliteQueue is the Queue of one renderd process; it remembers which workspace it served when, for the fair pick. */
@@ -19,6 +19,27 @@ export class SqliteQueue implements Queue {
     private readonly clock: Clock,
     private readonly files: FileStore,
   ) {}
+
+  enqueue(render: NewRender): void {
+    if (!this.store.db.inTransaction) throw new Error("enqueue must run inside the transaction that charges the render");
+    this.store.run(
+      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, filename, metadata, job, created_at)
+       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $filename, $metadata, $job, $now)`,
+      {
+        id: render.id,
+        ws: render.workspaceId,
+        test: render.test ? 1 : 0,
+        source: render.source,
+        templateId: render.templateId,
+        version: render.templateVersion,
+        batchId: render.batchId,
+        filename: render.filename,
+        metadata: render.metadata,
+        job: render.job,
+        now: render.createdAt,
+      },
+    );
+  }
 
   recover(): { requeued: number; failed: number } {
     return recoverRenders(this.store, this.clock);

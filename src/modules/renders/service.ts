@@ -23,7 +23,7 @@ import type { Download } from "../assets/service";
 import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
-import { endRender } from "../../queue/lifecycle";
+import type { Queue } from "../../queue/queue";
 import { isFinalStatus, type RenderStatus } from "../../store/render-status";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
@@ -35,6 +35,8 @@ export interface RenderDeps {
   files: FileStore;
   /** The queue's runner; `renderd tui` passes one that prints nothing (the serving process's worker does). */
   worker: RenderQueue;
+  /** The render queue renders are added to and cancelled in. */
+  queue: Queue;
 }
 
 /** RenderQueue is what the render services need of the worker. */
@@ -142,25 +144,23 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?
     const test = plans.filter((p) => p.test).length;
     chargeAllowances(store, clock, workspaceId, { real: plans.length - test, test });
     const now = clock.now().toISOString();
-    return plans.map((plan) =>
-      store.get<RenderRow>(
-        `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, filename, metadata, job, created_at)
-         VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $filename, $metadata, $job, $now) RETURNING *`,
-        {
-          id: newId("rnd"),
-          ws: workspaceId,
-          test: plan.test ? 1 : 0,
-          source: plan.source,
-          templateId: plan.templateId ?? null,
-          version: plan.templateVersion ?? null,
-          batchId: batchId ?? null,
-          filename: plan.filename,
-          metadata: JSON.stringify(plan.metadata),
-          job: JSON.stringify(plan.job),
-          now,
-        },
-      )!,
-    );
+    return plans.map((plan) => {
+      const id = newId("rnd");
+      deps.queue.enqueue({
+        id,
+        workspaceId,
+        test: plan.test,
+        source: plan.source,
+        templateId: plan.templateId ?? null,
+        templateVersion: plan.templateVersion ?? null,
+        batchId: batchId ?? null,
+        filename: plan.filename,
+        metadata: JSON.stringify(plan.metadata),
+        job: JSON.stringify(plan.job),
+        createdAt: now,
+      });
+      return store.get<RenderRow>("SELECT * FROM renders WHERE id = $id", { id })!;
+    });
   });
   deps.worker.kick();
   return rows;
@@ -293,10 +293,8 @@ export function listRenderRecords(store: Store, workspaceId: string, query: { li
 /** cancelRender cancels a render that is queued or processing (409 CONFLICT once it has ended): the final state, its
  * usage and its event are written at once, and a render being printed is stopped. */
 export function cancelRender(deps: RenderDeps, workspaceId: string, id: string): Render {
-  const { store, clock } = deps;
   renderRow(deps, workspaceId, id);
-  const cancelled = store.tx(() => endRender(store, clock, id, ["queued", "processing"], { status: "cancelled" }));
-  if (!cancelled) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status}; only a queued or processing render can be cancelled.`);
+  if (!deps.queue.cancel(id)) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status}; only a queued or processing render can be cancelled.`);
   deps.worker.cancel(id);
   deps.worker.ended(id);
   return getRender(deps, workspaceId, id);

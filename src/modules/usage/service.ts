@@ -1,4 +1,4 @@
-/** usage/service: the daily usage record (spec 2.10) — counting finished renders, and reading ranges of days back. */
+/** usage/service: reading the daily usage record (spec 2.10) back over ranges of days; ledger/usage-days.ts writes it. */
 import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
