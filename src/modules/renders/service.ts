@@ -3,7 +3,6 @@
  * cancelling them, and their signed result addresses. Everything about a request is checked and its print job made
  * before anything is written; then the allowances are charged and the rows queued in one transaction.
  */
-import { readFileSync } from "node:fs";
 import type { Config } from "../../config";
 import { ApiError } from "../../errors";
 import { firstProblems, NodeChecker } from "../../render/compile/node-check";
@@ -78,7 +77,7 @@ interface RenderRow {
 
 // The columns of RenderRow: everything but the print job, which may be megabytes of HTML.
 const RENDER_COLUMNS =
-  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, created_at, started_at, finished_at";
+  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, warnings, created_at, started_at, finished_at";
 
 function badRequest(path: string, message: string): ApiError {
   return new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path, message }] });
@@ -89,7 +88,7 @@ function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
   return (assetId) => {
     const asset = uploadedAsset(deps.store, workspaceId, assetId);
     if (!asset) return null;
-    return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes: () => readFileSync(deps.files.assetPath(asset.sha256)) };
+    return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes: () => deps.files.readAsset(asset.sha256) };
   };
 }
 
