@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config";
 import { systemClock } from "../src/lib/clock";
 import { createLogger } from "../src/logger";
-import { CLI_ACTOR } from "../src/modules/audit/model";
+import { CLI_ACTOR } from "../src/auth/actor";
 import { createWebhookEndpoint } from "../src/modules/webhook-endpoints/service";
 import { createWorkspace } from "../src/modules/workspaces/service";
 import { startServer } from "../src/server";

@@ -5,7 +5,7 @@ import { ConfigError, ensureDataDir, loadConfig, type Config } from "../src/conf
 import { ApiError } from "../src/errors";
 import { systemClock, type Clock } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
-import { CLI_ACTOR, type ChangeContext } from "../src/modules/audit/model";
+import { CLI_ACTOR, type ChangeContext } from "../src/auth/actor";
 import { migrate } from "../src/store/migrate";
 import { openStore, storePath, type Store } from "../src/store/open";
 

@@ -5,7 +5,8 @@ import { ROLES, type Role } from "../src/auth/scopes";
 import { randomBase62 } from "../src/lib/ids";
 import { ApiError } from "../src/errors";
 import { PASSWORD_RULE } from "../src/lib/passwords";
-import { createUser, findUserByEmail, hashPassword, replacePassword, validatePassword } from "../src/modules/users/service";
+import { findUserByEmail } from "../src/auth/accounts";
+import { createUser, hashPassword, replacePassword, validatePassword } from "../src/modules/users/service";
 import { cliChange, guard, print, storeOptions, withStore } from "./context";
 import { badInput } from "./input";
 

@@ -2,7 +2,7 @@
 import { randomBase62 } from "./lib/ids";
 import type { Clock } from "./lib/clock";
 import type { Store } from "./store/open";
-import { CLI_ACTOR } from "./modules/audit/model";
+import { CLI_ACTOR } from "./auth/actor";
 import { countUsers, createUser, hashPassword } from "./modules/users/service";
 import { createWorkspace } from "./modules/workspaces/service";
 

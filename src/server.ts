@@ -15,7 +15,7 @@ import { internalHandler, type LiveState } from "./modules/health/internal";
 import { FileStore } from "./store/files";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
-import { resolveHost, type Resolver } from "./webhooks/destinations";
+import { destinationOptions, type Resolver } from "./webhooks/destinations";
 import { Dispatcher } from "./webhooks/dispatcher";
 import { VERSION } from "./version";
 
@@ -98,7 +98,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const liveWorker = worker;
     metrics.attach({
       pool: () => livePool.stats(),
-      queue: () => Object.fromEntries(store.all<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY status").map((r) => [r.status, r.n])),
+      queue: () => liveWorker.queue.depth(),
       webhookBacklog: () => store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
     });
     const state = (): LiveState => {
@@ -139,7 +139,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     clock,
     log,
     secretKey: config.secretKey,
-    destinations: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate, resolve: options.resolve ?? resolveHost },
+    destinations: destinationOptions(config, options.resolve),
     retentionDays: config.retentionDays,
     timeoutMs: options.webhookTimeoutMs,
     metrics,

@@ -7,7 +7,7 @@ import { ManualClock } from "../src/lib/clock";
 import { createLogger } from "../src/logger";
 import { startServer, type RunningServer, type ServerOptions } from "../src/server";
 import type { Role, Scope } from "../src/auth/scopes";
-import { CLI_ACTOR } from "../src/modules/audit/model";
+import { CLI_ACTOR } from "../src/auth/actor";
 import { createUser, hashPassword } from "../src/modules/users/service";
 import { createWorkspace } from "../src/modules/workspaces/service";
 import { createApiKey } from "../src/modules/api-keys/service";

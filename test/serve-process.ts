@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
-import { CLI_ACTOR } from "../src/modules/audit/model";
+import { CLI_ACTOR } from "../src/auth/actor";
 import { createApiKey } from "../src/modules/api-keys/service";
 import { getWorkspace } from "../src/modules/workspaces/service";
 import { systemClock } from "../src/lib/clock";

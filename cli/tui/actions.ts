@@ -6,6 +6,7 @@ import { createApiKey } from "../../src/modules/api-keys/service";
 import { cancelRender, type RenderDeps, type RenderQueue } from "../../src/modules/renders/service";
 import { AllowancesReplacement, type CompanyAllowances } from "../../src/modules/workspaces/model";
 import { replaceAllowances, setSuspended } from "../../src/modules/workspaces/service";
+import { SqliteQueue } from "../../src/queue/sqlite";
 import { FileStore } from "../../src/store/files";
 import type { Store } from "../../src/store/open";
 import { cliChange } from "../context";
@@ -28,7 +29,8 @@ export class Actions {
     private readonly clock: Clock,
     config: Config,
   ) {
-    this.renders = { store, clock, config, files: new FileStore(config.dataDir), worker: NO_QUEUE };
+    const files = new FileStore(config.dataDir);
+    this.renders = { store, clock, config, files, worker: NO_QUEUE, queue: new SqliteQueue(store, clock, files) };
   }
 
   /** setSuspended suspends or restores a workspace (`workspace.suspended`/`workspace.restored`, as `renderd suspend`). */

@@ -3,7 +3,7 @@
 import { Value } from "@sinclair/typebox/value";
 import type { Clock } from "../../src/lib/clock";
 import { LiveState } from "../../src/modules/health/internal";
-import { RENDER_STATUSES, type RenderStatus } from "../../src/modules/renders/lifecycle";
+import { RENDER_STATUSES, type RenderStatus } from "../../src/store/render-status";
 import { usageCounters } from "../../src/modules/workspaces/counters";
 import { listWorkspaces } from "../../src/modules/workspaces/service";
 import type { PlatformWorkspace } from "../../src/modules/workspaces/model";

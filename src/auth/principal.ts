@@ -4,8 +4,8 @@ import { ApiError } from "../errors";
 import type { Clock } from "../lib/clock";
 import { safeEqual, sha256Hex } from "../lib/hash";
 import type { Store } from "../store/open";
-import type { Actor } from "../modules/audit/model";
-import { findUser, membershipsOf, type Membership } from "../modules/users/service";
+import type { Actor } from "./actor";
+import { findUser, membershipsOf, type Membership } from "./accounts";
 import { looksLikeApiKey, readCookieValue } from "./secrets";
 import { scopesOfRole, type Role, type Scope } from "./scopes";
 

@@ -1,6 +1,6 @@
 /** http/request-meta: the request id and client address of each request, fixed once when it arrives. */
 import { isIdentifier, newId } from "../lib/ids";
-import type { Actor, ChangeContext } from "../modules/audit/model";
+import type { Actor, ChangeContext } from "../auth/actor";
 
 export interface Meta {
   requestId: string;

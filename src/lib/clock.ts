@@ -23,7 +23,3 @@ export class ManualClock implements Clock {
   }
 }
 
-/** isoNow gives the clock's time as the store's text form (ISO 8601, milliseconds, Z). */
-export function isoNow(clock: Clock): string {
-  return clock.now().toISOString();
-}

@@ -2,6 +2,7 @@
  * where they happen, through the methods below; figures that already exist elsewhere (the pool, the queue, the webhook
  * backlog) are read at scrape time from the sources the server attaches, never counted twice. */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { FinalStatus } from "../store/render-status";
 
 /** PoolFigures is what /metrics reads from the Chromium pool at scrape time (a subset of its stats()). */
 export interface PoolFigures {
@@ -22,7 +23,7 @@ export interface MetricSources {
 
 /** RenderEnded is one render reaching a final state in this process's worker. */
 export interface RenderEnded {
-  status: "succeeded" | "failed" | "cancelled";
+  status: FinalStatus;
   test: boolean;
   /** Seconds from creation to the worker claiming it; absent when it never was claimed. */
   queueSeconds?: number;

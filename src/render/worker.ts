@@ -1,6 +1,6 @@
 /**
- * worker: runs the render queue — the `queued` rows — on the Chromium pool. It claims the fair pick (scheduler.ts)
- * whenever a page is free, prints it, stores the PDF and writes the final state (modules/renders/lifecycle.ts).
+ * worker: runs the render queue (queue/queue.ts) on the Chromium pool. It claims the fair pick whenever a page is free,
+ * prints it, stores the PDF and ends the render through the queue.
  * A render lost to a crashed page or browser is printed once more on the replacement; a render interrupted by stop()
  * goes back to the queue, so a restart loses none.
  */
@@ -9,14 +9,15 @@ import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
-import { claimRender, endRender, recoverRenders, requeueRender } from "../modules/renders/lifecycle";
-import { sweepRenders } from "../modules/renders/retention";
+import type { Claim, Queue } from "../queue/queue";
+import { SqliteQueue } from "../queue/sqlite";
+import { uploadedAsset } from "../store/assets";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
+import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
 import { PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
-import { pickNext, type Head } from "./scheduler";
 
 export interface WorkerOptions {
   store: Store;
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   retentionDays: number;
   /** Counts each render that ends here and its times (docs/operations.md). */
   metrics?: Metrics;
+  /** The render queue; this process's SQLite one unless given. */
+  queue?: Queue;
 }
 
 // A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
@@ -50,21 +53,23 @@ interface Running {
 /** RenderWorker owns the queue of one renderd process. */
 export class RenderWorker {
   private readonly running = new Map<string, Running>();
-  private readonly lastServed = new Map<string, number>();
   private readonly waiters = new Map<string, Set<() => void>>();
-  private turn = 0;
+  /** The queue this worker takes renders from (read for its depth by /metrics). */
+  readonly queue: Queue;
   private kicked = false;
   private stopped = true;
   private poller?: ReturnType<typeof setInterval>;
   private sweeper?: ReturnType<typeof setInterval>;
 
-  constructor(private readonly options: WorkerOptions) {}
+  constructor(private readonly options: WorkerOptions) {
+    this.queue = options.queue ?? new SqliteQueue(options.store, options.clock, options.files);
+  }
 
   /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
    * begins taking renders. */
   start(): void {
-    const { store, clock, log } = this.options;
-    const recovered = recoverRenders(store, clock);
+    const { log } = this.options;
+    const recovered = this.queue.recover();
     if (recovered.requeued || recovered.failed) log.warn(recovered, "renders left processing by a previous process");
     this.stopped = false;
     this.sweep();
@@ -138,57 +143,38 @@ export class RenderWorker {
   }
 
   private fill(): void {
-    const { store, clock, concurrency } = this.options;
+    const { clock, concurrency } = this.options;
     while (!this.stopped && this.running.size < concurrency) {
-      const head = pickNext(this.heads(), this.lastServed);
-      if (!head) return;
-      const job = store.tx(() => claimRender(store, clock, head.renderId));
-      if (job === null) continue;
-      this.lastServed.set(head.workspaceId, ++this.turn);
+      const claim = this.queue.claim();
+      if (!claim) return;
       const controller = new AbortController();
-      const running: Running = { workspaceId: head.workspaceId, startedAt: clock.now(), controller, done: Promise.resolve() };
-      this.running.set(head.renderId, running);
-      running.done = this.run(head, JSON.parse(job) as PrintJob, controller.signal);
+      const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller, done: Promise.resolve() };
+      this.running.set(claim.renderId, running);
+      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, controller.signal);
     }
   }
 
-  /** heads answers each workspace's oldest queued render; a suspended workspace renders nothing (spec 8.1 (6)). */
-  private heads(): Head[] {
-    return this.options.store
-      .all<{ workspace_id: string; head: string }>(
-        `SELECT r.workspace_id, MIN(r.created_at || ' ' || r.id) AS head
-         FROM renders r JOIN workspaces w ON w.id = r.workspace_id
-         WHERE r.status = 'queued' AND w.suspended = 0
-         GROUP BY r.workspace_id`,
-      )
-      .map(({ workspace_id, head }) => {
-        const [createdAt, renderId] = head.split(" ");
-        return { workspaceId: workspace_id, renderId: renderId!, createdAt: createdAt! };
-      });
-  }
-
-  private async run(head: Head, job: PrintJob, signal: AbortSignal): Promise<void> {
-    const { store, clock, files, log } = this.options;
+  private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
+    const { files, log } = this.options;
     const id = head.renderId;
     const started = performance.now();
-    const ended = (status: "succeeded" | "failed" | "cancelled") => this.counted(head, status, (performance.now() - started) / 1000);
+    const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
     try {
       const out = await this.print(head.workspaceId, job, signal);
       const sha256 = await files.writeOutput(id, out.pdf);
-      const end = { status: "succeeded" as const, outputSha256: sha256, pages: out.pages, bytes: out.bytes, warnings: out.warnings };
-      const stored = store.tx(() => endRender(store, clock, id, ["processing"], end));
+      const stored = this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: out.bytes, warnings: out.warnings });
       if (!stored) this.dropOutput(sha256);
       ended(stored ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: out.bytes, warnings: out.warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
-      if (signal.reason instanceof Stopping) return requeueRender(store, id);
+      if (signal.reason instanceof Stopping) return this.queue.requeue(id);
       // Cancelled: the cancel request wrote the final state already.
       if (signal.reason instanceof Cancelled) return ended("cancelled");
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
-      if (store.tx(() => endRender(store, clock, id, ["processing"], { status: "failed", code: error.code, message: error.message }))) ended("failed");
+      if (this.queue.fail(id, error.code, error.message)) ended("failed");
     } finally {
       this.running.delete(id);
       this.ended(id);
@@ -197,22 +183,15 @@ export class RenderWorker {
   }
 
   /** counted tells the metrics that a render this worker took has ended: its wait in the queue and its print time. */
-  private counted(head: Head, status: "succeeded" | "failed" | "cancelled", renderSeconds: number): void {
+  private counted(head: Claim, status: FinalStatus, renderSeconds: number): void {
     const startedAt = this.running.get(head.renderId)?.startedAt;
     const queueSeconds = startedAt ? (startedAt.getTime() - Date.parse(head.createdAt)) / 1000 : undefined;
-    const test = this.options.store.get<{ test: number }>("SELECT test FROM renders WHERE id = $id", { id: head.renderId })?.test === 1;
-    this.options.metrics?.renderEnded({ status, test, queueSeconds, renderSeconds });
+    this.options.metrics?.renderEnded({ status, test: head.test, queueSeconds, renderSeconds });
   }
 
   /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */
   private stopCancelledElsewhere(): void {
-    if (this.running.size === 0) return;
-    const ids = [...this.running.keys()];
-    const cancelled = this.options.store.all<{ id: string }>(
-      `SELECT id FROM renders WHERE status = 'cancelled' AND id IN (${ids.map((_, i) => `$r${i}`).join(", ")})`,
-      Object.fromEntries(ids.map((id, i) => [`r${i}`, id])),
-    );
-    for (const { id } of cancelled) this.cancel(id);
+    for (const id of this.queue.cancelledAmong([...this.running.keys()])) this.cancel(id);
   }
 
   /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */
@@ -233,26 +212,22 @@ export class RenderWorker {
     return async (url) => {
       const named = parseAssetUrl(url);
       if (!named) return null;
-      const row = store.get<{ sha256: string; media_type: string }>(
-        "SELECT sha256, media_type FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
-        { id: named.assetId, ws: workspaceId },
-      );
-      if (!row) return null;
-      const file = files.openAsset(row.sha256);
-      return (await file.exists()) ? { body: await file.bytes(), contentType: row.media_type } : null;
+      const asset = uploadedAsset(store, workspaceId, named.assetId);
+      if (!asset) return null;
+      const file = files.openAsset(asset.sha256);
+      return (await file.exists()) ? { body: await file.bytes(), contentType: asset.mediaType } : null;
     };
   }
 
   /** dropOutput deletes a stored PDF no render points at (its render was cancelled while it printed). */
   private dropOutput(sha256: string): void {
-    const { store, files } = this.options;
-    if (!store.get("SELECT 1 FROM renders WHERE output_sha256 = $sha", { sha: sha256 })) files.removeOutput(sha256);
+    if (!this.queue.outputInUse(sha256)) this.options.files.removeOutput(sha256);
   }
 
   private sweep(): void {
-    const { store, clock, files, log, retentionDays } = this.options;
+    const { store, clock, log, retentionDays } = this.options;
     try {
-      const swept = sweepRenders(store, files, clock, retentionDays);
+      const swept = this.queue.sweep(retentionDays);
       if (swept.renders) log.info(swept, "old renders deleted");
       const keys = sweepIdempotencyKeys({ store, clock });
       if (keys) log.info({ idempotencyKeys: keys }, "expired idempotency keys deleted");

@@ -2,7 +2,7 @@
 import ExcelJS from "exceljs";
 import { PassThrough } from "node:stream";
 import { ApiError, type ErrorDetail } from "../errors";
-import type { SheetDefinition } from "../modules/reports/model";
+import type { SheetDefinition } from "./sheets";
 import { FormatterCache, formatProblem } from "./compile/format";
 import { pointer } from "./compile/pointer";
 import type { Scopes } from "./compile/values";

@@ -3,7 +3,7 @@
  * `tmp/uploads/`. Swapping the
  * embedded store for object storage later means replacing this module, nothing above it. */
 import { createHash } from "node:crypto";
-import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { dirname, join } from "node:path";
 import type { BunFile } from "bun";
@@ -120,6 +120,11 @@ export class FileStore {
   /** openAsset answers the stored file with this sha256, to stream from disk (it may not exist). */
   openAsset(sha256: string): BunFile {
     return Bun.file(this.assetPath(sha256));
+  }
+
+  /** readAsset answers the whole stored file with this sha256 at once, for a print job that embeds it (it must exist). */
+  readAsset(sha256: string): Uint8Array {
+    return readFileSync(this.assetPath(sha256));
   }
 
   /** hasAsset tells whether the bytes with this sha256 are stored. */

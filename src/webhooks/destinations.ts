@@ -1,5 +1,6 @@
 /** destinations: the allowed-destination check of spec 6.7, run when an endpoint is saved and before every delivery (6.5 (5)). */
 import { lookup } from "node:dns/promises";
+import type { Config } from "../config";
 
 /** A resolver answers every A and AAAA address of a host name; an empty list or a throw means it does not resolve. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -10,6 +11,11 @@ export interface DestinationOptions {
   /** spec 6.7: self-hosted installations can allow private addresses; this also lets localhost names through. */
   allowPrivate: boolean;
   resolve: Resolver;
+}
+
+/** destinationOptions answers the spec 6.7 options the configuration sets, with the system resolver unless one is given. */
+export function destinationOptions(config: Pick<Config, "webhookAllowHttp" | "webhookAllowPrivate">, resolve: Resolver = resolveHost): DestinationOptions {
+  return { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate, resolve };
 }
 
 /** The outcome: either the URL and the checked address to dial (no brackets), or a user-facing reason. */

@@ -2,18 +2,17 @@
 import type { Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
 import type { Store } from "../store/open";
+import type { FinalStatus } from "../store/render-status";
 
 /** spec 6.1: the event types, one per final render state. */
 export const EVENT_TYPES = ["render.succeeded", "render.failed", "render.cancelled"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export type EndStatus = "succeeded" | "failed" | "cancelled";
-
 /** What rendering says about a PDF render that reached its final state. */
 export interface EndEvent {
   workspaceId: string;
   renderId: string;
-  status: EndStatus;
+  status: FinalStatus;
   test: boolean;
   /** Only used when `status` is `failed`: the render's error code (spec 6.3 `data.errorCode`). */
   errorCode?: string;
@@ -74,7 +73,7 @@ export interface EventRow {
   id: string;
   type: EventType;
   render_id: string;
-  status: EndStatus;
+  status: FinalStatus;
   test: number;
   error_code: string | null;
   created_at: string;

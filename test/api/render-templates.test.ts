@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { startTestServer, type Reply, type TestServer } from "../harness";
 import { local, PNG, uploadSample, type Sample } from "../fixtures/assets";
 import { pdfText } from "../render/fixtures";
-import { CLI_ACTOR } from "../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../src/auth/actor";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 
 let t: TestServer;

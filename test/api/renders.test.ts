@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from "../harness";
 import { local } from "../fixtures/assets";
 import { pdfText, slowHtml } from "../render/fixtures";
 import { until } from "../wait";
-import { sweepRenders } from "../../src/modules/renders/retention";
+import { sweepRenders } from "../../src/queue/retention";
 
 let t: TestServer;
 let key: string;

@@ -2,7 +2,7 @@
  * in, read and export; every write is refused unless its route declares `whileSuspended`. The tables run over every
  * route the app registers, so a new route falls under the rule without being listed here. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { CLI_ACTOR } from "../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../src/auth/actor";
 import { createUser, hashPassword } from "../../src/modules/users/service";
 import { local, PDF, PNG, put, registration } from "../fixtures/assets";
 import { startTestServer, type TestServer } from "../harness";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../harness";
 import { registration, samples, uploadSample, type Sample } from "../fixtures/assets";
 import { ApiError } from "../../src/errors";
-import { CLI_ACTOR } from "../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../src/auth/actor";
 import { templateForRender } from "../../src/modules/templates/service";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 

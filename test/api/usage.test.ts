@@ -1,7 +1,7 @@
 /** usage: GET /v1/usage (spec 4.8) and GET /v1/platform/usage (4.3) over the real server; usage is seeded with
  * recordRenderEnd, the call rendering makes when a render reaches its final state. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { recordRenderEnd, type UsageEnd } from "../../src/modules/usage/service";
+import { recordRenderEnd, type UsageEnd } from "../../src/ledger/usage-days";
 import { startTestServer, type TestServer } from "../harness";
 
 let t: TestServer;

@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../harness";
 import { startReceiver, type Receiver } from "../webhooks/receiver";
 import { enqueueEndEvent } from "../../src/webhooks/events";
 import type { Resolver } from "../../src/webhooks/destinations";
-import { CLI_ACTOR } from "../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../src/auth/actor";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 
 // Fakes only at the edge we cannot reach (STYLE habit 10): DNS answers.

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkIntegrity, migrationLevel, referencedFiles, takeSnapshot, withReadOnly } from "../../src/backup/snapshot";
 import { ManualClock } from "../../src/lib/clock";
-import { CLI_ACTOR } from "../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../src/auth/actor";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 import { migrate } from "../../src/store/migrate";
 import { MIGRATIONS } from "../../src/store/migrations";

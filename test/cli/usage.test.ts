@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { daysIn, monthsOf } from "../../cli/usage";
-import { recordRenderEnd } from "../../src/modules/usage/service";
+import { recordRenderEnd } from "../../src/ledger/usage-days";
 import { openStore, type Store } from "../../src/store/open";
 
 const ROOT = join(import.meta.dir, "../..");

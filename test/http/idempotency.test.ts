@@ -8,7 +8,7 @@ import type { ApiKeyPrincipal } from "../../src/auth/principal";
 import { ApiError } from "../../src/errors";
 import { idempotent } from "../../src/http/idempotency";
 import { ManualClock } from "../../src/lib/clock";
-import { CLI_ACTOR } from "../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../src/auth/actor";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 import { migrate } from "../../src/store/migrate";
 import { openStore, type Store } from "../../src/store/open";

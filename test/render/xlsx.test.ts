@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import ExcelJS from "exceljs";
 import { ApiError } from "../../src/errors";
-import type { SheetDefinition } from "../../src/modules/reports/model";
+import type { SheetDefinition } from "../../src/render/sheets";
 import { excelNumFmt } from "../../src/render/xlsx-cells";
 import { fillWorkbook } from "../../src/render/xlsx-fill";
 import { buildSheetsWorkbook, sheetProblems } from "../../src/render/xlsx-sheets";

@@ -7,7 +7,7 @@ import { enqueueEndEvent, type EndEvent } from "../../src/webhooks/events";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/retry";
 import { sweepWebhookHistory } from "../../src/webhooks/retention";
 import type { Resolver } from "../../src/webhooks/destinations";
-import { CLI_ACTOR } from "../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../src/auth/actor";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 
 const DNS: Record<string, string[]> = { "receiver.test": ["127.0.0.1"], "hooks.test": ["127.0.0.1"] };

@@ -2,7 +2,7 @@
 import { Box, Text, useInput } from "ink";
 import { useEffect, useState } from "react";
 import { ApiError } from "../../../src/errors";
-import { RENDER_STATUSES, type RenderStatus } from "../../../src/modules/renders/lifecycle";
+import { RENDER_STATUSES, type RenderStatus } from "../../../src/store/render-status";
 import type { RenderFilter } from "../data";
 import { editLine, window } from "../edit";
 import { ago, cut } from "../format";

@@ -6,8 +6,8 @@ import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
 import { newApiKeySecret } from "../../auth/secrets";
 import type { Scope } from "../../auth/scopes";
-import type { ChangeContext } from "../audit/model";
-import { markResourceDeleted, recordAudit } from "../audit/service";
+import type { ChangeContext } from "../../auth/actor";
+import { deleteAudited, recordAudit } from "../audit/service";
 import type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from "./model";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -102,9 +102,7 @@ export function revokeApiKey(store: Store, clock: Clock, ctx: ChangeContext, wor
 export function deleteApiKey(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
   return store.tx(() => {
     const r = keyRow(store, workspaceId, id);
-    store.run("DELETE FROM api_keys WHERE id = $id", { id });
-    markResourceDeleted(store, workspaceId, "api_key", id);
-    recordAudit(store, clock, ctx, { workspaceId, action: "api_key.deleted", resourceType: "api_key", resourceId: id, resourceName: r.name, resourceDeleted: true });
+    deleteAudited(store, clock, ctx, "api_keys", { workspaceId, action: "api_key.deleted", resourceType: "api_key", resourceId: id, resourceName: r.name });
     return { id, deleted: true as const };
   });
 }

@@ -8,8 +8,8 @@ import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { SourceFailed, TooManyBytes, type FileStore, type TempFile } from "../../store/files";
 import type { Store } from "../../store/open";
-import type { Actor, ChangeContext } from "../audit/model";
-import { markResourceDeleted, recordAudit } from "../audit/service";
+import type { Actor, ChangeContext } from "../../auth/actor";
+import { deleteAudited, recordAudit } from "../audit/service";
 import { getAllowances } from "../workspaces/service";
 import { contentCheck } from "./content";
 import { MEDIA_TYPES_OF_KIND, type Asset, type AssetCreated, type AssetDetail, type AssetKind, type AssetListQuery, type MediaType, type RegisterAssetBody } from "./model";
@@ -86,15 +86,12 @@ function expirePending(deps: AssetDeps, ctx: ChangeContext, workspaceId: string 
   let expired = 0;
   for (const r of rows) {
     if (deps.files.isHeldBy(r.id)) continue;
-    deps.store.run("DELETE FROM assets WHERE id = $id", { id: r.id });
-    markResourceDeleted(deps.store, r.workspace_id, "asset", r.id);
-    recordAudit(deps.store, deps.clock, ctx, {
+    deleteAudited(deps.store, deps.clock, ctx, "assets", {
       workspaceId: r.workspace_id,
       action: "asset.expired",
       resourceType: "asset",
       resourceId: r.id,
       resourceName: r.filename,
-      resourceDeleted: true,
       metadata: auditFacts(r),
     });
     expired += 1;
@@ -193,9 +190,7 @@ export function deleteAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: st
   const { store, clock } = deps;
   const { row, lastReference } = store.tx(() => {
     const r = assetRow(store, workspaceId, id);
-    store.run("DELETE FROM assets WHERE id = $id", { id });
-    markResourceDeleted(store, workspaceId, "asset", id);
-    recordAudit(store, clock, ctx, { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, resourceDeleted: true, metadata: auditFacts(r) });
+    deleteAudited(store, clock, ctx, "assets", { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, metadata: auditFacts(r) });
     return { row: r, lastReference: r.status === "uploaded" && !isReferenced(store, r.sha256) };
   });
   if (lastReference) deps.files.removeAsset(row.sha256);

@@ -1,9 +1,7 @@
 /** audit/model: the spec 2.7 AuditEvent and the 4.6 list query. */
 import { Type, type Static } from "@sinclair/typebox";
+import { ActorType } from "../../auth/actor";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
-
-export const ActorType = Type.Union([Type.Literal("user"), Type.Literal("api_key"), Type.Literal("system")]);
-export type ActorType = Static<typeof ActorType>;
 
 export const MetadataValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
 export const Metadata = Type.Record(Type.String(), MetadataValue);
@@ -42,20 +40,3 @@ export const AuditQuery = Type.Object(
   { additionalProperties: false },
 );
 export type AuditQuery = Static<typeof AuditQuery>;
-
-/** Actor is who made a change: a console user, an API key, or the operator's CLI (`system`/`cli`). */
-export interface Actor {
-  type: ActorType;
-  id: string;
-  name?: string;
-  email?: string;
-}
-
-/** ChangeContext travels from the route to the service: who acts, under which request id. */
-export interface ChangeContext {
-  actor: Actor;
-  requestId: string;
-}
-
-/** CLI_ACTOR is the actor of every change made with the admin CLI (DESIGN.md 3). */
-export const CLI_ACTOR: Actor = { type: "system", id: "cli", name: "renderd CLI" };

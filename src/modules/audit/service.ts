@@ -4,7 +4,8 @@ import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
-import type { AuditEvent, AuditQuery, ChangeContext, Metadata } from "./model";
+import type { ChangeContext } from "../../auth/actor";
+import type { AuditEvent, AuditQuery, Metadata } from "./model";
 
 export interface AuditEntry {
   workspaceId: string;
@@ -45,13 +46,19 @@ export function recordAudit(store: Store, clock: Clock, ctx: ChangeContext, entr
   return id;
 }
 
-/** markResourceDeleted flags the earlier events of a deleted resource, in the deleting transaction. */
-export function markResourceDeleted(store: Store, workspaceId: string, resourceType: string, resourceId: string): void {
+/** The tables whose rows are audited resources that can be deleted. */
+export type DeletableTable = "assets" | "api_keys" | "templates" | "webhook_endpoints";
+
+/** deleteAudited deletes a resource's row, flags its earlier audit events as about a deleted resource and records the
+ * deletion (spec 2.7 `resourceDeleted`); call it inside the store transaction of the deletion. */
+export function deleteAudited(store: Store, clock: Clock, ctx: ChangeContext, table: DeletableTable, entry: Omit<AuditEntry, "resourceDeleted">): void {
+  store.run(`DELETE FROM ${table} WHERE id = $id`, { id: entry.resourceId });
   store.run("UPDATE audit_events SET resource_deleted = 1 WHERE workspace_id = $ws AND resource_type = $t AND resource_id = $id", {
-    ws: workspaceId,
-    t: resourceType,
-    id: resourceId,
+    ws: entry.workspaceId,
+    t: entry.resourceType,
+    id: entry.resourceId,
   });
+  recordAudit(store, clock, ctx, { ...entry, resourceDeleted: true });
 }
 
 interface AuditRow {

@@ -6,8 +6,9 @@ import type { Store } from "../../store/open";
 import type { SessionPrincipal } from "../../auth/principal";
 import { newSessionToken } from "../../auth/secrets";
 import { recordAudit } from "../audit/service";
-import type { ChangeContext } from "../audit/model";
-import { findUser, findUserByEmail, hashPassword, membershipsOf, replacePassword, validatePassword } from "../users/service";
+import type { ChangeContext } from "../../auth/actor";
+import { findUser, findUserByEmail, membershipsOf } from "../../auth/accounts";
+import { hashPassword, replacePassword, validatePassword } from "../users/service";
 import type { ChangePasswordBody, Me } from "./model";
 
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

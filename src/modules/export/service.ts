@@ -3,7 +3,7 @@
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import type { Store } from "../../store/open";
-import type { ChangeContext } from "../audit/model";
+import type { ChangeContext } from "../../auth/actor";
 import { listAuditEvents, recordAudit } from "../audit/service";
 import { listAssets } from "../assets/service";
 import { listRenderRecords } from "../renders/service";

@@ -6,9 +6,10 @@ import type { Clock } from "../../lib/clock";
 import { randomBase62 } from "../../lib/ids";
 import type { Store } from "../../store/open";
 import type { Role } from "../../auth/scopes";
-import type { ChangeContext } from "../audit/model";
+import type { ChangeContext } from "../../auth/actor";
 import { recordAudit } from "../audit/service";
-import { checkEmail, createUser, findUserByEmail, hashPassword } from "../users/service";
+import { findUserByEmail } from "../../auth/accounts";
+import { checkEmail, createUser, hashPassword } from "../users/service";
 import type { AddMemberBody, Member, MemberAdded } from "./model";
 
 interface MemberRow {

@@ -3,7 +3,7 @@
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import type { Store } from "../../store/open";
-import { addToCounter, dayOf, monthOf, readCounter } from "../workspaces/counters";
+import { addToCounter, dayOf, monthOf, readCounter } from "../../ledger/counters";
 import type { CompanyAllowances } from "../workspaces/model";
 import { getAllowances } from "../workspaces/service";
 import type { RenderActivity } from "./model";

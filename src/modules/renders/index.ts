@@ -9,6 +9,7 @@ import { IdParams, NoQuery, Page } from "../../http/schemas";
 import { fileResponse, jsonBody, jsonResponse, tokenParameter, withJson } from "../../http/openapi";
 import { downloadResponse } from "../assets/download";
 import { renderActivity } from "./allowances";
+import { renderDeps } from "./deps";
 import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, WaitQuery } from "./model";
 import {
   cancelRender,
@@ -22,13 +23,7 @@ import {
   previewHtml,
   resultOf,
   waitForRender,
-  type RenderDeps,
 } from "./service";
-
-/** renderDeps gives the render operations what they need from the app. */
-export function renderDeps(app: AppContext): RenderDeps {
-  return { store: app.store, clock: app.clock, config: app.config, files: app.files, worker: app.worker };
-}
 
 // A preview answers the PDF itself; it waits as long as a render may take, within the ?wait bound.
 const PREVIEW_WAIT_SECONDS = 60;

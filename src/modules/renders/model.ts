@@ -3,7 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
-import { RENDER_STATUSES } from "./lifecycle";
+import { RENDER_STATUSES } from "../../store/render-status";
 
 export const RenderStatus = literalUnion(RENDER_STATUSES);
 

@@ -3,10 +3,9 @@
  * cancelling them, and their signed result addresses. Everything about a request is checked and its print job made
  * before anything is written; then the allowances are charged and the rows queued in one transaction.
  */
-import { readFileSync } from "node:fs";
 import type { Config } from "../../config";
 import { ApiError } from "../../errors";
-import { firstProblems, NodeChecker } from "../../http/node-check";
+import { firstProblems, NodeChecker } from "../../render/compile/node-check";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
@@ -15,6 +14,7 @@ import { DocumentNode } from "../../render/compile/model";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
 import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
+import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
 import type { Store } from "../../store/open";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
@@ -22,7 +22,8 @@ import type { Download } from "../assets/service";
 import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
-import { endRender, type RenderStatus } from "./lifecycle";
+import type { Queue } from "../../queue/queue";
+import { isFinalStatus, type RenderStatus } from "../../store/render-status";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
 /** What the render operations need. */
@@ -33,6 +34,8 @@ export interface RenderDeps {
   files: FileStore;
   /** The queue's runner; `renderd tui` passes one that prints nothing (the serving process's worker does). */
   worker: RenderQueue;
+  /** The render queue renders are added to and cancelled in. */
+  queue: Queue;
 }
 
 /** RenderQueue is what the render services need of the worker. */
@@ -76,8 +79,6 @@ interface RenderRow {
 const RENDER_COLUMNS =
   "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, warnings, created_at, started_at, finished_at";
 
-const FINAL: ReadonlySet<RenderStatus> = new Set(["succeeded", "failed", "cancelled"]);
-
 function badRequest(path: string, message: string): ApiError {
   return new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path, message }] });
 }
@@ -85,12 +86,9 @@ function badRequest(path: string, message: string): ApiError {
 /** assetFinder answers a workspace's uploaded assets by id, reading their bytes only when a job needs them. */
 function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
   return (assetId) => {
-    const row = deps.store.get<{ kind: string; filename: string; media_type: string; sha256: string }>(
-      "SELECT kind, filename, media_type, sha256 FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
-      { id: assetId, ws: workspaceId },
-    );
-    if (!row) return null;
-    return { kind: row.kind, filename: row.filename, mediaType: row.media_type, bytes: () => readFileSync(deps.files.assetPath(row.sha256)) };
+    const asset = uploadedAsset(deps.store, workspaceId, assetId);
+    if (!asset) return null;
+    return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes: () => deps.files.readAsset(asset.sha256) };
   };
 }
 
@@ -145,25 +143,23 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?
     const test = plans.filter((p) => p.test).length;
     chargeAllowances(store, clock, workspaceId, { real: plans.length - test, test });
     const now = clock.now().toISOString();
-    return plans.map((plan) =>
-      store.get<RenderRow>(
-        `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, filename, metadata, job, created_at)
-         VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $filename, $metadata, $job, $now) RETURNING *`,
-        {
-          id: newId("rnd"),
-          ws: workspaceId,
-          test: plan.test ? 1 : 0,
-          source: plan.source,
-          templateId: plan.templateId ?? null,
-          version: plan.templateVersion ?? null,
-          batchId: batchId ?? null,
-          filename: plan.filename,
-          metadata: JSON.stringify(plan.metadata),
-          job: JSON.stringify(plan.job),
-          now,
-        },
-      )!,
-    );
+    return plans.map((plan) => {
+      const id = newId("rnd");
+      deps.queue.enqueue({
+        id,
+        workspaceId,
+        test: plan.test,
+        source: plan.source,
+        templateId: plan.templateId ?? null,
+        templateVersion: plan.templateVersion ?? null,
+        batchId: batchId ?? null,
+        filename: plan.filename,
+        metadata: JSON.stringify(plan.metadata),
+        job: JSON.stringify(plan.job),
+        createdAt: now,
+      });
+      return store.get<RenderRow>("SELECT * FROM renders WHERE id = $id", { id })!;
+    });
   });
   deps.worker.kick();
   return rows;
@@ -251,8 +247,8 @@ export function getRender(deps: RenderDeps, workspaceId: string, id: string): Re
 /** waitForRender waits up to `seconds` for a render to reach a final state and answers it as it is then. A render
  * that failed is answered as its error (with its renderId), the way a synchronous call would fail. */
 export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number): Promise<Render> {
-  if (seconds <= 0 || FINAL.has(render.status)) return finalOrThrow(render);
-  const ended = () => FINAL.has(renderRow(deps, workspaceId, render.id).status);
+  if (seconds <= 0 || isFinalStatus(render.status)) return finalOrThrow(render);
+  const ended = () => isFinalStatus(renderRow(deps, workspaceId, render.id).status);
   await deps.worker.waitEnded(render.id, seconds * 1000, ended);
   return finalOrThrow(getRender(deps, workspaceId, render.id));
 }
@@ -265,7 +261,7 @@ function finalOrThrow(render: Render): Render {
 
 /** isFinal tells whether a render has ended. */
 export function isFinal(render: Render): boolean {
-  return FINAL.has(render.status);
+  return isFinalStatus(render.status);
 }
 
 /** listRenders answers one page of the workspace's renders, newest first, filtered by status, test and template. */
@@ -296,10 +292,8 @@ export function listRenderRecords(store: Store, workspaceId: string, query: { li
 /** cancelRender cancels a render that is queued or processing (409 CONFLICT once it has ended): the final state, its
  * usage and its event are written at once, and a render being printed is stopped. */
 export function cancelRender(deps: RenderDeps, workspaceId: string, id: string): Render {
-  const { store, clock } = deps;
   renderRow(deps, workspaceId, id);
-  const cancelled = store.tx(() => endRender(store, clock, id, ["queued", "processing"], { status: "cancelled" }));
-  if (!cancelled) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status}; only a queued or processing render can be cancelled.`);
+  if (!deps.queue.cancel(id)) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status}; only a queued or processing render can be cancelled.`);
   deps.worker.cancel(id);
   deps.worker.ended(id);
   return getRender(deps, workspaceId, id);

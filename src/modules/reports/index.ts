@@ -10,7 +10,7 @@ import { Render } from "../renders/model";
 import { XLSX } from "../assets/model";
 import { ReportBody, StringRenderBody, StringRenderResult } from "./model";
 import { createReport, renderText, type ReportDeps } from "./service";
-import { renderDeps } from "../renders";
+import { renderDeps } from "../renders/deps";
 
 const create = { scope: "render:create" } as const;
 

@@ -3,6 +3,7 @@
  * against documentsPerMonth in the transaction that answers it. */
 import { ApiError, type ErrorDetail } from "../../errors";
 import type { Clock } from "../../lib/clock";
+import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
 import type { Store } from "../../store/open";
 import { localeProblem, renderString, TemplateSyntaxError } from "../../render/strings";
@@ -46,12 +47,9 @@ async function workbookBytes(deps: ReportDeps, workspaceId: string, id: string):
     new ApiError("ASSET_INVALID", `Asset ${id} is not an uploaded workbook of this workspace.`, {
       details: [{ path: "/workbookAssetId", message: "must name an uploaded asset of kind workbook" }],
     });
-  const row = deps.store.get<{ sha256: string }>(
-    "SELECT sha256 FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded' AND kind = 'workbook'",
-    { id, ws: workspaceId },
-  );
-  if (!row) throw invalid();
-  const file = deps.files.openAsset(row.sha256);
+  const asset = uploadedAsset(deps.store, workspaceId, id);
+  if (asset?.kind !== "workbook") throw invalid();
+  const file = deps.files.openAsset(asset.sha256);
   // Deleted between the query and here: the same answer as if it had been gone before.
   if (!(await file.exists())) throw invalid();
   return new Uint8Array(await file.arrayBuffer());

@@ -3,7 +3,7 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ApiError, type ErrorDetail } from "../../errors";
-import { firstProblems, NodeChecker, schemaProblems } from "../../http/node-check";
+import { firstProblems, NodeChecker, schemaProblems } from "../../render/compile/node-check";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";

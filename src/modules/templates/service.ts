@@ -8,8 +8,8 @@ import { compileTemplate } from "../../render/compile/compile";
 import type { CompositionNode, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
 import type { Store } from "../../store/open";
-import type { ChangeContext } from "../audit/model";
-import { markResourceDeleted, recordAudit } from "../audit/service";
+import type { ChangeContext } from "../../auth/actor";
+import { deleteAudited, recordAudit } from "../audit/service";
 import {
   DRAFT_FIELDS,
   type CreateTemplateBody,
@@ -213,15 +213,12 @@ export function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, w
   return store.tx(() => {
     const r = templateRow(store, workspaceId, id);
     // template_versions go by ON DELETE CASCADE (foreign keys are on for every connection, store/open.ts).
-    store.run("DELETE FROM templates WHERE id = $id", { id });
-    markResourceDeleted(store, workspaceId, "template", id);
-    recordAudit(store, clock, ctx, {
+    deleteAudited(store, clock, ctx, "templates", {
       workspaceId,
       action: "template.deleted",
       resourceType: "template",
       resourceId: id,
       resourceName: r.name,
-      resourceDeleted: true,
       metadata: { latestVersion: r.latest_version },
     });
     return { id, deleted: true as const };

@@ -1,29 +1,21 @@
-/** usage/service: the daily usage record (spec 2.10) — counting finished renders, and reading ranges of days back. */
+/** usage/service: reading the daily usage record (spec 2.10) back over ranges of days; ledger/usage-days.ts writes it. */
 import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import type { Store } from "../../store/open";
 import type { PlatformUsageItem, PlatformUsagePage, PlatformUsageQuery, UsageCounters, UsageExportRow, UsageQuery, UsageReport } from "./model";
-import { dayOf } from "../workspaces/counters";
+import { dayOf } from "../../ledger/counters";
+import { dayMs } from "../../ledger/usage-days";
 
 /** spec 4.8 / 8.4: a range covers at most 366 days, both ends counted. */
 export const MAX_RANGE_DAYS = 366;
 
 const DAY_MS = 86_400_000;
-const DAY_FORM = /^\d{4}-\d{2}-\d{2}$/;
 
 /** UsageRange is a checked range of UTC days, both included. */
 export interface UsageRange {
   from: string;
   to: string;
-}
-
-// A day's UTC midnight in ms, or null when the text is not a real calendar day ("2026-02-30" rolls over, so the
-// round trip catches it; parsing the ISO form rather than Date.UTC keeps years 0000..0099 literal).
-function dayMs(value: string): number | null {
-  if (!DAY_FORM.test(value)) return null;
-  const ms = Date.parse(`${value}T00:00:00.000Z`);
-  return Number.isNaN(ms) || dayOf(new Date(ms)) !== value ? null : ms;
 }
 
 function badRange(path: "/from" | "/to", message: string): ApiError {
@@ -56,49 +48,6 @@ export function resolveRange(query: { from?: string; to?: string }, now: Date): 
   const days = (toMs - fromMs) / DAY_MS + 1;
   if (days > MAX_RANGE_DAYS) throw badRange("/to", `the range may cover at most ${MAX_RANGE_DAYS} days, both ends counted (${from} to ${to} is ${days})`);
   return { from, to };
-}
-
-/** UsageEnd is one render reaching its final state, as the usage record counts it. */
-export interface UsageEnd {
-  workspaceId: string;
-  day: string;
-  status: "succeeded" | "failed" | "cancelled";
-  pages?: number;
-  bytes?: number;
-}
-
-function count(value: number | undefined, what: string): number {
-  if (value === undefined) return 0;
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`recordRenderEnd: ${what} must be a whole number >= 0 (got ${value})`);
-  return value;
-}
-
-/** recordRenderEnd adds one finished render to its workspace's usage record of `day` (spec 2.10); call it inside the transaction that writes the render's final state. */
-export function recordRenderEnd(store: Store, end: UsageEnd): void {
-  // STYLE habit 4: a render's final state and its usage counters commit together, so a crash never counts one twice or not at all.
-  if (!store.db.inTransaction) throw new Error("recordRenderEnd must run inside the transaction of the render's final state");
-  if (dayMs(end.day) === null) throw new Error(`recordRenderEnd: day must be a calendar day YYYY-MM-DD (got ${JSON.stringify(end.day)})`);
-  // spec 2.10: pages and bytes are those of the PDFs of succeeded renders only.
-  const succeeded = end.status === "succeeded";
-  store.run(
-    `INSERT INTO usage_days (workspace_id, day, renders_succeeded, renders_failed, renders_cancelled, pages, output_bytes)
-     VALUES ($ws, $day, $succeeded, $failed, $cancelled, $pages, $bytes)
-     ON CONFLICT (workspace_id, day) DO UPDATE SET
-       renders_succeeded = renders_succeeded + excluded.renders_succeeded,
-       renders_failed = renders_failed + excluded.renders_failed,
-       renders_cancelled = renders_cancelled + excluded.renders_cancelled,
-       pages = pages + excluded.pages,
-       output_bytes = output_bytes + excluded.output_bytes`,
-    {
-      ws: end.workspaceId,
-      day: end.day,
-      succeeded: succeeded ? 1 : 0,
-      failed: end.status === "failed" ? 1 : 0,
-      cancelled: end.status === "cancelled" ? 1 : 0,
-      pages: succeeded ? count(end.pages, "pages") : 0,
-      bytes: succeeded ? count(end.bytes, "bytes") : 0,
-    },
-  );
 }
 
 interface CounterRow {

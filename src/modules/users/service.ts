@@ -4,27 +4,11 @@ import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { passwordProblem } from "../../lib/passwords";
 import type { Store } from "../../store/open";
+import { membershipsOf, type UserRow } from "../../auth/accounts";
 import type { Role } from "../../auth/scopes";
-import type { ChangeContext } from "../audit/model";
+import type { ChangeContext } from "../../auth/actor";
 import { recordAudit } from "../audit/service";
 import { getWorkspace } from "../workspaces/service";
-
-export interface UserRow {
-  id: string;
-  email: string;
-  name: string | null;
-  password_hash: string;
-  platform_admin: number;
-  created_at: string;
-}
-
-export interface Membership {
-  workspaceId: string;
-  workspaceName: string;
-  role: Role;
-  /** The workspace is suspended (spec 3.4): its members may read it, not change it. */
-  suspended: boolean;
-}
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
@@ -110,25 +94,6 @@ export function createUser(
     });
     return { id, email, workspaceId: ws.id, role: input.role, platformAdmin: input.platformAdmin };
   });
-}
-
-/** findUserByEmail answers the user with that e-mail (case-insensitive), or null. */
-export function findUserByEmail(store: Store, email: string): UserRow | null {
-  return store.get<UserRow>("SELECT * FROM users WHERE email = $email", { email: email.trim() });
-}
-
-/** findUser answers the user with that id, or null. */
-export function findUser(store: Store, id: string): UserRow | null {
-  return store.get<UserRow>("SELECT * FROM users WHERE id = $id", { id });
-}
-
-/** membershipsOf answers a user's workspaces, oldest membership first (the default workspace is the first). */
-export function membershipsOf(store: Store, userId: string): Membership[] {
-  return store.all<{ workspace_id: string; name: string; role: Role; suspended: number }>(
-    `SELECT m.workspace_id, w.name, m.role, w.suspended FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
-     WHERE m.user_id = $user ORDER BY m.created_at, m.workspace_id`,
-    { user: userId },
-  ).map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role, suspended: r.suspended === 1 }));
 }
 
 /** countUsers answers how many users exist (first start creates the administrator when there are none). */

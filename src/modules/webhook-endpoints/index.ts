@@ -5,7 +5,7 @@ import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, Page } from "../../http/schemas";
 import type { RequestMeta } from "../../http/request-meta";
-import { resolveHost } from "../../webhooks/destinations";
+import { destinationOptions } from "../../webhooks/destinations";
 import {
   CreateWebhookEndpointBody,
   UpdateWebhookEndpointBody,
@@ -32,7 +32,7 @@ const manage = { scope: "webhook:manage" } as const;
 export function webhookEndpointRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
   const deps: EndpointDeps = {
     secretKey: app.config.secretKey,
-    destinations: { allowHttp: app.config.webhookAllowHttp, allowPrivate: app.config.webhookAllowPrivate, resolve: app.resolve ?? resolveHost },
+    destinations: destinationOptions(app.config, app.resolve),
   };
   return new Elysia({ normalize: false })
     .use(auth)

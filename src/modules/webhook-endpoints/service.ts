@@ -8,8 +8,9 @@ import { checkDestination, type DestinationOptions } from "../../webhooks/destin
 import type { EventType } from "../../webhooks/events";
 import { decryptSecret, encryptSecret } from "../../webhooks/secret-box";
 import { newSigningSecret } from "../../webhooks/sign";
-import type { ChangeContext, Metadata } from "../audit/model";
-import { markResourceDeleted, recordAudit } from "../audit/service";
+import type { Metadata } from "../audit/model";
+import type { ChangeContext } from "../../auth/actor";
+import { deleteAudited, recordAudit } from "../audit/service";
 import type {
   CreateWebhookEndpointBody,
   UpdateWebhookEndpointBody,
@@ -196,15 +197,12 @@ export async function updateWebhookEndpoint(
 export function deleteWebhookEndpoint(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
   return store.tx(() => {
     const r = endpointRow(store, workspaceId, id);
-    store.run("DELETE FROM webhook_endpoints WHERE id = $id", { id });
-    markResourceDeleted(store, workspaceId, "webhook_endpoint", id);
-    recordAudit(store, clock, ctx, {
+    deleteAudited(store, clock, ctx, "webhook_endpoints", {
       workspaceId,
       action: "webhook_endpoint.deleted",
       resourceType: "webhook_endpoint",
       resourceId: id,
       resourceName: originOf(r.url),
-      resourceDeleted: true,
     });
     return { id, deleted: true as const };
   });

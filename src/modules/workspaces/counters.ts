@@ -1,41 +1,9 @@
-/** workspaces/counters: the usage counters of spec 2.3, kept per period in `allowance_counters` so that deleting old
- * renders (RETENTION_DAYS) never lowers them. */
+/** workspaces/counters: a workspace's usage counters now (spec 2.3), read from the ledger and its stored assets. */
 import type { Clock } from "../../lib/clock";
+import { dayOf, monthOf, readCounter } from "../../ledger/counters";
 import type { Store } from "../../store/open";
 import { storedBytes } from "../assets/service";
 import type { UsageCounters } from "./model";
-
-/** documents: real documents of a UTC month; test_renders: test renders created on a UTC day. */
-export type CounterName = "documents" | "test_renders";
-
-/** monthOf answers the UTC month of a time, `YYYY-MM`: the period of `documents`. */
-export function monthOf(at: Date | string): string {
-  return new Date(at).toISOString().slice(0, 7);
-}
-
-/** dayOf answers the UTC day of a time, `YYYY-MM-DD`: the period of `test_renders` and of usage records. */
-export function dayOf(at: Date | string): string {
-  return new Date(at).toISOString().slice(0, 10);
-}
-
-/** readCounter answers a counter's value for one period (0 when nothing was counted). */
-export function readCounter(store: Store, workspaceId: string, counter: CounterName, period: string): number {
-  const row = store.get<{ value: number }>(
-    "SELECT value FROM allowance_counters WHERE workspace_id = $ws AND counter = $counter AND period = $period",
-    { ws: workspaceId, counter, period },
-  );
-  return row?.value ?? 0;
-}
-
-/** addToCounter adds `delta` (negative to give back) to a counter; call it in the transaction of the change it counts. */
-export function addToCounter(store: Store, workspaceId: string, counter: CounterName, period: string, delta: number): void {
-  if (!store.db.inTransaction) throw new Error("addToCounter must run inside the transaction of the change it counts");
-  store.run(
-    `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, MAX($delta, 0))
-     ON CONFLICT (workspace_id, counter, period) DO UPDATE SET value = MAX(value + $delta, 0)`,
-    { ws: workspaceId, counter, period, delta },
-  );
-}
 
 /** usageCounters answers a workspace's counters now. No template is created from a PDF in this appliance (that needs
  * an AI service it does not have), so templateConversionsThisMonth stays 0. */

@@ -4,7 +4,7 @@ import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
-import type { ChangeContext } from "../audit/model";
+import type { ChangeContext } from "../../auth/actor";
 import { recordAudit } from "../audit/service";
 import { SLUG_PATTERN, type AllowancesReplacement, type CompanyAllowances, type PlatformWorkspace, type PlatformWorkspaceQuery } from "./model";
 

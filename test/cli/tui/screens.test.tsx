@@ -4,7 +4,7 @@ import { Actions } from "../../../cli/tui/actions";
 import { App } from "../../../cli/tui/app";
 import { loadSnapshot } from "../../../cli/tui/data";
 import { sha256Hex } from "../../../src/lib/hash";
-import { CLI_ACTOR } from "../../../src/modules/audit/model";
+import { CLI_ACTOR } from "../../../src/auth/actor";
 import { createWorkspace } from "../../../src/modules/workspaces/service";
 import { seedStore, type Seeded } from "./seed";
 

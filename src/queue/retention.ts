@@ -1,8 +1,8 @@
-/** renders/retention: renders and their PDFs are kept RETENTION_DAYS after they end (their end events go with the
+/** queue/retention: renders and their PDFs are kept RETENTION_DAYS after they end (their end events go with the
  * webhook history, src/webhooks/retention.ts); the daily usage record stays (spec 2.10). */
-import type { Clock } from "../../lib/clock";
-import type { FileStore } from "../../store/files";
-import type { Store } from "../../store/open";
+import type { Clock } from "../lib/clock";
+import type { FileStore } from "../store/files";
+import type { Store } from "../store/open";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

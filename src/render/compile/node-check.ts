@@ -1,5 +1,5 @@
 /**
- * http/node-check: checking request bodies that hold trees of a recursive union discriminated by `type`
+ * render/compile/node-check: checking request bodies that hold trees of a recursive union discriminated by `type`
  * (CompositionNode, DocumentNode) so that each detail points at the field at fault.
  *
  * For a recursive union TypeBox (and so Elysia) reports one "Expected union value" at the outermost node, whatever is
@@ -9,10 +9,10 @@
  */
 import { Kind, OptionalKind, Type, type TSchema } from "@sinclair/typebox";
 import { Errors, ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
-import type { ErrorDetail } from "../errors";
-import { statedExpectation } from "./validation";
-import { pointer } from "../render/compile/pointer";
-import { isObject } from "../render/compile/values";
+import type { ErrorDetail } from "../../errors";
+import { statedExpectation } from "../../http/validation";
+import { pointer } from "./pointer";
+import { isObject } from "./values";
 
 type JsKind = "string" | "number" | "boolean" | "null" | "array" | "object";
 

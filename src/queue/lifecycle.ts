@@ -1,5 +1,5 @@
 /**
- * renders/lifecycle: the only writes of a render's status (spec 3.2; docs/rendering.md has the diagram):
+ * queue/lifecycle: the only writes of a render's status (spec 3.2; docs/rendering.md has the diagram):
  *
  *   queued ──claim──▶ processing ──▶ succeeded | failed | cancelled
  *     │                   │
@@ -8,16 +8,14 @@
  * A final state is written with its usage record (2.10), the return of the month's document when a real render did
  * not produce one (2.3), and its end event (6): one transaction (STYLE habit 4).
  */
-import type { ErrorCode } from "../../errors";
-import type { Clock } from "../../lib/clock";
-import type { RenderWarning } from "../../render/warnings";
-import type { Store } from "../../store/open";
-import { enqueueEndEvent } from "../../webhooks/events";
-import { recordRenderEnd } from "../usage/service";
-import { addToCounter, dayOf, monthOf } from "../workspaces/counters";
-
-export const RENDER_STATUSES = ["queued", "processing", "succeeded", "failed", "cancelled"] as const;
-export type RenderStatus = (typeof RENDER_STATUSES)[number];
+import type { ErrorCode } from "../errors";
+import type { Clock } from "../lib/clock";
+import type { RenderWarning } from "../render/warnings";
+import type { Store } from "../store/open";
+import type { RenderStatus } from "../store/render-status";
+import { enqueueEndEvent } from "../webhooks/events";
+import { recordRenderEnd } from "../ledger/usage-days";
+import { addToCounter, dayOf, monthOf } from "../ledger/counters";
 
 /** RenderEnd is a final state and what goes with it. */
 export type RenderEnd =

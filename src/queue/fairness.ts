@@ -1,5 +1,5 @@
-/** scheduler: the fair pick of spec 8.1 (5) — workers take turns between workspaces, so every workspace's first
- * waiting render runs before any workspace's second. Pure: the worker feeds it the queue heads and its memory. */
+/** queue/fairness: the fair pick of spec 8.1 (5) — workers take turns between workspaces, so every workspace's first
+ * waiting render runs before any workspace's second. Pure: the queue (sqlite.ts) feeds it the heads and its memory. */
 
 /** Head is a workspace's oldest waiting render. */
 export interface Head {

@@ -1,0 +1,35 @@
+/** ledger/counters: the allowance counters of spec 2.3, kept per period in `allowance_counters` so that deleting old
+ * renders (RETENTION_DAYS) never lowers them. */
+import type { Store } from "../store/open";
+
+/** documents: real documents of a UTC month; test_renders: test renders created on a UTC day. */
+export type CounterName = "documents" | "test_renders";
+
+/** monthOf answers the UTC month of a time, `YYYY-MM`: the period of `documents`. */
+export function monthOf(at: Date | string): string {
+  return new Date(at).toISOString().slice(0, 7);
+}
+
+/** dayOf answers the UTC day of a time, `YYYY-MM-DD`: the period of `test_renders` and of usage records. */
+export function dayOf(at: Date | string): string {
+  return new Date(at).toISOString().slice(0, 10);
+}
+
+/** readCounter answers a counter's value for one period (0 when nothing was counted). */
+export function readCounter(store: Store, workspaceId: string, counter: CounterName, period: string): number {
+  const row = store.get<{ value: number }>(
+    "SELECT value FROM allowance_counters WHERE workspace_id = $ws AND counter = $counter AND period = $period",
+    { ws: workspaceId, counter, period },
+  );
+  return row?.value ?? 0;
+}
+
+/** addToCounter adds `delta` (negative to give back) to a counter; call it in the transaction of the change it counts. */
+export function addToCounter(store: Store, workspaceId: string, counter: CounterName, period: string, delta: number): void {
+  if (!store.db.inTransaction) throw new Error("addToCounter must run inside the transaction of the change it counts");
+  store.run(
+    `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, MAX($delta, 0))
+     ON CONFLICT (workspace_id, counter, period) DO UPDATE SET value = MAX(value + $delta, 0)`,
+    { ws: workspaceId, counter, period, delta },
+  );
+}

@@ -1,0 +1,67 @@
+/**
+ * queue/queue: the render queue (spec 3.2, 8.1 (5)): add a render, claim the fair next one, end it, put it back,
+ * cancel it, count it. The SQLite implementation (sqlite.ts) is today's; a second one (several processes on a
+ * shared database) adds a lease to the claim — the claim is keyed by render id so the lease has a place to live.
+ */
+import type { ErrorCode } from "../errors";
+import type { RenderWarning } from "../render/warnings";
+
+/** Claim is a render the queue gave this process to print: it is `processing` until it is ended or put back. */
+export interface Claim {
+  renderId: string;
+  workspaceId: string;
+  createdAt: string;
+  test: boolean;
+  /** The stored print job (JSON), as the render was planned. */
+  job: string;
+}
+
+/** NewRender is a render to queue, as the renders service planned it; `metadata` and `job` are stored JSON. */
+export interface NewRender {
+  id: string;
+  workspaceId: string;
+  test: boolean;
+  source: string;
+  templateId: string | null;
+  templateVersion: number | null;
+  batchId: string | null;
+  filename: string;
+  metadata: string;
+  job: string;
+  createdAt: string;
+}
+
+/** Printed is what a render that succeeded produced. */
+export interface Printed {
+  outputSha256: string;
+  pages: number;
+  bytes: number;
+  warnings?: RenderWarning[];
+}
+
+/** Queue is the render queue behind one narrow interface; every write of a final state commits with its usage record
+ * and end event (queue/lifecycle.ts). */
+export interface Queue {
+  /** enqueue adds a `queued` render; call it inside the transaction that charges its allowances. */
+  enqueue(render: NewRender): void;
+  /** recover runs before the first claim: renders left processing by a dead process go back once, then fail. */
+  recover(): { requeued: number; failed: number };
+  /** claim takes the fair next render (8.1 (5)) of a workspace that is not suspended, or answers null. */
+  claim(): Claim | null;
+  /** complete ends a claimed render as succeeded; false when it was cancelled meanwhile (nothing written). */
+  complete(renderId: string, printed: Printed): boolean;
+  /** fail ends a claimed render as failed; false when it was cancelled meanwhile. */
+  fail(renderId: string, code: ErrorCode, message: string): boolean;
+  /** requeue puts a claimed render back (the process is stopping; not a crash). */
+  requeue(renderId: string): void;
+  /** cancel ends a queued or processing render as cancelled; false when it had ended already. */
+  cancel(renderId: string): boolean;
+  /** cancelledAmong answers which of these claimed renders another process cancelled. */
+  cancelledAmong(renderIds: readonly string[]): string[];
+  /** outputInUse tells whether any render still points at a stored PDF. */
+  outputInUse(sha256: string): boolean;
+  /** sweep deletes renders that ended more than `retentionDays` ago and the PDFs none points at any more. */
+  sweep(retentionDays: number): { renders: number; outputs: number };
+  /** depth answers how many renders wait (`queued`) and print (`processing`). */
+  depth(): { queued: number; processing: number };
+}

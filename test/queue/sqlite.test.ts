@@ -1,0 +1,93 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI_ACTOR } from "../../src/auth/actor";
+import { ManualClock } from "../../src/lib/clock";
+import { createWorkspace, setSuspended } from "../../src/modules/workspaces/service";
+import type { NewRender } from "../../src/queue/queue";
+import { SqliteQueue } from "../../src/queue/sqlite";
+import { FileStore } from "../../src/store/files";
+import { migrate } from "../../src/store/migrate";
+import { openStore } from "../../src/store/open";
+
+const dataDir = mkdtempSync(join(tmpdir(), "renderd-queue-"));
+const clock = new ManualClock();
+const store = openStore(dataDir);
+migrate(store, clock);
+const queue = new SqliteQueue(store, clock, new FileStore(dataDir));
+const ctx = { actor: CLI_ACTOR, requestId: "req_queue_test" };
+const a = createWorkspace(store, clock, ctx, { name: "Acme" }).id;
+const b = createWorkspace(store, clock, ctx, { name: "Beta" }).id;
+
+afterAll(() => {
+  store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function add(id: string, workspaceId: string, test = false): void {
+  clock.advance(1000);
+  const render: NewRender = {
+    id,
+    workspaceId,
+    test,
+    source: "html",
+    templateId: null,
+    templateVersion: null,
+    batchId: null,
+    filename: "document.pdf",
+    metadata: "{}",
+    job: JSON.stringify({ id }),
+    createdAt: clock.now().toISOString(),
+  };
+  store.tx(() => queue.enqueue(render));
+}
+
+describe("SqliteQueue", () => {
+  test("enqueue outside a transaction is refused: a render is queued with the allowances it is charged", () => {
+    expect(() => queue.enqueue({ id: "rnd_x", workspaceId: a, test: false, source: "html", templateId: null, templateVersion: null, batchId: null, filename: "x.pdf", metadata: "{}", job: "{}", createdAt: clock.now().toISOString() })).toThrow(/inside the transaction/);
+  });
+
+  test("claims take turns between workspaces (8.1 (5)), carry the job and test flag, and skip a suspended workspace", () => {
+    add("rnd_a1", a);
+    add("rnd_a2", a, true);
+    add("rnd_b1", b);
+    expect(queue.depth()).toEqual({ queued: 3, processing: 0 });
+    const first = queue.claim()!;
+    expect(first).toMatchObject({ renderId: "rnd_a1", workspaceId: a, test: false, job: JSON.stringify({ id: "rnd_a1" }) });
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_b1" });
+    setSuspended(store, clock, ctx, a, true);
+    expect(queue.claim()).toBeNull();
+    setSuspended(store, clock, ctx, a, false);
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_a2", test: true });
+    expect(queue.depth()).toEqual({ queued: 0, processing: 3 });
+  });
+
+  test("complete, fail, cancel and requeue write each state once", () => {
+    expect(queue.complete("rnd_a1", { outputSha256: "ab".repeat(32), pages: 1, bytes: 10 })).toBe(true);
+    expect(queue.outputInUse("ab".repeat(32))).toBe(true);
+    expect(queue.cancel("rnd_b1")).toBe(true);
+    expect(queue.cancelledAmong(["rnd_a1", "rnd_b1", "rnd_a2"])).toEqual(["rnd_b1"]);
+    expect(queue.fail("rnd_b1", "RENDER_FAILED", "too late")).toBe(false);
+    expect(queue.cancel("rnd_a1")).toBe(false);
+    queue.requeue("rnd_a2");
+    expect(queue.depth()).toEqual({ queued: 1, processing: 0 });
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_a2" });
+    expect(queue.fail("rnd_a2", "RENDER_FAILED", "The render failed.")).toBe(true);
+    const states = store.all<{ id: string; status: string }>("SELECT id, status FROM renders ORDER BY id");
+    expect(states).toEqual([
+      { id: "rnd_a1", status: "succeeded" },
+      { id: "rnd_a2", status: "failed" },
+      { id: "rnd_b1", status: "cancelled" },
+    ]);
+  });
+
+  test("recover puts a render left processing back once, and fails it the second time", () => {
+    add("rnd_c1", b);
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_c1" });
+    expect(queue.recover()).toEqual({ requeued: 1, failed: 0 });
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_c1" });
+    expect(queue.recover()).toEqual({ requeued: 0, failed: 1 });
+    expect(queue.depth()).toEqual({ queued: 0, processing: 0 });
+  });
+});
