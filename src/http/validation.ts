@@ -1,6 +1,7 @@
 /** http/validation: turns Elysia's schema errors (422 by default) into 400 BAD_REQUEST with JSON-pointer details, in
  * words a client can act on. */
 import type { ValidationError } from "elysia";
+import { Kind } from "@sinclair/typebox";
 import { ValueErrorType } from "@sinclair/typebox/errors";
 import { ApiError, type ErrorDetail } from "../errors";
 
@@ -11,11 +12,12 @@ const WHERE: Record<string, string> = {
   headers: "The request headers are not valid.",
 };
 
-interface ValueErrorLike {
+/** ValueErrorLike is what TypeBox reports of one problem, whether Elysia or our own node check ran the schema. */
+export interface ValueErrorLike {
   type: ValueErrorType;
   path: string;
   message: string;
-  schema?: { anyOf?: Array<{ const?: unknown }>; errorMessage?: unknown };
+  schema?: { anyOf?: Array<{ const?: unknown }>; errorMessage?: unknown; [Kind]?: unknown };
   value?: unknown;
 }
 
@@ -27,11 +29,16 @@ export function statedExpectation(e: { type: ValueErrorType; schema?: Record<str
   return typeof stated === "string" && e.type !== ValueErrorType.String ? stated : undefined;
 }
 
-function describe(e: ValueErrorLike): string {
+/** describeValueError words one schema problem as what the value must be: the one mapping from TypeBox's messages to
+ * ours, for route validation and the node-by-node check of templates and documents alike. */
+export function describeValueError(e: ValueErrorLike): string {
   const stated = statedExpectation(e);
   if (stated) return stated;
-  if (e.message === "Unexpected property") return "is not an allowed field";
-  if (e.message === "Expected required property") return "is required";
+  // A closed map (template components) refuses a key by its pattern: the key is there, it is just not an Identifier.
+  if (e.type === ValueErrorType.ObjectAdditionalProperties && e.schema?.[Kind] === "Record") return "is not a valid id (letters, digits, _ and -; at most 128)";
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return "is not an allowed field";
+  if (e.type === ValueErrorType.ObjectRequiredProperty) return "is required";
+  if (e.type === ValueErrorType.ArrayUniqueItems) return "must not list the same item twice";
   const consts = e.schema?.anyOf?.map((s) => s.const);
   if (consts?.length && consts.every((c) => typeof c === "string")) return `must be one of: ${consts.join(", ")}`;
   return e.message.replace(/^Expected /, "must be ");
@@ -44,7 +51,7 @@ export function validationToApiError(error: ValidationError): ApiError {
   const details: ErrorDetail[] = [];
   for (const e of errors) {
     // A union reports once per branch; the parent's line already says what is wrong.
-    const detail = { path: e.path ?? "", message: describe(e) };
+    const detail = { path: e.path ?? "", message: describeValueError(e) };
     const key = detail.path;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -10,7 +10,7 @@
 import { Kind, OptionalKind, Type, type TSchema } from "@sinclair/typebox";
 import { Errors, ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import type { ErrorDetail } from "../../errors";
-import { statedExpectation } from "../../http/validation";
+import { describeValueError } from "../../http/validation";
 import { pointer } from "./pointer";
 import { isObject } from "./values";
 
@@ -81,17 +81,6 @@ export function firstProblems(problems: Iterable<ErrorDetail>, max: number): Err
   return [...details.values()];
 }
 
-function describe(e: ValueError): string {
-  const stated = statedExpectation(e);
-  if (stated) return stated;
-  // A closed map (components) refuses a key by its pattern: the key is there, it is just not an Identifier.
-  if (e.type === ValueErrorType.ObjectAdditionalProperties && e.schema[Kind] === "Record") return "is not a valid id (letters, digits, _ and -; at most 128)";
-  if (e.type === ValueErrorType.ObjectAdditionalProperties) return "is not an allowed field";
-  if (e.type === ValueErrorType.ObjectRequiredProperty) return "is required";
-  if (e.type === ValueErrorType.ArrayUniqueItems) return "must not list the same item twice";
-  return e.message.replace(/^Expected /, "must be ");
-}
-
 function kindOf(value: unknown): JsKind {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
@@ -137,7 +126,7 @@ function unionMessage(branches: TSchema[]): string {
 // A union error says only that no branch matched; report the problems of the branch the value was meant to be: one
 // of the value's own kind (a string for `"A6"`), the one with the fewest problems. None of these unions holds a node.
 function* refine(e: ValueError, at: string): Generator<ErrorDetail> {
-  if (e.type !== ValueErrorType.Union) return yield { path: at + e.path, message: describe(e) };
+  if (e.type !== ValueErrorType.Union) return yield { path: at + e.path, message: describeValueError(e) };
   // A missing required field also visits the field's schema with `undefined`; "is required" was said already.
   if (e.value === undefined) return yield { path: at + e.path, message: "is required" };
   const branches = e.schema.anyOf as TSchema[];
