@@ -13,12 +13,13 @@ import { ApiError } from "../errors";
 import { VERSION } from "../version";
 import type { Finishing, PdfMetadata, PdfStandard } from "./pdf-options";
 import { convertToPdfA } from "./pdfa";
+import type { AssetBody } from "./print";
 import { xmpPacket } from "./xmp";
 
 /** FinishDeps is what finishing needs beyond the PDF: the workspace's asset bytes and the limits. */
 export interface FinishDeps {
-  /** The bytes of an uploaded asset of the render's workspace, or null when it is gone. */
-  assetBytes(assetId: string): Promise<Uint8Array | null>;
+  /** An uploaded asset of the render's workspace, or null when it is gone. */
+  asset(assetId: string): Promise<AssetBody | null>;
   maxPages: number;
   maxOutputBytes: number;
 }
@@ -71,7 +72,7 @@ async function markTest(doc: PDFDocument, page: PDFPage): Promise<void> {
 
 /** append copies every page of a PDF asset after the document's pages. */
 async function append(doc: PDFDocument, assetId: string, deps: FinishDeps): Promise<void> {
-  const attached = await openAsset(assetId, deps);
+  const attached = (await openAsset(assetId, deps)).body;
   let source: PDFDocument;
   try {
     source = await PDFDocument.load(attached, { updateMetadata: false });
@@ -84,15 +85,14 @@ async function append(doc: PDFDocument, assetId: string, deps: FinishDeps): Prom
 
 /** embed adds an asset as an embedded file, listed in the catalog's /AF with its relationship (PDF/A-3, Factur-X). */
 async function embed(doc: PDFDocument, file: NonNullable<Finishing["embeddedFiles"]>[number], deps: FinishDeps): Promise<void> {
-  const bytes = await openAsset(file.assetId, deps);
-  const mimeType = file.name.toLowerCase().endsWith(".xml") ? "text/xml" : "application/octet-stream";
-  await doc.attach(bytes, file.name, { mimeType, afRelationship: AFRelationship[file.relationship ?? "Data"], modificationDate: new Date() });
+  const { body, contentType } = await openAsset(file.assetId, deps);
+  await doc.attach(body, file.name, { mimeType: contentType, afRelationship: AFRelationship[file.relationship ?? "Data"], modificationDate: new Date() });
 }
 
-async function openAsset(assetId: string, deps: FinishDeps): Promise<Uint8Array> {
-  const bytes = await deps.assetBytes(assetId);
-  if (!bytes) throw new ApiError("RENDER_FAILED", `The asset ${assetId} named in the render's pdf options was deleted before the render printed.`);
-  return bytes;
+async function openAsset(assetId: string, deps: FinishDeps): Promise<AssetBody> {
+  const asset = await deps.asset(assetId);
+  if (!asset) throw new ApiError("RENDER_FAILED", `The asset ${assetId} named in the render's pdf options was deleted before the render printed.`);
+  return asset;
 }
 
 /** setMetadata writes the information dictionary and the same facts as an XMP packet (what PDF/A and most viewers read). */

@@ -15,7 +15,8 @@ import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
-import { PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { finishPdf, type FinishDeps } from "./finish";
+import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
 import { pickNext, type Head } from "./scheduler";
 
 export interface WorkerOptions {
@@ -173,7 +174,8 @@ export class RenderWorker {
     const started = performance.now();
     const ended = (status: "succeeded" | "failed" | "cancelled") => this.counted(head, status, (performance.now() - started) / 1000);
     try {
-      const out = await this.print(head.workspaceId, job, signal);
+      const printed = await this.print(head.workspaceId, job, signal);
+      const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const sha256 = await files.writeOutput(id, out.pdf);
       const end = { status: "succeeded" as const, outputSha256: sha256, pages: out.pages, bytes: out.bytes, warnings: out.warnings };
       const stored = store.tx(() => endRender(store, clock, id, ["processing"], end));
@@ -229,18 +231,28 @@ export class RenderWorker {
 
   /** assets serves a page the uploaded assets of the render's own workspace, nothing else. */
   private assets(workspaceId: string): AssetLoader {
-    const { store, files } = this.options;
     return async (url) => {
       const named = parseAssetUrl(url);
-      if (!named) return null;
-      const row = store.get<{ sha256: string; media_type: string }>(
-        "SELECT sha256, media_type FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
-        { id: named.assetId, ws: workspaceId },
-      );
-      if (!row) return null;
-      const file = files.openAsset(row.sha256);
-      return (await file.exists()) ? { body: await file.bytes(), contentType: row.media_type } : null;
+      return named ? this.asset(workspaceId, named.assetId) : null;
     };
+  }
+
+  /** finishing is what finish.ts needs: the workspace's assets (the attached and embedded PDFs) and the pool's limits. */
+  private finishing(workspaceId: string): FinishDeps {
+    const { pool } = this.options;
+    return { asset: (id) => this.asset(workspaceId, id), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes };
+  }
+
+  /** asset answers an uploaded asset of the workspace, or null. */
+  private async asset(workspaceId: string, assetId: string): Promise<AssetBody | null> {
+    const { store, files } = this.options;
+    const row = store.get<{ sha256: string; media_type: string }>(
+      "SELECT sha256, media_type FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
+      { id: assetId, ws: workspaceId },
+    );
+    if (!row) return null;
+    const file = files.openAsset(row.sha256);
+    return (await file.exists()) ? { body: await file.bytes(), contentType: row.media_type } : null;
   }
 
   /** dropOutput deletes a stored PDF no render points at (its render was cancelled while it printed). */

@@ -2,6 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
+import { PdfOptions } from "../../render/pdf-options";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
 import { RENDER_STATUSES } from "./lifecycle";
 
@@ -64,6 +65,8 @@ export const RenderRequest = Type.Object(
     metadata: Type.Optional(RenderMetadata),
     /** Fail the render (RENDER_FAILED) when its page asks for anything it does not get, instead of warning. */
     failOnBlockedResources: Type.Optional(Type.Boolean()),
+    /** Tags, outline, metadata, appended PDFs, PDF/A (docs/pdf.md); laid over the template's own `pdf`. */
+    pdf: Type.Optional(PdfOptions),
   },
   closed,
 );
@@ -94,7 +97,10 @@ export const RenderListQuery = Type.Object(
 export type RenderListQuery = Static<typeof RenderListQuery>;
 
 /** The body of a template preview: the data, and which version (the draft when none is given). */
-export const PreviewRequest = Type.Object({ data: Type.Optional(Type.Unknown()), version: Type.Optional(Type.Integer({ minimum: 1 })) }, closed);
+export const PreviewRequest = Type.Object(
+  { data: Type.Optional(Type.Unknown()), version: Type.Optional(Type.Integer({ minimum: 1 })), pdf: Type.Optional(PdfOptions) },
+  closed,
+);
 export type PreviewRequest = Static<typeof PreviewRequest>;
 
 export const PreviewQuery = Type.Object({ format: Type.Optional(literalUnion(["pdf", "html"] as const)) }, closed);

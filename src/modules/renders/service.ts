@@ -13,6 +13,7 @@ import { newId } from "../../lib/ids";
 import { validateData } from "../../render/compile/data";
 import { DocumentNode } from "../../render/compile/model";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
+import { mergePdfOptions } from "../../render/pdf-options";
 import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
 import type { FileStore } from "../../store/files";
@@ -23,6 +24,7 @@ import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
 import { endRender, type RenderStatus } from "./lifecycle";
+import { withPdfOptions } from "./pdf";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
 /** What the render operations need. */
@@ -104,7 +106,7 @@ function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string,
     const problems = validateData(template.source.dataSchema, data, `${at}/data`);
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
   }
-  return { templateId, templateVersion: template.version, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
+  return { templateId, templateVersion: template.version, pdf: template.pdf, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
 }
 
 const documentNodes = new NodeChecker(DocumentNode, ["children"]);
@@ -123,19 +125,24 @@ function planRequest(deps: RenderDeps, workspaceId: string, request: RenderReque
   const test = request.test ?? false;
   const common = { test, metadata: request.metadata ?? {} };
   const fail = request.failOnBlockedResources ? { failOnBlockedResources: true } : {};
+  const find = assetFinder(deps, workspaceId);
   if (request.templateId !== undefined) {
     // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
     const which = request.version ?? (test ? "draft" : "latest");
-    const plan = templatePlan(deps, workspaceId, request.templateId, which, request.data ?? {}, at);
-    return { ...common, ...plan, job: { ...plan.job, ...fail }, source: "template", filename: request.filename ?? `${request.templateId}.pdf` };
+    const { pdf, ...plan } = templatePlan(deps, workspaceId, request.templateId, which, request.data ?? {}, at);
+    const filename = request.filename ?? `${request.templateId}.pdf`;
+    const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
+    return { ...common, ...plan, job, source: "template", filename };
   }
+  const filename = request.filename ?? "document.pdf";
+  const options = { find, test, filename, at };
   if (request.document !== undefined) {
     const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
     if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
-    const job = documentJob(request.document as DocumentNode, assetFinder(deps, workspaceId), `${at}/document`);
-    return { ...common, source: "document", job: { ...job, ...fail }, filename: request.filename ?? "document.pdf" };
+    const job = documentJob(request.document as DocumentNode, find, `${at}/document`);
+    return { ...common, source: "document", job: withPdfOptions({ ...job, ...fail }, request.pdf ?? {}, options), filename };
   }
-  return { ...common, source: "html", job: { ...htmlJob(request.html!), ...fail }, filename: request.filename ?? "document.pdf" };
+  return { ...common, source: "html", job: withPdfOptions({ ...htmlJob(request.html!), ...fail }, request.pdf ?? {}, options), filename };
 }
 
 /** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction). */
@@ -223,8 +230,11 @@ export function createBatch(deps: RenderDeps, workspaceId: string, items: Render
  * has a documentsPerMonth allowance (spec 2.2), a real one otherwise. */
 export function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Render {
   const test = getAllowances(deps.store, workspaceId).documentsPerMonth !== null;
-  const plan = templatePlan(deps, workspaceId, templateId, request.version ?? "draft", request.data ?? {}, "");
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, source: "preview", test, metadata: {}, filename: `${templateId}-preview.pdf` }])[0]!);
+  const { pdf, ...plan } = templatePlan(deps, workspaceId, templateId, request.version ?? "draft", request.data ?? {}, "");
+  const filename = `${templateId}-preview.pdf`;
+  // A preview is marked TEST even where it counts as a real render: it is never the document itself.
+  const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find: assetFinder(deps, workspaceId), test: true, filename, at: "" });
+  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "preview", test, metadata: {}, filename }])[0]!);
 }
 
 /** previewHtml answers the HTML a template preview would print (no render is created, nothing is counted). */
@@ -238,9 +248,10 @@ export function createReportRender(
   workspaceId: string,
   report: { templateId: string; version?: number; data?: unknown; filename?: string },
 ): Render {
-  const plan = templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data ?? {}, "");
+  const { pdf, ...plan } = templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data ?? {}, "");
   const filename = report.filename ?? `${report.templateId}.pdf`;
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, source: "report", test: false, metadata: {}, filename }])[0]!);
+  const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(deps, workspaceId), test: false, filename, at: "" });
+  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "report", test: false, metadata: {}, filename }])[0]!);
 }
 
 /** getRender answers one render of the workspace. */
