@@ -148,6 +148,49 @@ describe("standard", () => {
   });
 });
 
+describe("batch merge", () => {
+  /** settled creates a batch and waits until every item has ended; answers the batch id and the items. */
+  async function settled(body: Record<string, unknown>): Promise<{ batchId: string; items: any[] }> {
+    const batch = ok(await t.call("/v1/renders/batch", { key, body }), 202);
+    const items: any[] = [];
+    for (const item of batch.items) {
+      let r = item;
+      for (let i = 0; i < 300 && (r.status === "queued" || r.status === "processing"); i++) {
+        await Bun.sleep(100);
+        r = ok(await t.call(`/v1/renders/${item.id}`, { key }), 200);
+      }
+      items.push(r);
+    }
+    return { batchId: batch.batchId, items };
+  }
+
+  async function merged(batchId: string): Promise<Response> {
+    return fetch(`${t.url}/v1/renders/batch/${batchId}/merged`, { headers: { "x-api-key": key } });
+  }
+
+  test("merge: true gives one PDF of the items, in item order, once all have succeeded", async () => {
+    const { batchId, items } = await settled({ merge: true, items: [{ html: "<p>First item</p>" }, { html: "<p>Second item</p>", pdf: { attachAssetIds: [cover] } }, { html: "<p>Third item</p>" }] });
+    expect(items.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    const res = await merged(batchId);
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/pdf"]);
+    const pdf = new Uint8Array(await res.arrayBuffer());
+    expect(info(pdf)).toMatch(/Pages:\s+4/);
+    expect([1, 2, 3, 4].map((p) => pageText(pdf, p))).toEqual(["First item", "Second item", "Cover", "Third item"]);
+  });
+
+  test("no such batch is 404; a batch without merge, or with an item that failed, is 409", async () => {
+    const missing = await merged("bat_nope");
+    expect([missing.status, ((await missing.json()) as any).error.code]).toEqual([404, "NOT_FOUND"]);
+    const plain = await settled({ items: [{ html: "<p>x</p>" }] });
+    const notMerged = await merged(plain.batchId);
+    expect([notMerged.status, ((await notMerged.json()) as any).error.message]).toEqual([409, expect.stringContaining("merge: true")]);
+    const failing = await settled({ merge: true, items: [{ html: "<p>ok</p>" }, { html: '<img src="https://example.com/x.png">', failOnBlockedResources: true }] });
+    expect(failing.items.map((r) => r.status)).toEqual(["succeeded", "failed"]);
+    const failed = await merged(failing.batchId);
+    expect([failed.status, ((await failed.json()) as any).error.message]).toEqual([409, expect.stringContaining("has failed")]);
+  });
+});
+
 describe("4xx", () => {
   async function refused(body: Record<string, unknown>, status: number, code: string, path: string, path2 = "/v1/renders"): Promise<any> {
     const res = await t.call(path2, { key, body });

@@ -74,7 +74,14 @@ export type RenderRequest = Static<typeof RenderRequest>;
 
 /** DESIGN.md 4: a batch is 1..500 renders, all accepted or none. */
 export const MAX_BATCH = 500;
-export const BatchRequest = Type.Object({ items: Type.Array(RenderRequest, { minItems: 1, maxItems: MAX_BATCH }) }, closed);
+export const BatchRequest = Type.Object(
+  {
+    items: Type.Array(RenderRequest, { minItems: 1, maxItems: MAX_BATCH }),
+    /** Offer one PDF of all items, in item order, once all have succeeded: GET /v1/renders/batch/{batchId}/merged. */
+    merge: Type.Optional(Type.Boolean()),
+  },
+  closed,
+);
 
 export const BatchCreated = Type.Object({ batchId: Identifier, items: Type.Array(Render) });
 

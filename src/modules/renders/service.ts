@@ -146,7 +146,7 @@ function planRequest(deps: RenderDeps, workspaceId: string, request: RenderReque
 }
 
 /** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction). */
-function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?: string): RenderRow[] {
+function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }): RenderRow[] {
   const { store, clock } = deps;
   const rows = store.tx(() => {
     const test = plans.filter((p) => p.test).length;
@@ -154,8 +154,8 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?
     const now = clock.now().toISOString();
     return plans.map((plan) =>
       store.get<RenderRow>(
-        `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, filename, metadata, job, created_at)
-         VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $filename, $metadata, $job, $now) RETURNING *`,
+        `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, created_at)
+         VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $now) RETURNING *`,
         {
           id: newId("rnd"),
           ws: workspaceId,
@@ -163,7 +163,8 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?
           source: plan.source,
           templateId: plan.templateId ?? null,
           version: plan.templateVersion ?? null,
-          batchId: batchId ?? null,
+          batchId: batch?.id ?? null,
+          merge: batch?.merge ? 1 : 0,
           filename: plan.filename,
           metadata: JSON.stringify(plan.metadata),
           job: JSON.stringify(plan.job),
@@ -219,11 +220,11 @@ export function createRender(deps: RenderDeps, workspaceId: string, request: Ren
 }
 
 /** createBatch checks every item (pointers `/items/<i>/…`) and counts them against the allowances together: all are
- * queued, or none (DESIGN.md 4). */
-export function createBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[]): { batchId: string; items: Render[] } {
+ * queued, or none (DESIGN.md 4); with `merge` the batch offers one merged PDF once all have succeeded (merge.ts). */
+export function createBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[], merge = false): { batchId: string; items: Render[] } {
   const plans = items.map((item, i) => planRequest(deps, workspaceId, item, `/items/${i}`));
   const batchId = newId("bat");
-  return { batchId, items: queue(deps, workspaceId, plans, batchId).map((r) => toRender(deps, r)) };
+  return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r) => toRender(deps, r)) };
 }
 
 /** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
