@@ -8,7 +8,7 @@
  * then the page and byte limits are checked on the result, as the pool checks the printed PDF. The password and
  * the signature (docs/pdf.md) come after all of these: any later change would break a signature.
  */
-import { AFRelationship, degrees, PDFDocument, PDFName, rgb, StandardFonts, type PDFPage } from "pdf-lib";
+import { AFRelationship, degrees, PDFDocument, PDFName, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
 import { ApiError } from "../errors";
 import { VERSION } from "../version";
 import type { Finishing, PdfMetadata, PdfStandard } from "./pdf-options";
@@ -39,7 +39,10 @@ export const PRODUCER = `renderd ${VERSION}`;
 export async function finishPdf(printed: Finished, finishing: Finishing | undefined, deps: FinishDeps): Promise<Finished> {
   if (!finishing) return printed;
   let doc = await PDFDocument.load(printed.pdf, { updateMetadata: false });
-  if (finishing.testMark) for (const page of doc.getPages()) await markTest(doc, page);
+  if (finishing.testMark) {
+    const font = await doc.embedFont(StandardFonts.HelveticaBold);
+    for (const page of doc.getPages()) markTest(page, font);
+  }
   for (const assetId of finishing.attachAssetIds ?? []) await append(doc, assetId, deps);
   const pages = doc.getPageCount();
   if (pages > deps.maxPages) throw new ApiError("LIMIT_EXCEEDED", `The document with its attached PDFs has ${pages} pages; the limit is ${deps.maxPages}.`);
@@ -57,8 +60,7 @@ const MARK = "TEST";
 const MARK_GREY = rgb(0.75, 0.75, 0.75);
 
 /** markTest draws TEST across the page's diagonal, centred, in light grey, over the content but see-through. */
-async function markTest(doc: PDFDocument, page: PDFPage): Promise<void> {
-  const font = await doc.embedFont(StandardFonts.HelveticaBold);
+function markTest(page: PDFPage, font: PDFFont): void {
   const { width, height } = page.getSize();
   const angle = Math.atan2(height, width);
   const size = (Math.hypot(width, height) * 0.5) / font.widthOfTextAtSize(MARK, 1);
