@@ -224,6 +224,14 @@ describe("4xx", () => {
     await refused({ name: "Bad", content: { type: "text", text: "x" }, pdf: { tagged: "yes" } }, 400, "BAD_REQUEST", "/pdf/tagged", "/v1/templates");
   });
 
+  test("a template whose default appends an unknown asset or one that is not a PDF is 422 TEMPLATE_INVALID when saved", async () => {
+    const error = await refused({ name: "Bad attachments", content: { type: "text", text: "x" }, pdf: { attachAssetIds: ["ast_nope", png] } }, 422, "TEMPLATE_INVALID", "/pdf/attachAssetIds/0", "/v1/templates");
+    expect(error.details).toEqual([
+      { path: "/pdf/attachAssetIds/0", message: "asset ast_nope was not found" },
+      { path: "/pdf/attachAssetIds/1", message: `asset ${png} is a image asset; pdf.attachAssetIds takes PDF assets` },
+    ]);
+  });
+
   test("a template whose default asks for a password fails its renders the same way", async () => {
     const template = ok(await t.call("/v1/templates", { key, body: { name: "Locked", content: { type: "text", text: "x" }, pdf: { password: { owner: "o" } } } }), 201);
     await refused({ templateId: template.id, test: true }, 400, "UNSUPPORTED_FEATURE", "/pdf/password");

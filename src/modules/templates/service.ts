@@ -88,7 +88,7 @@ const TEMPLATE_ASSET_KINDS = ["stylesheet", "font"];
 const IMAGE_ASSET_KINDS = ["image", "svg"];
 
 /** checkTemplateAssets lists the assets a draft names that are not uploaded assets of the workspace of the right kind:
- * `assetIds` must be stylesheets or fonts, literal image `assetId`s images or SVGs. */
+ * `assetIds` must be stylesheets or fonts, literal image `assetId`s images or SVGs, `pdf.attachAssetIds` PDFs. */
 export function checkTemplateAssets(store: Store, workspaceId: string, draft: TemplateDraft): ErrorDetail[] {
   const listed = (draft.assetIds ?? []).map((id, i) => ({ id, at: pointer("", "assetIds", i) }));
   const images: NodeUse[] = [];
@@ -96,9 +96,10 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
   if (draft.header) imageUses(draft.header, "/header", images);
   if (draft.footer) imageUses(draft.footer, "/footer", images);
   for (const [id, node] of Object.entries(draft.components ?? {})) imageUses(node, pointer("", "components", id), images);
-  if (listed.length === 0 && images.length === 0) return [];
+  const attached = (draft.pdf?.attachAssetIds ?? []).map((id, i) => ({ id, at: pointer("", "pdf", "attachAssetIds", i) }));
+  if (listed.length === 0 && images.length === 0 && attached.length === 0) return [];
 
-  const ids = [...new Set([...listed, ...images].map((u) => u.id))];
+  const ids = [...new Set([...listed, ...images, ...attached].map((u) => u.id))];
   const found = new Map(
     store
       .all<{ id: string; kind: string; status: string }>(
@@ -119,6 +120,7 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
   };
   check(listed, TEMPLATE_ASSET_KINDS, "assetIds takes stylesheets and fonts");
   check(images, IMAGE_ASSET_KINDS, "an image node takes an image or svg asset");
+  check(attached, ["pdf"], "pdf.attachAssetIds takes PDF assets");
   return problems;
 }
 
