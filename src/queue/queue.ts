@@ -25,6 +25,8 @@ export interface NewRender {
   templateId: string | null;
   templateVersion: number | null;
   batchId: string | null;
+  /** The batch asked for one merged PDF of its items (batch `merge: true`). */
+  batchMerge: boolean;
   filename: string;
   metadata: string;
   job: string;

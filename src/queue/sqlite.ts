@@ -23,8 +23,8 @@ export class SqliteQueue implements Queue {
   enqueue(render: NewRender): void {
     if (!this.store.db.inTransaction) throw new Error("enqueue must run inside the transaction that charges the render");
     this.store.run(
-      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, filename, metadata, job, created_at)
-       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $filename, $metadata, $job, $now)`,
+      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, created_at)
+       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $now)`,
       {
         id: render.id,
         ws: render.workspaceId,
@@ -33,6 +33,7 @@ export class SqliteQueue implements Queue {
         templateId: render.templateId,
         version: render.templateVersion,
         batchId: render.batchId,
+        merge: render.batchMerge ? 1 : 0,
         filename: render.filename,
         metadata: render.metadata,
         job: render.job,

@@ -15,6 +15,7 @@ import { ApiError, type ErrorDetail } from "../errors";
 import { compileTemplate, renderDocumentHtml, renderFooterHtml, renderHeaderHtml, renderHtml, type CompiledTemplate } from "./compile/compile";
 import type { DocumentNode, TemplateSource } from "./compile/model";
 import { assetUrl, newAssetScope } from "./assets";
+import type { Finishing } from "./pdf-options";
 import type { PdfSettings } from "./print";
 
 /** PrintJob is the stored, printable form of a render. */
@@ -24,6 +25,8 @@ export interface PrintJob {
   assetScope?: string;
   /** The render request's option: fail instead of warning when the page did not get something it asked for. */
   failOnBlockedResources?: boolean;
+  /** What finish.ts does to the printed PDF; absent in jobs queued before it existed. */
+  finish?: Finishing;
 }
 
 /** AssetFile is a workspace's uploaded asset as a job needs it. */

@@ -87,8 +87,9 @@ export class RenderPool {
   private readonly counters = { rendered: 0, failed: 0, timeouts: 0 };
 
   private readonly size: number;
-  private readonly maxPages: number;
-  private readonly maxOutputBytes: number;
+  /** RENDER_MAX_PAGES and RENDER_MAX_OUTPUT_BYTES: finish.ts checks the finished PDF against them too. */
+  readonly maxPages: number;
+  readonly maxOutputBytes: number;
   private readonly log?: PoolLog;
 
   constructor(private readonly options: RenderPoolOptions) {

@@ -4,7 +4,7 @@ import { ApiError } from "../errors";
 import { checkLayout } from "./layout";
 import type { RenderWarning } from "./warnings";
 
-/** PdfSettings are the page.pdf options a job may set; the rest (outline off, page ranges) is the pool's. */
+/** PdfSettings are the page.pdf options a job may set; the rest (page ranges) is the pool's. */
 export interface PdfSettings {
   /** Paper format (A4, Letter…); A4 when neither it nor width and height are given. */
   format?: string;
@@ -22,6 +22,10 @@ export interface PdfSettings {
   printBackground?: boolean;
   /** Default false: untagged PDFs are faster to print. */
   tagged?: boolean;
+  /** Default false: a bookmark outline from the document's headings. */
+  outline?: boolean;
+  /** The document's language (`pdf.metadata.language`), set as its `<html lang>` before printing: the tagged PDF's /Lang. */
+  lang?: string;
 }
 
 /** AssetBody is what an asset loader answers: the bytes and their media type. */
@@ -68,10 +72,12 @@ export async function print(page: Page, job: RenderJob, maxPages: number): Promi
   // Timeouts are the pool's (one deadline for the whole render), so playwright's own are off.
   await page.setContent(job.html, { waitUntil: "load", timeout: 0 });
   await checkLayout(page, job.html);
+  if (job.pdf?.lang) await page.evaluate((lang) => document.documentElement.setAttribute("lang", lang), job.pdf.lang);
   return page.pdf(pdfOptions(job.pdf, maxPages));
 }
 
-/** pdfOptions maps a job's settings onto page.pdf: background on, untagged, no outline, and a page range one past the limit. */
+/** pdfOptions maps a job's settings onto page.pdf: background on, untagged and without outline unless asked, and a page
+ * range one past the limit. */
 function pdfOptions(settings: PdfSettings = {}, maxPages: number): Parameters<Page["pdf"]>[0] {
   const sized = settings.format !== undefined || settings.width !== undefined || settings.height !== undefined;
   return {
@@ -87,7 +93,7 @@ function pdfOptions(settings: PdfSettings = {}, maxPages: number): Parameters<Pa
     footerTemplate: settings.footerTemplate,
     printBackground: settings.printBackground ?? true,
     tagged: settings.tagged ?? false,
-    outline: false,
+    outline: settings.outline ?? false,
     pageRanges: `1-${maxPages + 1}`,
   };
 }

@@ -17,7 +17,8 @@ import type { Store } from "../store/open";
 import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
-import { PoolCrashError, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { finishPdf, type FinishDeps } from "./finish";
+import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
 
 export interface WorkerOptions {
   store: Store;
@@ -160,7 +161,8 @@ export class RenderWorker {
     const started = performance.now();
     const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
     try {
-      const out = await this.print(head.workspaceId, job, signal);
+      const printed = await this.print(head.workspaceId, job, signal);
+      const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const sha256 = await files.writeOutput(id, out.pdf);
       const stored = this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: out.bytes, warnings: out.warnings });
       if (!stored) this.dropOutput(sha256);
@@ -208,15 +210,25 @@ export class RenderWorker {
 
   /** assets serves a page the uploaded assets of the render's own workspace, nothing else. */
   private assets(workspaceId: string): AssetLoader {
-    const { store, files } = this.options;
     return async (url) => {
       const named = parseAssetUrl(url);
-      if (!named) return null;
-      const asset = uploadedAsset(store, workspaceId, named.assetId);
-      if (!asset) return null;
-      const file = files.openAsset(asset.sha256);
-      return (await file.exists()) ? { body: await file.bytes(), contentType: asset.mediaType } : null;
+      return named ? this.asset(workspaceId, named.assetId) : null;
     };
+  }
+
+  /** finishing is what finish.ts needs: the workspace's assets (the attached and embedded PDFs) and the pool's limits. */
+  private finishing(workspaceId: string): FinishDeps {
+    const { pool } = this.options;
+    return { asset: (id) => this.asset(workspaceId, id), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes };
+  }
+
+  /** asset answers an uploaded asset of the workspace, or null. */
+  private async asset(workspaceId: string, assetId: string): Promise<AssetBody | null> {
+    const { store, files } = this.options;
+    const asset = uploadedAsset(store, workspaceId, assetId);
+    if (!asset) return null;
+    const file = files.openAsset(asset.sha256);
+    return (await file.exists()) ? { body: await file.bytes(), contentType: asset.mediaType } : null;
   }
 
   /** dropOutput deletes a stored PDF no render points at (its render was cancelled while it printed). */

@@ -57,6 +57,10 @@ beforeAll(async () => {
   const printed = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>before</p>" } });
   expect(printed.body.status).toBe("succeeded");
   signed.results = printed.body.result.downloadUrl;
+  // A batch created with merge: true and printed before the suspension: its merged PDF is a read.
+  const batch = await created("/v1/renders/batch", { merge: true, items: [{ html: "<p>merged</p>" }] });
+  ids["renders/batch"] = batch.batchId;
+  for (let i = 0; i < 300 && (await t.call(`/v1/renders/${batch.items[0].id}`, { key })).body.status !== "succeeded"; i++) await Bun.sleep(50);
   // A render still queued when the suspension comes: the worker is paused so that it stays queued.
   await t.server.worker.stop();
   ids.renders = (await created("/v1/renders", { html: "<p>queued</p>" })).id;

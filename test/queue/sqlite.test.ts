@@ -35,6 +35,7 @@ function add(id: string, workspaceId: string, test = false): void {
     templateId: null,
     templateVersion: null,
     batchId: null,
+    batchMerge: false,
     filename: "document.pdf",
     metadata: "{}",
     job: JSON.stringify({ id }),
@@ -45,7 +46,7 @@ function add(id: string, workspaceId: string, test = false): void {
 
 describe("SqliteQueue", () => {
   test("enqueue outside a transaction is refused: a render is queued with the allowances it is charged", () => {
-    expect(() => queue.enqueue({ id: "rnd_x", workspaceId: a, test: false, source: "html", templateId: null, templateVersion: null, batchId: null, filename: "x.pdf", metadata: "{}", job: "{}", createdAt: clock.now().toISOString() })).toThrow(/inside the transaction/);
+    expect(() => queue.enqueue({ id: "rnd_x", workspaceId: a, test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "x.pdf", metadata: "{}", job: "{}", createdAt: clock.now().toISOString() })).toThrow(/inside the transaction/);
   });
 
   test("claims take turns between workspaces (8.1 (5)), carry the job and test flag, and skip a suspended workspace", () => {

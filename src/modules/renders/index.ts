@@ -10,6 +10,7 @@ import { fileResponse, jsonBody, jsonResponse, tokenParameter, withJson } from "
 import { downloadResponse } from "../assets/download";
 import { renderActivity } from "./allowances";
 import { renderDeps } from "./deps";
+import { mergedBatch } from "./merge";
 import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, WaitQuery } from "./model";
 import {
   cancelRender,
@@ -52,10 +53,16 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       (ctx) =>
         once(ctx, (kept) => {
           ctx.set.status = 202;
-          return kept(202, () => createBatch(d, workspaceOf(ctx.principal), ctx.body.items));
+          return kept(202, () => createBatch(d, workspaceOf(ctx.principal), ctx.body.items, ctx.body.merge));
         }),
       { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
+    .get("/v1/renders/batch/:id/merged", async ({ params, principal }) => mergedBatch(d, workspaceOf(principal), params.id), {
+      auth: { scope: "render:read" },
+      params: IdParams,
+      query: NoQuery,
+      detail: { responses: { 200: fileResponse("The batch's items as one PDF, in item order (a batch created with merge: true, once every item has succeeded)", ["application/pdf"]) } },
+    })
     .get("/v1/renders", ({ query, principal }) => listRenders(d, workspaceOf(principal), query), {
       auth: { scope: "render:read" },
       query: RenderListQuery,

@@ -2,6 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
+import { PdfOptions } from "../../render/pdf-options";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
 import { RENDER_STATUSES } from "../../store/render-status";
 
@@ -64,6 +65,8 @@ export const RenderRequest = Type.Object(
     metadata: Type.Optional(RenderMetadata),
     /** Fail the render (RENDER_FAILED) when its page asks for anything it does not get, instead of warning. */
     failOnBlockedResources: Type.Optional(Type.Boolean()),
+    /** Tags, outline, metadata, appended PDFs, PDF/A (docs/pdf.md); laid over the template's own `pdf`. */
+    pdf: Type.Optional(PdfOptions),
   },
   closed,
 );
@@ -71,7 +74,14 @@ export type RenderRequest = Static<typeof RenderRequest>;
 
 /** DESIGN.md 4: a batch is 1..500 renders, all accepted or none. */
 export const MAX_BATCH = 500;
-export const BatchRequest = Type.Object({ items: Type.Array(RenderRequest, { minItems: 1, maxItems: MAX_BATCH }) }, closed);
+export const BatchRequest = Type.Object(
+  {
+    items: Type.Array(RenderRequest, { minItems: 1, maxItems: MAX_BATCH }),
+    /** Offer one PDF of all items, in item order, once all have succeeded: GET /v1/renders/batch/{batchId}/merged. */
+    merge: Type.Optional(Type.Boolean()),
+  },
+  closed,
+);
 
 export const BatchCreated = Type.Object({ batchId: Identifier, items: Type.Array(Render) });
 
@@ -94,7 +104,10 @@ export const RenderListQuery = Type.Object(
 export type RenderListQuery = Static<typeof RenderListQuery>;
 
 /** The body of a template preview: the data, and which version (the draft when none is given). */
-export const PreviewRequest = Type.Object({ data: Type.Optional(Type.Unknown()), version: Type.Optional(Type.Integer({ minimum: 1 })) }, closed);
+export const PreviewRequest = Type.Object(
+  { data: Type.Optional(Type.Unknown()), version: Type.Optional(Type.Integer({ minimum: 1 })), pdf: Type.Optional(PdfOptions) },
+  closed,
+);
 export type PreviewRequest = Static<typeof PreviewRequest>;
 
 export const PreviewQuery = Type.Object({ format: Type.Optional(literalUnion(["pdf", "html"] as const)) }, closed);

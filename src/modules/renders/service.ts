@@ -12,6 +12,7 @@ import { newId } from "../../lib/ids";
 import { validateData } from "../../render/compile/data";
 import { DocumentNode } from "../../render/compile/model";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
+import { mergePdfOptions } from "../../render/pdf-options";
 import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
 import { uploadedAsset } from "../../store/assets";
@@ -24,6 +25,7 @@ import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
 import type { Queue } from "../../queue/queue";
 import { isFinalStatus, type RenderStatus } from "../../store/render-status";
+import { withPdfOptions } from "./pdf";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
 /** What the render operations need. */
@@ -102,7 +104,7 @@ function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string,
     const problems = validateData(template.source.dataSchema, data, `${at}/data`);
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
   }
-  return { templateId, templateVersion: template.version, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
+  return { templateId, templateVersion: template.version, pdf: template.pdf, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
 }
 
 const documentNodes = new NodeChecker(DocumentNode, ["children"]);
@@ -121,23 +123,28 @@ function planRequest(deps: RenderDeps, workspaceId: string, request: RenderReque
   const test = request.test ?? false;
   const common = { test, metadata: request.metadata ?? {} };
   const fail = request.failOnBlockedResources ? { failOnBlockedResources: true } : {};
+  const find = assetFinder(deps, workspaceId);
   if (request.templateId !== undefined) {
     // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
     const which = request.version ?? (test ? "draft" : "latest");
-    const plan = templatePlan(deps, workspaceId, request.templateId, which, request.data ?? {}, at);
-    return { ...common, ...plan, job: { ...plan.job, ...fail }, source: "template", filename: request.filename ?? `${request.templateId}.pdf` };
+    const { pdf, ...plan } = templatePlan(deps, workspaceId, request.templateId, which, request.data ?? {}, at);
+    const filename = request.filename ?? `${request.templateId}.pdf`;
+    const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
+    return { ...common, ...plan, job, source: "template", filename };
   }
+  const filename = request.filename ?? "document.pdf";
+  const options = { find, test, filename, at };
   if (request.document !== undefined) {
     const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
     if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
-    const job = documentJob(request.document as DocumentNode, assetFinder(deps, workspaceId), `${at}/document`);
-    return { ...common, source: "document", job: { ...job, ...fail }, filename: request.filename ?? "document.pdf" };
+    const job = documentJob(request.document as DocumentNode, find, `${at}/document`);
+    return { ...common, source: "document", job: withPdfOptions({ ...job, ...fail }, request.pdf ?? {}, options), filename };
   }
-  return { ...common, source: "html", job: { ...htmlJob(request.html!), ...fail }, filename: request.filename ?? "document.pdf" };
+  return { ...common, source: "html", job: withPdfOptions({ ...htmlJob(request.html!), ...fail }, request.pdf ?? {}, options), filename };
 }
 
 /** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction). */
-function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?: string): RenderRow[] {
+function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }): RenderRow[] {
   const { store, clock } = deps;
   const rows = store.tx(() => {
     const test = plans.filter((p) => p.test).length;
@@ -152,7 +159,8 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batchId?
         source: plan.source,
         templateId: plan.templateId ?? null,
         templateVersion: plan.templateVersion ?? null,
-        batchId: batchId ?? null,
+        batchId: batch?.id ?? null,
+        batchMerge: batch?.merge ?? false,
         filename: plan.filename,
         metadata: JSON.stringify(plan.metadata),
         job: JSON.stringify(plan.job),
@@ -208,19 +216,22 @@ export function createRender(deps: RenderDeps, workspaceId: string, request: Ren
 }
 
 /** createBatch checks every item (pointers `/items/<i>/…`) and counts them against the allowances together: all are
- * queued, or none (DESIGN.md 4). */
-export function createBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[]): { batchId: string; items: Render[] } {
+ * queued, or none (DESIGN.md 4); with `merge` the batch offers one merged PDF once all have succeeded (merge.ts). */
+export function createBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[], merge = false): { batchId: string; items: Render[] } {
   const plans = items.map((item, i) => planRequest(deps, workspaceId, item, `/items/${i}`));
   const batchId = newId("bat");
-  return { batchId, items: queue(deps, workspaceId, plans, batchId).map((r) => toRender(deps, r)) };
+  return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r) => toRender(deps, r)) };
 }
 
 /** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
  * has a documentsPerMonth allowance (spec 2.2), a real one otherwise. */
 export function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Render {
   const test = getAllowances(deps.store, workspaceId).documentsPerMonth !== null;
-  const plan = templatePlan(deps, workspaceId, templateId, request.version ?? "draft", request.data ?? {}, "");
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, source: "preview", test, metadata: {}, filename: `${templateId}-preview.pdf` }])[0]!);
+  const { pdf, ...plan } = templatePlan(deps, workspaceId, templateId, request.version ?? "draft", request.data ?? {}, "");
+  const filename = `${templateId}-preview.pdf`;
+  // A preview is marked TEST even where it counts as a real render: it is never the document itself.
+  const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find: assetFinder(deps, workspaceId), test: true, filename, at: "" });
+  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "preview", test, metadata: {}, filename }])[0]!);
 }
 
 /** previewHtml answers the HTML a template preview would print (no render is created, nothing is counted). */
@@ -234,9 +245,10 @@ export function createReportRender(
   workspaceId: string,
   report: { templateId: string; version?: number; data?: unknown; filename?: string },
 ): Render {
-  const plan = templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data ?? {}, "");
+  const { pdf, ...plan } = templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data ?? {}, "");
   const filename = report.filename ?? `${report.templateId}.pdf`;
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, source: "report", test: false, metadata: {}, filename }])[0]!);
+  const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(deps, workspaceId), test: false, filename, at: "" });
+  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "report", test: false, metadata: {}, filename }])[0]!);
 }
 
 /** getRender answers one render of the workspace. */

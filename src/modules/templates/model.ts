@@ -7,6 +7,7 @@ import { firstProblems, NodeChecker, schemaProblems } from "../../render/compile
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
+import { PdfOptions } from "../../render/pdf-options";
 import { isObject } from "../../render/compile/values";
 
 const closed = { additionalProperties: false } as const;
@@ -30,13 +31,15 @@ export const TemplateDraft = Type.Object(
     ...TemplateSource.properties,
     stylesheet: Type.Optional(Stylesheet),
     assetIds: Type.Optional(AssetIds),
+    /** The default `pdf` options of the template's renders (docs/pdf.md "Template defaults"). */
+    pdf: Type.Optional(PdfOptions),
   },
   closed,
 );
 export type TemplateDraft = Static<typeof TemplateDraft>;
 
 /** DRAFT_FIELDS are the body fields that make up the draft, in the order they are stored. */
-export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer"] as const;
+export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer", "pdf"] as const;
 
 export const Template = Type.Object({
   id: Identifier,
@@ -89,6 +92,7 @@ export const UpdateTemplateBody = Type.Object(
     page: nullable(PageSettings),
     header: nullable(CompositionNode),
     footer: nullable(CompositionNode),
+    pdf: nullable(PdfOptions),
   },
   closed,
 );

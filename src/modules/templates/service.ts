@@ -7,6 +7,7 @@ import { newId } from "../../lib/ids";
 import { compileTemplate } from "../../render/compile/compile";
 import type { CompositionNode, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
+import type { PdfOptions } from "../../render/pdf-options";
 import type { Store } from "../../store/open";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
@@ -69,7 +70,7 @@ function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>
 }
 
 function sourceOf(draft: TemplateDraft): TemplateSource {
-  const { assetIds: _, ...source } = draft;
+  const { assetIds: _, pdf: __, ...source } = draft;
   return source;
 }
 
@@ -87,7 +88,7 @@ const TEMPLATE_ASSET_KINDS = ["stylesheet", "font"];
 const IMAGE_ASSET_KINDS = ["image", "svg"];
 
 /** checkTemplateAssets lists the assets a draft names that are not uploaded assets of the workspace of the right kind:
- * `assetIds` must be stylesheets or fonts, literal image `assetId`s images or SVGs. */
+ * `assetIds` must be stylesheets or fonts, literal image `assetId`s images or SVGs, `pdf.attachAssetIds` PDFs. */
 export function checkTemplateAssets(store: Store, workspaceId: string, draft: TemplateDraft): ErrorDetail[] {
   const listed = (draft.assetIds ?? []).map((id, i) => ({ id, at: pointer("", "assetIds", i) }));
   const images: NodeUse[] = [];
@@ -95,9 +96,10 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
   if (draft.header) imageUses(draft.header, "/header", images);
   if (draft.footer) imageUses(draft.footer, "/footer", images);
   for (const [id, node] of Object.entries(draft.components ?? {})) imageUses(node, pointer("", "components", id), images);
-  if (listed.length === 0 && images.length === 0) return [];
+  const attached = (draft.pdf?.attachAssetIds ?? []).map((id, i) => ({ id, at: pointer("", "pdf", "attachAssetIds", i) }));
+  if (listed.length === 0 && images.length === 0 && attached.length === 0) return [];
 
-  const ids = [...new Set([...listed, ...images].map((u) => u.id))];
+  const ids = [...new Set([...listed, ...images, ...attached].map((u) => u.id))];
   const found = new Map(
     store
       .all<{ id: string; kind: string; status: string }>(
@@ -118,6 +120,7 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
   };
   check(listed, TEMPLATE_ASSET_KINDS, "assetIds takes stylesheets and fonts");
   check(images, IMAGE_ASSET_KINDS, "an image node takes an image or svg asset");
+  check(attached, ["pdf"], "pdf.attachAssetIds takes PDF assets");
   return problems;
 }
 
@@ -285,7 +288,7 @@ export function templateForRender(
   workspaceId: string,
   templateId: string,
   which: number | "draft" | "latest",
-): { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[] } {
+): { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[]; pdf?: PdfOptions } {
   const r = templateRow(store, workspaceId, templateId);
   let version: number | null = null;
   let draft: TemplateDraft;
@@ -297,5 +300,5 @@ export function templateForRender(
     draft = JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft;
   }
   // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
-  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [] };
+  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf };
 }

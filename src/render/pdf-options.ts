@@ -1,0 +1,88 @@
+/**
+ * pdf-options: the `pdf` options of a render and of a template (issue 13, docs/pdf.md) — the request schema, and the
+ * stored form the worker finishes a printed PDF with (finish.ts).
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { Identifier } from "../http/schemas";
+import { literalUnion } from "../lib/literals";
+
+const closed = { additionalProperties: false } as const;
+
+/** MAX_PDF_ATTACHMENTS bounds `attachAssetIds` and `embeddedFiles` each. */
+export const MAX_PDF_ATTACHMENTS = 20;
+
+const Text = Type.String({ maxLength: 1000 });
+
+export const PdfMetadata = Type.Object(
+  {
+    /** The render's filename when absent. */
+    title: Type.Optional(Text),
+    author: Type.Optional(Text),
+    subject: Type.Optional(Text),
+    keywords: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 50 })),
+    /** A BCP 47 tag (`en`, `de-CH`): the document's `<html lang>` and the PDF's /Lang. */
+    language: Type.Optional(Type.String({ pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$", errorMessage: "must be a language tag such as en or de-CH" })),
+  },
+  closed,
+);
+export type PdfMetadata = Static<typeof PdfMetadata>;
+
+export const PDF_STANDARDS = ["PDF/A-2b", "PDF/A-3b"] as const;
+export type PdfStandard = (typeof PDF_STANDARDS)[number];
+
+/** The AFRelationship values of PDF/A-3 (ISO 19005-3 annex E). */
+export const AF_RELATIONSHIPS = ["Source", "Data", "Alternative", "Supplement", "Unspecified"] as const;
+
+export const EmbeddedFile = Type.Object(
+  {
+    assetId: Identifier,
+    /** The file name shown in the viewer's attachment list, e.g. factur-x.xml. */
+    name: Type.String({ minLength: 1, maxLength: 255, pattern: "^[^/\\\\\\x00-\\x1f]+$", errorMessage: "must be a file name without slashes" }),
+    relationship: Type.Optional(literalUnion(AF_RELATIONSHIPS)),
+  },
+  closed,
+);
+export type EmbeddedFile = Static<typeof EmbeddedFile>;
+
+export const PdfPassword = Type.Object(
+  {
+    user: Type.Optional(Type.String({ minLength: 1, maxLength: 127 })),
+    owner: Type.String({ minLength: 1, maxLength: 127 }),
+    permissions: Type.Optional(Type.Object({ print: Type.Optional(Type.Boolean()), copy: Type.Optional(Type.Boolean()) }, closed)),
+  },
+  closed,
+);
+
+/** PdfOptions is the `pdf` of a render request and a template's default for its renders (docs/pdf.md). */
+export const PdfOptions = Type.Object(
+  {
+    tagged: Type.Optional(Type.Boolean()),
+    outline: Type.Optional(Type.Boolean()),
+    metadata: Type.Optional(PdfMetadata),
+    attachAssetIds: Type.Optional(Type.Array(Identifier, { maxItems: MAX_PDF_ATTACHMENTS })),
+    standard: Type.Optional(literalUnion(PDF_STANDARDS)),
+    embeddedFiles: Type.Optional(Type.Array(EmbeddedFile, { maxItems: MAX_PDF_ATTACHMENTS })),
+    password: Type.Optional(PdfPassword),
+  },
+  closed,
+);
+export type PdfOptions = Static<typeof PdfOptions>;
+
+/** mergePdfOptions lays a render's own `pdf` over its template's default: each field the render gives wins whole
+ * (`metadata` field by field), so a render can drop a template's attachments with `attachAssetIds: []`. */
+export function mergePdfOptions(template: PdfOptions | undefined, render: PdfOptions | undefined): PdfOptions {
+  const merged: PdfOptions = { ...template, ...render };
+  if (template?.metadata && render?.metadata) merged.metadata = { ...template.metadata, ...render.metadata };
+  return merged;
+}
+
+/** Finishing is what the worker does to a printed PDF, fixed when the render is accepted (kept in its print job). */
+export interface Finishing {
+  /** A test render (test: true, a draft, a preview): the diagonal TEST mark on every page. */
+  testMark: boolean;
+  /** The metadata with its title defaulted to the render's filename. */
+  metadata: PdfMetadata & { title: string };
+  attachAssetIds?: string[];
+  standard?: PdfStandard;
+  embeddedFiles?: EmbeddedFile[];
+}

@@ -1,0 +1,114 @@
+/**
+ * finish: the post-print pipeline on PDFs made with pdf-lib (no Chromium): the TEST mark on the printed pages only,
+ * appended PDFs in order, metadata and XMP, the limits on the finished PDF, and PDF/A with an embedded file.
+ */
+import { describe, expect, test } from "bun:test";
+import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
+import { ApiError } from "../../src/errors";
+import { finishPdf, PRODUCER, type FinishDeps } from "../../src/render/finish";
+import type { Finishing } from "../../src/render/pdf-options";
+import { poppler } from "./poppler";
+
+/** pdfOf makes a PDF with one page per text. */
+async function pdfOf(...texts: string[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const text of texts) doc.addPage([300, 400]).drawText(text, { x: 20, y: 200, size: 14, font });
+  return doc.save();
+}
+
+async function printed(...texts: string[]) {
+  const pdf = await pdfOf(...texts);
+  return { pdf, pages: texts.length, bytes: pdf.byteLength };
+}
+
+function deps(assets: Record<string, Uint8Array>, limits: Partial<FinishDeps> = {}): FinishDeps {
+  return {
+    asset: async (id) => (assets[id] ? { body: assets[id]!, contentType: "application/pdf" } : null),
+    maxPages: 100,
+    maxOutputBytes: 10_000_000,
+    ...limits,
+  };
+}
+
+const plain: Finishing = { testMark: false, metadata: { title: "invoice.pdf" } };
+const pageText = (pdf: Uint8Array, page: number) => poppler(pdf, (f) => ["pdftotext", "-raw", "-f", `${page}`, "-l", `${page}`, f, "-"]).replace(/\s+/g, "");
+
+describe("finishPdf", () => {
+  test("a job without finishing keeps the printed PDF as it is", async () => {
+    const p = await printed("one");
+    expect(await finishPdf(p, undefined, deps({}))).toBe(p);
+  });
+
+  test("the TEST mark is on every printed page of a test render and on no appended page", async () => {
+    const out = await finishPdf(await printed("alpha", "beta"), { ...plain, testMark: true, attachAssetIds: ["terms"] }, deps({ terms: await pdfOf("terms") }));
+    expect(out.pages).toBe(3);
+    expect(pageText(out.pdf, 1)).toContain("TEST");
+    expect(pageText(out.pdf, 2)).toContain("TEST");
+    expect(pageText(out.pdf, 3)).toBe("terms");
+  });
+
+  test("a real render carries no mark", async () => {
+    const out = await finishPdf(await printed("alpha"), plain, deps({}));
+    expect(pageText(out.pdf, 1)).toBe("alpha");
+  });
+
+  test("attached PDFs follow the printed pages in the order given", async () => {
+    const out = await finishPdf(await printed("body"), { ...plain, attachAssetIds: ["b", "a"] }, deps({ a: await pdfOf("a1", "a2"), b: await pdfOf("b1") }));
+    expect(out.pages).toBe(4);
+    expect(poppler(out.pdf, (f) => ["pdfinfo", f])).toMatch(/Pages:\s+4/);
+    expect([1, 2, 3, 4].map((p) => pageText(out.pdf, p))).toEqual(["body", "b1", "a1", "a2"]);
+  });
+
+  test("metadata: the information dictionary and XMP, the producer naming renderd and its version", async () => {
+    const metadata = { title: "Rechnung <1> & Ünïcode", author: "ACME", subject: "Invoice", keywords: ["invoice", "2026"], language: "de-CH" };
+    const out = await finishPdf(await printed("x"), { ...plain, metadata }, deps({}));
+    const info = poppler(out.pdf, (f) => ["pdfinfo", f]);
+    expect(info).toContain("Title:           Rechnung <1> & Ünïcode");
+    expect(info).toContain("Author:          ACME");
+    expect(info).toContain("Subject:         Invoice");
+    expect(info).toContain(`Producer:        ${PRODUCER}`);
+    expect(PRODUCER).toMatch(/^renderd \d+\.\d+\.\d+/);
+    const xmp = poppler(out.pdf, (f) => ["pdfinfo", "-meta", f]);
+    expect(xmp).toContain("Rechnung &lt;1&gt; &amp; Ünïcode");
+    expect(xmp).toContain(`<pdf:Producer>${PRODUCER}</pdf:Producer>`);
+    expect(xmp).toContain("<rdf:li>de-CH</rdf:li>");
+    expect(String((await PDFDocument.load(out.pdf)).catalog.get(PDFName.of("Lang")))).toBe("(de-CH)");
+  });
+
+  test("more pages than RENDER_MAX_PAGES once the attachments are appended is LIMIT_EXCEEDED", async () => {
+    const run = finishPdf(await printed("a", "b"), { ...plain, attachAssetIds: ["t"] }, deps({ t: await pdfOf("t") }, { maxPages: 2 }));
+    await expect(run).rejects.toThrow(ApiError);
+    await expect(run).rejects.toMatchObject({ code: "LIMIT_EXCEEDED", message: expect.stringContaining("3 pages; the limit is 2") });
+  });
+
+  test("more bytes than RENDER_MAX_OUTPUT_BYTES in the finished PDF is LIMIT_EXCEEDED", async () => {
+    const run = finishPdf(await printed("a"), { ...plain, attachAssetIds: ["t"] }, deps({ t: await pdfOf(..."x".repeat(40).split("")) }, { maxOutputBytes: 3000 }));
+    await expect(run).rejects.toMatchObject({ code: "LIMIT_EXCEEDED", message: expect.stringContaining("the limit is 3000") });
+  });
+
+  test("an attachment deleted before the render printed, or not a readable PDF, fails the render naming it", async () => {
+    await expect(finishPdf(await printed("a"), { ...plain, attachAssetIds: ["gone"] }, deps({}))).rejects.toMatchObject({ code: "RENDER_FAILED", message: expect.stringContaining("gone") });
+    const junk = new TextEncoder().encode("not a pdf at all");
+    await expect(finishPdf(await printed("a"), { ...plain, attachAssetIds: ["junk"] }, deps({ junk }))).rejects.toMatchObject({ code: "RENDER_FAILED", message: expect.stringContaining("not a readable PDF") });
+  });
+
+  test("PDF/A-3b: pdfaid part 3 in the XMP, an sRGB output intent, the embedded file with its relationship, the metadata kept", async () => {
+    const finishing: Finishing = { ...plain, metadata: { title: "Invoice 7" }, standard: "PDF/A-3b", embeddedFiles: [{ assetId: "x", name: "factur-x.xml", relationship: "Alternative" }] };
+    const out = await finishPdf(await printed("invoice"), finishing, deps({ x: await pdfOf("data") }));
+    const xmp = poppler(out.pdf, (f) => ["pdfinfo", "-meta", f]);
+    expect(xmp).toContain("<pdfaid:part>3</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance>");
+    expect(poppler(out.pdf, (f) => ["pdfinfo", f])).toContain("Title:           Invoice 7");
+    expect(poppler(out.pdf, (f) => ["pdfdetach", "-list", f])).toContain("1: factur-x.xml");
+    const raw = Buffer.from(out.pdf).toString("latin1");
+    expect(raw).toContain("/GTS_PDFA1");
+    expect(raw).toMatch(/\/AFRelationship\s*\/Alternative/);
+    expect(raw).toMatch(/\/AF\s*\[/);
+    expect(pageText(out.pdf, 1)).toBe("invoice");
+  });
+
+  test("PDF/A-2b: pdfaid part 2", async () => {
+    const out = await finishPdf(await printed("x"), { ...plain, standard: "PDF/A-2b" }, deps({}));
+    expect(poppler(out.pdf, (f) => ["pdfinfo", "-meta", f])).toContain("<pdfaid:part>2</pdfaid:part>");
+  });
+});
