@@ -27,6 +27,7 @@ import { reportRoutes } from "./modules/reports";
 import { templateRoutes } from "./modules/templates";
 import { usageRoutes } from "./modules/usage";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints";
+import { certificateRoutes } from "./modules/certificates";
 import { workspaceRoutes } from "./modules/workspaces";
 
 /** Api is what the listener calls: one function from request (and the peer's address) to response. */
@@ -89,6 +90,7 @@ export function createApi(app: AppContext): Api {
     .use(workspaceRoutes(app, auth, meta))
     .use(auditRoutes(app, auth))
     .use(webhookEndpointRoutes(app, auth, meta))
+    .use(certificateRoutes(app, auth, meta))
     .use(assetRoutes(app, auth, meta))
     .use(reportRoutes(app, auth))
     .use(templateRoutes(app, auth, meta))
