@@ -1,5 +1,16 @@
 /** sign: a detached CMS signature over a whole PDF — PAdES B-B (B-T with a timestamp authority), SHA-256 (issue 13). */
 import { HttpTimestampAuthority, PDF, type Signer } from "@libpdf/core";
+import { Type, type Static } from "@sinclair/typebox";
+import { Identifier } from "../http/schemas";
+
+const SignatureText = Type.String({ minLength: 1, maxLength: 200 });
+
+/** SignatureSettings is a render's (or a template's default) `signature`: which certificate signs, and what it says. */
+export const SignatureSettings = Type.Object(
+  { certificateId: Identifier, reason: Type.Optional(SignatureText), location: Type.Optional(SignatureText), contactInfo: Type.Optional(SignatureText) },
+  { additionalProperties: false },
+);
+export type SignatureSettings = Static<typeof SignatureSettings>;
 
 /** What a signature says besides the signer; the fields are those of the PDF signature dictionary. */
 export interface SignPdfOptions {

@@ -15,6 +15,7 @@ import { ApiError, type ErrorDetail } from "../errors";
 import { compileTemplate, renderDocumentHtml, renderFooterHtml, renderHeaderHtml, renderHtml, type CompiledTemplate } from "./compile/compile";
 import type { DocumentNode, TemplateSource } from "./compile/model";
 import { assetUrl, newAssetScope } from "./assets";
+import type { SignatureSettings } from "../pdf/sign";
 import type { PdfSettings } from "./print";
 
 /** PrintJob is the stored, printable form of a render. */
@@ -24,6 +25,8 @@ export interface PrintJob {
   assetScope?: string;
   /** The render request's option: fail instead of warning when the page did not get something it asked for. */
   failOnBlockedResources?: boolean;
+  /** Sign the printed PDF with this certificate (the request's, or its template's default). */
+  signature?: SignatureSettings;
 }
 
 /** AssetFile is a workspace's uploaded asset as a job needs it. */

@@ -29,7 +29,12 @@ export interface WorkerOptions {
   retentionDays: number;
   /** Counts each render that ends here and its times (docs/operations.md). */
   metrics?: Metrics;
+  /** Turns the printed PDF into the one stored (signing, issue 13); a throw fails the render, so nothing half-done is kept. */
+  finishPdf?: FinishPdf;
 }
+
+/** FinishPdf answers the PDF to store for a render of `workspaceId` printed from `job`. */
+export type FinishPdf = (workspaceId: string, job: PrintJob, pdf: Uint8Array) => Promise<Uint8Array>;
 
 // A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
 // the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
@@ -174,12 +179,13 @@ export class RenderWorker {
     const ended = (status: "succeeded" | "failed" | "cancelled") => this.counted(head, status, (performance.now() - started) / 1000);
     try {
       const out = await this.print(head.workspaceId, job, signal);
-      const sha256 = await files.writeOutput(id, out.pdf);
-      const end = { status: "succeeded" as const, outputSha256: sha256, pages: out.pages, bytes: out.bytes, warnings: out.warnings };
+      const pdf = this.options.finishPdf ? await this.options.finishPdf(head.workspaceId, job, out.pdf) : out.pdf;
+      const sha256 = await files.writeOutput(id, pdf);
+      const end = { status: "succeeded" as const, outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings };
       const stored = store.tx(() => endRender(store, clock, id, ["processing"], end));
       if (!stored) this.dropOutput(sha256);
       ended(stored ? "succeeded" : "cancelled");
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: out.bytes, warnings: out.warnings.length, ms: Math.round(out.ms) };
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return requeueRender(store, id);

@@ -2,6 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
+import { SignatureSettings } from "../../pdf/sign";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
 import { RENDER_STATUSES } from "./lifecycle";
 
@@ -64,6 +65,8 @@ export const RenderRequest = Type.Object(
     metadata: Type.Optional(RenderMetadata),
     /** Fail the render (RENDER_FAILED) when its page asks for anything it does not get, instead of warning. */
     failOnBlockedResources: Type.Optional(Type.Boolean()),
+    /** Sign the PDF (issue 13); replaces the template's default signature. */
+    signature: Type.Optional(SignatureSettings),
   },
   closed,
 );

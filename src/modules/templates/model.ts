@@ -5,6 +5,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ApiError, type ErrorDetail } from "../../errors";
 import { firstProblems, NodeChecker, schemaProblems } from "../../http/node-check";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
+import { SignatureSettings } from "../../pdf/sign";
 import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
 import { isObject } from "../../render/compile/values";
@@ -30,13 +31,15 @@ export const TemplateDraft = Type.Object(
     ...TemplateSource.properties,
     stylesheet: Type.Optional(Stylesheet),
     assetIds: Type.Optional(AssetIds),
+    /** The default signature of the template's renders (issue 13); a render's own `signature` replaces it. */
+    signature: Type.Optional(SignatureSettings),
   },
   closed,
 );
 export type TemplateDraft = Static<typeof TemplateDraft>;
 
 /** DRAFT_FIELDS are the body fields that make up the draft, in the order they are stored. */
-export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer"] as const;
+export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer", "signature"] as const;
 
 export const Template = Type.Object({
   id: Identifier,
@@ -89,6 +92,7 @@ export const UpdateTemplateBody = Type.Object(
     page: nullable(PageSettings),
     header: nullable(CompositionNode),
     footer: nullable(CompositionNode),
+    signature: nullable(SignatureSettings),
   },
   closed,
 );
