@@ -90,7 +90,7 @@ export const OPTIONS = {
   host: { env: "HOST", flag: "--host", help: "address the public port binds to", fallback: () => "0.0.0.0", parse: text },
   internalPort: { env: "INTERNAL_PORT", flag: "--internal-port", help: "internal port on 127.0.0.1: /health/live, /metrics, /internal/state (0 = any free port)", fallback: () => "8081", parse: integer(0, 65535) },
   publicUrl: { env: "PUBLIC_URL", flag: "--public-url", help: "base of upload and download addresses; the console's Origin (default http://localhost:$PORT)", fallback: () => undefined, parse: url },
-  secretKey: { env: "SECRET_KEY", flag: "--secret-key", help: "signs sessions and addresses, encrypts webhook secrets (default: generated into DATA_DIR/secret.key)", fallback: () => undefined, parse: secretKey },
+  secretKey: { env: "SECRET_KEY", flag: "--secret-key", help: "signs sessions and addresses, encrypts webhook secrets and signing certificates (default: generated into DATA_DIR/secret.key)", fallback: () => undefined, parse: secretKey },
   sessionCookieName: { env: "SESSION_COOKIE_NAME", flag: "--session-cookie-name", help: "name of the console's session cookie", fallback: () => "renderd_session", parse: cookieName },
   chromiumPath: { env: "CHROMIUM_PATH", flag: "--chromium-path", help: "Chromium executable", fallback: () => "/usr/bin/chromium", parse: text },
   renderWorkers: { env: "RENDER_WORKERS", flag: "--render-workers", help: "warm Chromium pages rendering at once (default: CPU count)", fallback: () => String(Math.max(1, cpus().length)), parse: integer(1, 256) },
