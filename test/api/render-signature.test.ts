@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { local } from "../fixtures/assets";
 import { startTestServer, type TestServer } from "../harness";
 import { makePkcs12, poppler } from "../pdf/certs";
+import { startTsa } from "../pdf/tsa";
 import { until } from "../wait";
 
 let t: TestServer;
@@ -121,6 +122,26 @@ describe("signed renders", () => {
     } finally {
       t.clock.set(now);
       t.server.worker.start();
+    }
+  });
+
+  test("with SIGNATURE_TIMESTAMP_URL a signed render carries the authority's timestamp (B-T)", async () => {
+    const tsa = startTsa();
+    const stamped = await startTestServer({ SIGNATURE_TIMESTAMP_URL: tsa.url });
+    try {
+      stamped.clock.set(t.clock.now());
+      const as = stamped.makeKey(stamped.defaultWorkspaceId, ["certificate:manage", "render:create"]);
+      const upload = await stamped.call("/v1/certificates", { key: as, body: { name: "Stamped", pkcs12: Buffer.from(makePkcs12({ commonName: "Stamped Signer" })).toString("base64"), password: "secret" } });
+      const res = await stamped.call("/v1/renders?wait=30", { key: as, body: { html: invoice, signature: { certificateId: upload.body.id } } });
+      expect(res.body.status).toBe("succeeded");
+      const pdf = new Uint8Array(await (await fetch(local(stamped, res.body.result.downloadUrl))).arrayBuffer());
+      expectSignedBy(pdf, "Stamped Signer");
+      expect(tsa.requests()).toBe(1);
+      // id-aa-signatureTimeStampToken as DER, in the hex of /Contents.
+      expect(Buffer.from(pdf).toString("latin1").toLowerCase()).toContain("060b2a864886f70d010910020e");
+    } finally {
+      await stamped.stop();
+      tsa.stop();
     }
   });
 });
