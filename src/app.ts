@@ -17,6 +17,7 @@ import { apiKeyRoutes } from "./modules/api-keys";
 import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
 import { authRoutes } from "./modules/auth";
+import { certificateRoutes } from "./modules/certificates";
 import { docsRoutes } from "./modules/docs";
 import type { RouteLike } from "./modules/docs/openapi";
 import { renderResultRoutes, renderRoutes } from "./modules/renders";
@@ -27,7 +28,6 @@ import { reportRoutes } from "./modules/reports";
 import { templateRoutes } from "./modules/templates";
 import { usageRoutes } from "./modules/usage";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints";
-import { certificateRoutes } from "./modules/certificates";
 import { workspaceRoutes } from "./modules/workspaces";
 
 /** Api is what the listener calls: one function from request (and the peer's address) to response. */
