@@ -15,6 +15,7 @@ import { ApiError, type ErrorDetail } from "../errors";
 import { compileTemplate, renderDocumentHtml, renderFooterHtml, renderHeaderHtml, renderHtml, type CompiledTemplate } from "./compile/compile";
 import type { DocumentNode, TemplateSource } from "./compile/model";
 import { assetUrl, newAssetScope } from "./assets";
+import type { PdfPassword } from "../pdf/encrypt";
 import type { SignatureSettings } from "../pdf/sign";
 import type { PdfSettings } from "./print";
 
@@ -27,6 +28,8 @@ export interface PrintJob {
   failOnBlockedResources?: boolean;
   /** Sign the printed PDF with this certificate (the request's, or its template's default). */
   signature?: SignatureSettings;
+  /** Encrypt the printed PDF (`pdf.password`); kept here in clear only until the render ends, when the job is dropped. */
+  encryption?: PdfPassword;
 }
 
 /** AssetFile is a workspace's uploaded asset as a job needs it. */

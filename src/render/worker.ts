@@ -29,7 +29,7 @@ export interface WorkerOptions {
   retentionDays: number;
   /** Counts each render that ends here and its times (docs/operations.md). */
   metrics?: Metrics;
-  /** Turns the printed PDF into the one stored (signing, issue 13); a throw fails the render, so nothing half-done is kept. */
+  /** Turns the printed PDF into the one stored (encryption, signing: issue 13); a throw fails the render, so nothing half-done is kept. */
   finishPdf?: FinishPdf;
 }
 

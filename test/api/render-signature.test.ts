@@ -1,5 +1,6 @@
-/** Signed renders over HTTP (issue 13): the certificate is checked when a render is accepted and again when its PDF is
- * signed; a signed PDF is valid for pdfsig over the whole file, and one that cannot be signed is never delivered. */
+/** Signed and password-protected renders over HTTP (issue 13): the certificate is checked when a render is accepted and
+ * again when its PDF is signed; a signed PDF is valid for pdfsig over the whole file, and one that cannot be signed is
+ * never delivered; `pdf.password` encrypts, before the signature. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { local } from "../fixtures/assets";
 import { startTestServer, type TestServer } from "../harness";
@@ -142,6 +143,39 @@ describe("signed renders", () => {
     } finally {
       await stamped.stop();
       tsa.stop();
+    }
+  });
+});
+
+describe("password-protected renders (pdf.password)", () => {
+  test("the stored PDF is AES-256 encrypted and opens with the user or owner password only", async () => {
+    const res = await t.call("/v1/renders?wait=30", { key, body: { html: invoice, pdf: { password: { user: "open-me", owner: "own-me", permissions: { copy: false } } } } });
+    expect(res.body.status).toBe("succeeded");
+    const pdf = await downloadPdf(res.body.result.downloadUrl);
+    expect(poppler("pdfinfo", pdf, ["-upw", "open-me"]).out).toMatch(/Encrypted:\s+yes \(print:yes copy:no .*algorithm:AES-256\)/);
+    expect(poppler("pdftotext", pdf).exitCode).not.toBe(0);
+    expect(poppler("pdftotext", pdf, ["-upw", "wrong"]).exitCode).not.toBe(0);
+    expect(poppler("pdftotext", pdf, ["-upw", "open-me"]).out).toContain("Invoice 42");
+    expect(poppler("pdftotext", pdf, ["-opw", "own-me"]).out).toContain("Invoice 42");
+  });
+
+  test("encrypted and signed: pdfsig finds the signature valid over the whole encrypted file", async () => {
+    const certificateId = await uploadCertificate({ commonName: "Sealed Signer" });
+    const res = await t.call("/v1/renders?wait=30", { key, body: { html: invoice, signature: { certificateId }, pdf: { password: { user: "open-me", owner: "own-me" } } } });
+    expect(res.body.status).toBe("succeeded");
+    const pdf = await downloadPdf(res.body.result.downloadUrl);
+    expect(poppler("pdfinfo", pdf, ["-upw", "open-me"]).out).toMatch(/Encrypted:\s+yes/);
+    const check = poppler("pdfsig", pdf, ["-upw", "open-me"]);
+    expect(check.out).toContain("Signature is Valid.");
+    expect(check.out).toContain("Sealed Signer");
+    expect(check.out).toContain("Total document signed");
+  });
+
+  test("an owner password is required and permissions are print and copy only (400)", async () => {
+    for (const password of [{ user: "open-me" }, { owner: "" }, { owner: "x", permissions: { modify: false } }]) {
+      const res = await t.call("/v1/renders", { key, body: { html: invoice, pdf: { password } } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details[0].path).toStartWith("/pdf/password");
     }
   });
 });

@@ -2,6 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
+import { PdfPassword } from "../../pdf/encrypt";
 import { SignatureSettings } from "../../pdf/sign";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
 import { RENDER_STATUSES } from "./lifecycle";
@@ -67,6 +68,8 @@ export const RenderRequest = Type.Object(
     failOnBlockedResources: Type.Optional(Type.Boolean()),
     /** Sign the PDF (issue 13); replaces the template's default signature. */
     signature: Type.Optional(SignatureSettings),
+    /** PDF options (issue 13); this branch knows `password` only. */
+    pdf: Type.Optional(Type.Object({ password: Type.Optional(PdfPassword) }, closed)),
   },
   closed,
 );

@@ -114,14 +114,14 @@ const documentNodes = new NodeChecker(DocumentNode, ["children"]);
 // A client fixing a document needs the first problems, not thousands.
 const MAX_DOCUMENT_PROBLEMS = 20;
 
-/** planRequest checks one render request (its fields pointed at below `at`) and makes its job, with the signature the
- * request or its template asks for (issue 13) once its certificate is found usable. */
+/** planRequest checks one render request (its fields pointed at below `at`) and makes its job, with the encryption the
+ * request asks for and the signature it or its template asks for (issue 13) once its certificate is found usable. */
 function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned {
   const { signature: templateSignature, ...planned } = planSource(deps, workspaceId, request, at);
   const signature = request.signature ?? templateSignature;
-  if (!signature) return planned;
-  assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`);
-  return { ...planned, job: { ...planned.job, signature } };
+  if (signature) assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`);
+  const encryption = request.pdf?.password;
+  return { ...planned, job: { ...planned.job, ...(signature && { signature }), ...(encryption && { encryption }) } };
 }
 
 function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned & { signature?: SignatureSettings } {
