@@ -22,11 +22,12 @@ say "node $(node --version), npm $(npm --version)"
 # --- 1. system packages -----------------------------------------------------------------------------
 # chromium:            the only browser renderd drives (never downloaded by playwright)
 # fonts-*:             a basic Latin font set so documents do not render with a fallback bitmap font
-# poppler-utils:       pdftotext/pdfinfo, used by the tests to read the PDFs renderd produces
+# poppler-utils:       pdftotext/pdfinfo/pdfsig, used by the tests to read the PDFs renderd produces
+# openssl:             the signing tests make their PKCS#12 certificates and a timestamp authority with it
 # ca-certificates:     TLS roots for outbound webhook deliveries
 # ghostscript:         the PDF/A conversion of renders with pdf.standard (docs/pdf.md)
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-packages=(fonts-dejavu-core fonts-liberation poppler-utils ca-certificates tmux ghostscript)
+packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript)
 if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
   say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
 else

@@ -17,6 +17,7 @@ import { apiKeyRoutes } from "./modules/api-keys";
 import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
 import { authRoutes } from "./modules/auth";
+import { certificateRoutes } from "./modules/certificates";
 import { docsRoutes } from "./modules/docs";
 import type { RouteLike } from "./modules/docs/openapi";
 import { renderResultRoutes, renderRoutes } from "./modules/renders";
@@ -89,6 +90,7 @@ export function createApi(app: AppContext): Api {
     .use(workspaceRoutes(app, auth, meta))
     .use(auditRoutes(app, auth))
     .use(webhookEndpointRoutes(app, auth, meta))
+    .use(certificateRoutes(app, auth, meta))
     .use(assetRoutes(app, auth, meta))
     .use(reportRoutes(app, auth))
     .use(templateRoutes(app, auth, meta))

@@ -6,6 +6,8 @@ const REDACT = [
   "*.secret",
   "password",
   "*.password",
+  "pkcs12",
+  "*.pkcs12",
   "token",
   "*.token",
   "headers.cookie",

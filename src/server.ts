@@ -8,6 +8,7 @@ import { consoleHandler } from "./http/console";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
+import { pdfSealer } from "./modules/renders/seal-pdf";
 import { poolOptions, RenderPool } from "./render/pool";
 import { RenderWorker } from "./render/worker";
 import { Metrics } from "./metrics/metrics";
@@ -82,7 +83,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
-    worker = new RenderWorker({ store, clock, log, files, pool, metrics, concurrency: config.renderWorkers, retentionDays: config.retentionDays });
+    const sealPdf = pdfSealer(store, clock, config.secretKey, config.signatureTimestampUrl);
+    worker = new RenderWorker({ store, clock, log, files, pool, metrics, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
     const handler = createApi({ config, store, clock, log, files, worker, metrics, resolve: options.resolve });
     api = handler;

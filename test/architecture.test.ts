@@ -14,7 +14,7 @@ const SRC = join(ROOT, "src");
 const LAYERS: { name: string; prefixes: string[] }[] = [
   { name: "lib", prefixes: ["lib/", "version.ts", "errors.ts", "logger.ts", "config.ts"] },
   { name: "store", prefixes: ["store/", "ledger/", "metrics/"] },
-  { name: "auth/http", prefixes: ["auth/", "http/", "backup/"] },
+  { name: "auth/http/pdf", prefixes: ["auth/", "http/", "backup/", "pdf/"] },
   { name: "render/webhooks/queue", prefixes: ["render/", "webhooks/", "queue/"] },
   { name: "context", prefixes: ["context.ts"] },
   { name: "modules", prefixes: ["modules/"] },

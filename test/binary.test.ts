@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { makePkcs12, poppler } from "./pdf/certs";
 import { freePort, waitFor } from "./serve-process";
 
 const root = resolve(import.meta.dir, "..");
@@ -49,6 +50,33 @@ test("the compiled binary serves /health, /health/live and its API description, 
   const out = await new Response(proc.stdout).text();
   expect(out).toContain('"msg":"renderd stopped"');
   expect(out).not.toContain("binary-test-pw");
+});
+
+test("the compiled binary signs a render with an uploaded PKCS#12 (@libpdf/core is embedded)", async () => {
+  const [port, internalPort] = [await freePort(), await freePort()];
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: join(work, "data-sign"), LOG_LEVEL: "warn", RENDERD_ADMIN_PASSWORD: "binary-test-pw" };
+  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], { cwd: work, env, stdout: "pipe", stderr: "pipe" });
+  try {
+    await waitFor(`http://127.0.0.1:${port}/health`, 15_000);
+    const created = Bun.spawnSync([binary, "keys", "create", "--workspace", "default", "--name", "signer", "--scope", "certificate:manage,render:create", "--json"], { cwd: work, env });
+    expect(created.exitCode, created.stderr.toString()).toBe(0);
+    const headers = { "x-api-key": JSON.parse(created.stdout.toString()).secret, "content-type": "application/json" };
+    const pkcs12 = Buffer.from(makePkcs12({ commonName: "Binary Signer" })).toString("base64");
+    const certificate = await fetch(`http://127.0.0.1:${port}/v1/certificates`, { method: "POST", headers, body: JSON.stringify({ name: "Signing", pkcs12, password: "secret" }) });
+    expect(certificate.status).toBe(201);
+    const { id } = await certificate.json();
+    const render = await fetch(`http://127.0.0.1:${port}/v1/renders?wait=30`, { method: "POST", headers, body: JSON.stringify({ html: "<p>Signed</p>", signature: { certificateId: id } }) });
+    const body = await render.json();
+    expect(body.status).toBe("succeeded");
+    const result = new URL(body.result.downloadUrl);
+    const pdf = new Uint8Array(await (await fetch(`http://127.0.0.1:${port}${result.pathname}${result.search}`)).arrayBuffer());
+    const check = poppler("pdfsig", pdf);
+    expect(check.out).toContain("Signature is Valid.");
+    expect(check.out).toContain("Binary Signer");
+  } finally {
+    proc.kill("SIGTERM");
+  }
+  expect(await proc.exited).toBe(0);
 });
 
 test("the compiled binary backs up, verifies and restores (tar-stream is embedded) and its doctor starts Chromium", () => {

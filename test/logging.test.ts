@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Writable } from "node:stream";
 import { createLogger } from "../src/logger";
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from "./harness";
+import { makePkcs12 } from "./pdf/certs";
 
 const lines: string[] = [];
 let t: TestServer;
@@ -17,7 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-test("no password, key, one-time password, webhook secret or signed address reaches the log", async () => {
+test("no password, key, one-time password, webhook secret, signing certificate or signed address reaches the log", async () => {
+  const pkcs12 = Buffer.from(makePkcs12({ password: "pkcs12-password-1" })).toString("base64");
+  // openssl made the certificate valid from now: the server's clock goes past that before anything else happens.
+  t.clock.set(new Date(Date.now() + 10 * 60_000));
   const admin = await t.signIn();
   const key = await t.call("/v1/api-keys", { cookie: admin, body: { name: "logged", scopes: ["render:create", "render:read"] } });
   expect(key.status).toBe(201);
@@ -25,6 +29,9 @@ test("no password, key, one-time password, webhook secret or signed address reac
   expect(member.body.oneTimePassword).toBeString();
   const endpoint = await t.call("/v1/webhook-endpoints", { cookie: admin, body: { url: "http://127.0.0.1:9/hook", eventTypes: ["render.succeeded"] } });
   expect(endpoint.status).toBe(201);
+  const certificate = await t.call("/v1/certificates", { cookie: admin, body: { name: "logged", pkcs12, password: "pkcs12-password-1" } });
+  expect(certificate.status).toBe(201);
+  expect((await t.call("/v1/certificates", { cookie: admin, body: { name: "logged", pkcs12, password: "wrong-pkcs12-password" } })).status).toBe(422);
   const render = await t.call("/v1/renders?wait=30", { key: key.body.secret, body: { html: "<p>logged</p>" } });
   expect(render.body.status).toBe("succeeded");
   const download = new URL(render.body.result.downloadUrl);
@@ -41,6 +48,8 @@ test("no password, key, one-time password, webhook secret or signed address reac
     oneTimePassword: member.body.oneTimePassword,
     webhookSecret: endpoint.body.secret.slice("whsec_".length),
     downloadToken: download.searchParams.get("token")!,
+    pkcs12Password: "pkcs12-password",
+    pkcs12: pkcs12.slice(100, 160),
   };
   for (const [name, secret] of Object.entries(secrets)) expect({ name, logged: log.includes(secret) }).toEqual({ name, logged: false });
 });

@@ -16,6 +16,8 @@ import { compileTemplate, renderDocumentHtml, renderFooterHtml, renderHeaderHtml
 import type { DocumentNode, TemplateSource } from "./compile/model";
 import { assetUrl, newAssetScope } from "./assets";
 import type { Finishing } from "./pdf-options";
+import type { PdfPassword } from "../pdf/encrypt";
+import type { SignatureSettings } from "../pdf/sign";
 import type { PdfSettings } from "./print";
 
 /** PrintJob is the stored, printable form of a render. */
@@ -27,6 +29,10 @@ export interface PrintJob {
   failOnBlockedResources?: boolean;
   /** What finish.ts does to the printed PDF; absent in jobs queued before it existed. */
   finish?: Finishing;
+  /** Sign the printed PDF with this certificate (the request's, or its template's default). */
+  signature?: SignatureSettings;
+  /** Encrypt the printed PDF (`pdf.password`); kept here in clear only until the render ends, when the job is dropped. */
+  encryption?: PdfPassword;
 }
 
 /** AssetFile is a workspace's uploaded asset as a job needs it. */

@@ -5,6 +5,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Identifier } from "../http/schemas";
 import { literalUnion } from "../lib/literals";
+import { PdfPassword } from "../pdf/encrypt";
 
 const closed = { additionalProperties: false } as const;
 
@@ -44,15 +45,6 @@ export const EmbeddedFile = Type.Object(
 );
 export type EmbeddedFile = Static<typeof EmbeddedFile>;
 
-export const PdfPassword = Type.Object(
-  {
-    user: Type.Optional(Type.String({ minLength: 1, maxLength: 127 })),
-    owner: Type.String({ minLength: 1, maxLength: 127 }),
-    permissions: Type.Optional(Type.Object({ print: Type.Optional(Type.Boolean()), copy: Type.Optional(Type.Boolean()) }, closed)),
-  },
-  closed,
-);
-
 /** PdfOptions is the `pdf` of a render request and a template's default for its renders (docs/pdf.md). */
 export const PdfOptions = Type.Object(
   {
@@ -67,6 +59,11 @@ export const PdfOptions = Type.Object(
   closed,
 );
 export type PdfOptions = Static<typeof PdfOptions>;
+
+/** TemplatePdfOptions is a template's default `pdf`: everything but `password`, which a render gives for itself, so
+ * that no password is ever kept in a template (docs/pdf.md "Passwords"). */
+export const TemplatePdfOptions = Type.Omit(PdfOptions, ["password"], closed);
+export type TemplatePdfOptions = Static<typeof TemplatePdfOptions>;
 
 /** mergePdfOptions lays a render's own `pdf` over its template's default: each field the render gives wins whole
  * (`metadata` field by field), so a render can drop a template's attachments with `attachAssetIds: []`. */

@@ -33,7 +33,12 @@ export interface WorkerOptions {
   metrics?: Metrics;
   /** The render queue; this process's SQLite one unless given. */
   queue?: Queue;
+  /** Seals the finished PDF (encryption, then the signature: issue 13); a throw fails the render, so nothing half-done is kept. */
+  sealPdf?: SealPdf;
 }
+
+/** SealPdf answers the PDF to store for a render of `workspaceId` from `job`, once finish.ts is done with it. */
+export type SealPdf = (workspaceId: string, job: PrintJob, pdf: Uint8Array) => Promise<Uint8Array>;
 
 // A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
 // the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
@@ -163,11 +168,12 @@ export class RenderWorker {
     try {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
-      const sha256 = await files.writeOutput(id, out.pdf);
-      const stored = this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: out.bytes, warnings: out.warnings });
+      const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
+      const sha256 = await files.writeOutput(id, pdf);
+      const stored = this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings });
       if (!stored) this.dropOutput(sha256);
       ended(stored ? "succeeded" : "cancelled");
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: out.bytes, warnings: out.warnings.length, ms: Math.round(out.ms) };
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return this.queue.requeue(id);

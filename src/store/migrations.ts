@@ -5,6 +5,7 @@ import webhooks from "../../migrations/0003_webhooks.sql" with { type: "text" };
 import rendering from "../../migrations/0004_rendering.sql" with { type: "text" };
 import idempotency from "../../migrations/0005_idempotency.sql" with { type: "text" };
 import renderWarnings from "../../migrations/0006_render_warnings.sql" with { type: "text" };
+import certificates from "../../migrations/0007_certificates.sql" with { type: "text" };
 import pdfOptions from "../../migrations/0008_pdf_options.sql" with { type: "text" };
 
 /** MIGRATIONS lists every migration in order; a new file is added here and never edited once shipped. */
@@ -15,5 +16,6 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
   { version: 4, name: "0004_rendering", sql: rendering },
   { version: 5, name: "0005_idempotency", sql: idempotency },
   { version: 6, name: "0006_render_warnings", sql: renderWarnings },
+  { version: 7, name: "0007_certificates", sql: certificates },
   { version: 8, name: "0008_pdf_options", sql: pdfOptions },
 ];

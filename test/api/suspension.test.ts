@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CLI_ACTOR } from "../../src/auth/actor";
 import { createUser, hashPassword } from "../../src/modules/users/service";
 import { local, PDF, PNG, put, registration } from "../fixtures/assets";
+import { makePkcs12 } from "../pdf/certs";
 import { startTestServer, type TestServer } from "../harness";
 
 // The writes a suspended workspace's members may still make, with the reason each is allowed (docs/decisions.md).
@@ -30,7 +31,10 @@ const signed: Record<string, string> = {};
 let pendingUpload: { uploadUrl: string; uploadHeaders: Record<string, string> };
 
 beforeAll(async () => {
+  // openssl makes the example certificate valid from now, so the server's clock must be past its making.
+  const pkcs12 = Buffer.from(makePkcs12()).toString("base64");
   t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  t.clock.set(new Date());
   admin = await t.signIn();
   owner = await t.makeWorkspace("Suspended Co");
   const passwordHash = await hashPassword("member-password-1");
@@ -38,7 +42,7 @@ beforeAll(async () => {
   member = await t.signIn("member@suspended.test", "member-password-1");
 
   // One of each resource, made before the suspension, so that every read has something to read.
-  const key = t.makeKey(owner.id, ["template:write", "template:publish", "render:create", "render:read", "asset:manage", "webhook:manage", "admin:manage"]);
+  const key = t.makeKey(owner.id, ["template:write", "template:publish", "render:create", "render:read", "asset:manage", "webhook:manage", "certificate:manage", "admin:manage"]);
   const created = async (path: string, body: unknown) => {
     const res = await t.call(path, { key, body });
     if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -47,6 +51,7 @@ beforeAll(async () => {
   ids.templates = (await created("/v1/templates", { name: "Note", content: { type: "text", text: "Hello" } })).id;
   await created(`/v1/templates/${ids.templates}/publish`, {});
   ids["webhook-endpoints"] = (await created("/v1/webhook-endpoints", { url: "http://127.0.0.1:9/in", eventTypes: ["render.failed"] })).id;
+  ids.certificates = (await created("/v1/certificates", { name: "Signing", pkcs12, password: "secret" })).id;
   ids["api-keys"] = (await t.call("/v1/api-keys", { cookie: owner.cookie, body: { name: "leaked", scopes: ["render:read"] } })).body.id;
   const uploaded = await created("/v1/assets", registration({ kind: "image", mediaType: "image/png", filename: "a.png", bytes: PNG }));
   expect((await put(t, uploaded.uploadUrl, PNG, uploaded.uploadHeaders)).status).toBe(200);

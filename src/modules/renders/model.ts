@@ -3,6 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
 import { PdfOptions } from "../../render/pdf-options";
+import { SignatureSettings } from "../../pdf/sign";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
 import { RENDER_STATUSES } from "../../store/render-status";
 
@@ -67,6 +68,8 @@ export const RenderRequest = Type.Object(
     failOnBlockedResources: Type.Optional(Type.Boolean()),
     /** Tags, outline, metadata, appended PDFs, PDF/A (docs/pdf.md); laid over the template's own `pdf`. */
     pdf: Type.Optional(PdfOptions),
+    /** Sign the PDF (issue 13); replaces the template's default signature. */
+    signature: Type.Optional(SignatureSettings),
   },
   closed,
 );

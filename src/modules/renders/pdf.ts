@@ -17,14 +17,10 @@ export interface PdfContext {
   at: string;
 }
 
-/** withPdfOptions answers the job with the options applied; it throws UNSUPPORTED_FEATURE for a password (not
- * available yet), BAD_REQUEST for embedded files in PDF/A-2b and ASSET_INVALID for an asset that is missing or not a PDF. */
+/** withPdfOptions answers the job with the options applied; it throws BAD_REQUEST for embedded files in PDF/A-2b and
+ * ASSET_INVALID for an asset that is missing or not a PDF. A password becomes the job's encryption (seal-pdf.ts). */
 export function withPdfOptions(job: PrintJob, options: PdfOptions, context: PdfContext): PrintJob {
   const { find, at } = context;
-  if (options.password !== undefined)
-    throw new ApiError("UNSUPPORTED_FEATURE", "Password-protected PDFs are not available yet; render without pdf.password.", {
-      details: [{ path: `${at}/pdf/password`, message: "is not available yet" }],
-    });
   if (options.standard === "PDF/A-2b" && options.embeddedFiles?.length)
     throw new ApiError("BAD_REQUEST", "The request body is not valid.", {
       details: [{ path: `${at}/pdf/embeddedFiles`, message: "PDF/A-2b allows no embedded files of other kinds; use standard PDF/A-3b (as Factur-X does)" }],
@@ -49,5 +45,5 @@ export function withPdfOptions(job: PrintJob, options: PdfOptions, context: PdfC
   if (options.attachAssetIds?.length) finish.attachAssetIds = options.attachAssetIds;
   if (options.standard) finish.standard = options.standard;
   if (options.embeddedFiles?.length) finish.embeddedFiles = options.embeddedFiles;
-  return { ...job, pdf: settings, finish };
+  return { ...job, pdf: settings, finish, ...(options.password && { encryption: options.password }) };
 }

@@ -11,6 +11,7 @@ import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { validateData } from "../../render/compile/data";
 import { DocumentNode } from "../../render/compile/model";
+import type { SignatureSettings } from "../../pdf/sign";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
 import { mergePdfOptions } from "../../render/pdf-options";
 import type { RenderWarning } from "../../render/warnings";
@@ -20,6 +21,7 @@ import type { FileStore } from "../../store/files";
 import type { Store } from "../../store/open";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
+import { assertCertificateUsable } from "../certificates/service";
 import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
@@ -104,7 +106,7 @@ function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string,
     const problems = validateData(template.source.dataSchema, data, `${at}/data`);
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
   }
-  return { templateId, templateVersion: template.version, pdf: template.pdf, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
+  return { templateId, templateVersion: template.version, pdf: template.pdf, signature: template.signature, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
 }
 
 const documentNodes = new NodeChecker(DocumentNode, ["children"]);
@@ -112,8 +114,16 @@ const documentNodes = new NodeChecker(DocumentNode, ["children"]);
 // A client fixing a document needs the first problems, not thousands.
 const MAX_DOCUMENT_PROBLEMS = 20;
 
-/** planRequest checks one render request (its fields pointed at below `at`) and makes its job. */
+/** planRequest checks one render request (its fields pointed at below `at`) and makes its job, with the signature it or
+ * its template asks for (issue 13) once its certificate is found usable. */
 function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned {
+  const { signature: templateSignature, ...planned } = planSource(deps, workspaceId, request, at);
+  const signature = request.signature ?? templateSignature;
+  if (signature) assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`);
+  return signature ? { ...planned, job: { ...planned.job, signature } } : planned;
+}
+
+function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned & { signature?: SignatureSettings } {
   const given = (["templateId", "document", "html"] as const).filter((field) => request[field] !== undefined);
   if (given.length !== 1) throw badRequest(at, "give exactly one of templateId, document or html");
   if (request.templateId === undefined) {

@@ -5,9 +5,10 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ApiError, type ErrorDetail } from "../../errors";
 import { firstProblems, NodeChecker, schemaProblems } from "../../render/compile/node-check";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
+import { SignatureSettings } from "../../pdf/sign";
 import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
-import { PdfOptions } from "../../render/pdf-options";
+import { TemplatePdfOptions } from "../../render/pdf-options";
 import { isObject } from "../../render/compile/values";
 
 const closed = { additionalProperties: false } as const;
@@ -32,14 +33,16 @@ export const TemplateDraft = Type.Object(
     stylesheet: Type.Optional(Stylesheet),
     assetIds: Type.Optional(AssetIds),
     /** The default `pdf` options of the template's renders (docs/pdf.md "Template defaults"). */
-    pdf: Type.Optional(PdfOptions),
+    pdf: Type.Optional(TemplatePdfOptions),
+    /** The default signature of the template's renders (issue 13); a render's own `signature` replaces it. */
+    signature: Type.Optional(SignatureSettings),
   },
   closed,
 );
 export type TemplateDraft = Static<typeof TemplateDraft>;
 
 /** DRAFT_FIELDS are the body fields that make up the draft, in the order they are stored. */
-export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer", "pdf"] as const;
+export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer", "pdf", "signature"] as const;
 
 export const Template = Type.Object({
   id: Identifier,
@@ -92,7 +95,8 @@ export const UpdateTemplateBody = Type.Object(
     page: nullable(PageSettings),
     header: nullable(CompositionNode),
     footer: nullable(CompositionNode),
-    pdf: nullable(PdfOptions),
+    pdf: nullable(TemplatePdfOptions),
+    signature: nullable(SignatureSettings),
   },
   closed,
 );

@@ -4,10 +4,11 @@ import { ApiError, type ErrorDetail } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
+import type { SignatureSettings } from "../../pdf/sign";
 import { compileTemplate } from "../../render/compile/compile";
 import type { CompositionNode, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
-import type { PdfOptions } from "../../render/pdf-options";
+import type { TemplatePdfOptions } from "../../render/pdf-options";
 import type { Store } from "../../store/open";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
@@ -70,7 +71,7 @@ function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>
 }
 
 function sourceOf(draft: TemplateDraft): TemplateSource {
-  const { assetIds: _, pdf: __, ...source } = draft;
+  const { assetIds: _, pdf: __, signature: ___, ...source } = draft;
   return source;
 }
 
@@ -288,7 +289,7 @@ export function templateForRender(
   workspaceId: string,
   templateId: string,
   which: number | "draft" | "latest",
-): { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[]; pdf?: PdfOptions } {
+): { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[]; pdf?: TemplatePdfOptions; signature?: SignatureSettings } {
   const r = templateRow(store, workspaceId, templateId);
   let version: number | null = null;
   let draft: TemplateDraft;
@@ -300,5 +301,5 @@ export function templateForRender(
     draft = JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft;
   }
   // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
-  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf };
+  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf, signature: draft.signature };
 }

@@ -1,0 +1,44 @@
+/** sign: a detached CMS signature over a whole PDF — PAdES B-B (B-T with a timestamp authority), SHA-256 (issue 13). */
+import { HttpTimestampAuthority, PDF, type Signer } from "@libpdf/core";
+import { Type, type Static } from "@sinclair/typebox";
+import { Identifier } from "../http/schemas";
+
+const SignatureText = Type.String({ minLength: 1, maxLength: 200 });
+
+/** SignatureSettings is a render's (or a template's default) `signature`: which certificate signs, and what it says. */
+export const SignatureSettings = Type.Object(
+  { certificateId: Identifier, reason: Type.Optional(SignatureText), location: Type.Optional(SignatureText), contactInfo: Type.Optional(SignatureText) },
+  { additionalProperties: false },
+);
+export type SignatureSettings = Static<typeof SignatureSettings>;
+
+/** What a signature says besides the signer; the fields are those of the PDF signature dictionary. */
+export interface SignPdfOptions {
+  signer: Signer;
+  reason?: string;
+  location?: string;
+  contactInfo?: string;
+  /** The signing time claimed in the signature (the render's clock). */
+  signingTime?: Date;
+  /** The owner password of an encrypted PDF: the signature dictionary is written encrypted like the rest. */
+  password?: string;
+  /** An RFC 3161 timestamp authority: adds a signature timestamp (PAdES B-T). */
+  timestampUrl?: string;
+}
+
+/** signPdf answers the PDF with one signature appended as an incremental update, its ByteRange covering the whole file. */
+export async function signPdf(bytes: Uint8Array, options: SignPdfOptions): Promise<Uint8Array> {
+  // Encrypt first, then sign (issue 13): a signature appended to an encrypted file covers the encrypted bytes.
+  const pdf = await PDF.load(bytes, options.password === undefined ? {} : { credentials: options.password });
+  const { bytes: signed } = await pdf.sign({
+    signer: options.signer,
+    reason: options.reason,
+    location: options.location,
+    contactInfo: options.contactInfo,
+    signingTime: options.signingTime,
+    subFilter: "ETSI.CAdES.detached",
+    digestAlgorithm: "SHA-256",
+    ...(options.timestampUrl ? { level: "B-T" as const, timestampAuthority: new HttpTimestampAuthority(options.timestampUrl) } : { level: "B-B" as const }),
+  });
+  return signed;
+}
