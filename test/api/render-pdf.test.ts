@@ -199,11 +199,6 @@ describe("4xx", () => {
     return res.body.error;
   }
 
-  test("password is 400 UNSUPPORTED_FEATURE until encryption is available: never printed unencrypted", async () => {
-    const error = await refused({ html: HTML, pdf: { password: { owner: "secret" } } }, 400, "UNSUPPORTED_FEATURE", "/pdf/password");
-    expect(error.message).toContain("not available yet");
-  });
-
   test("an unknown asset, or an asset that is not a PDF, in attachAssetIds is 422 ASSET_INVALID at its pointer", async () => {
     await refused({ html: HTML, pdf: { attachAssetIds: ["ast_nope"] } }, 422, "ASSET_INVALID", "/pdf/attachAssetIds/0");
     const error = await refused({ html: HTML, pdf: { attachAssetIds: [cover, png] } }, 422, "ASSET_INVALID", "/pdf/attachAssetIds/1");
@@ -232,8 +227,7 @@ describe("4xx", () => {
     ]);
   });
 
-  test("a template whose default asks for a password fails its renders the same way", async () => {
-    const template = ok(await t.call("/v1/templates", { key, body: { name: "Locked", content: { type: "text", text: "x" }, pdf: { password: { owner: "o" } } } }), 201);
-    await refused({ templateId: template.id, test: true }, 400, "UNSUPPORTED_FEATURE", "/pdf/password");
+  test("a template keeps no password: a default pdf.password is 400 at /pdf/password (a render gives its own)", async () => {
+    await refused({ name: "Locked", content: { type: "text", text: "x" }, pdf: { password: { owner: "o" } } }, 400, "BAD_REQUEST", "/pdf/password", "/v1/templates");
   });
 });

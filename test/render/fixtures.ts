@@ -10,13 +10,14 @@ export function slowHtml(pages: number, label = "slow"): string {
   return Array.from({ length: pages }, () => `<div style="page-break-after:always">${line.repeat(30)}</div>`).join("");
 }
 
-/** pdfText answers the text pdftotext reads from a PDF, whitespace collapsed. */
+/** pdfText answers the text pdftotext reads from a PDF, whitespace collapsed; `-nodiag` leaves out the diagonal TEST
+ * mark a test render carries (docs/pdf.md), so the text is the document's own. */
 export function pdfText(pdf: Uint8Array): string {
   const dir = mkdtempSync(join(tmpdir(), "renderd-pdf-"));
   try {
     const file = join(dir, "out.pdf");
     writeFileSync(file, pdf);
-    const run = Bun.spawnSync(["pdftotext", "-layout", file, "-"]);
+    const run = Bun.spawnSync(["pdftotext", "-layout", "-nodiag", file, "-"]);
     if (run.exitCode !== 0) throw new Error(`pdftotext failed: ${run.stderr.toString()}`);
     return run.stdout.toString().replace(/\s+/g, " ").trim();
   } finally {
