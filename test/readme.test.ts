@@ -2,9 +2,9 @@
  * line, each curl line with real curl, and the CLI line — so the test fails when the README and the code drift apart. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort } from "./serve-process";
 
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "renderd-readme-"));
@@ -17,17 +17,6 @@ beforeAll(() => {
   expect(build.exitCode, build.stderr.toString()).toBe(0);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
 
 /** quickStart answers the README's "Quick start" section: its shell blocks' commands (continuations joined) and its prose. */
 function quickStart(): { blocks: string[][]; prose: string } {

@@ -5,12 +5,11 @@
  * header and footer, page settings, template assets, escaping, data validation, versions and previews.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { startTestServer, type Reply, type TestServer } from "../harness";
 import { local, PNG, uploadSample, type Sample } from "../fixtures/assets";
 import { pdfText } from "../render/fixtures";
+import { poppler } from "../render/poppler";
 import { CLI_ACTOR } from "../../src/auth/actor";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 
@@ -78,20 +77,6 @@ async function renderDraft(draft: Record<string, unknown>, data: unknown): Promi
 
 /** words answers the words of pdfText output, to tell "a-b" from "a-bc". */
 const words = (text: string) => new Set(text.split(" "));
-
-/** poppler runs a poppler tool on a PDF written to a temporary file and answers its output. */
-function poppler(pdf: Uint8Array, argv: (file: string) => string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), "renderd-poppler-"));
-  try {
-    const file = join(dir, "out.pdf");
-    writeFileSync(file, pdf);
-    const run = Bun.spawnSync(argv(file));
-    if (run.exitCode !== 0) throw new Error(`${argv(file)[0]} failed: ${run.stderr.toString()}`);
-    return run.stdout.toString();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** images answers the rows of `pdfimages -list` that are images drawn (not the soft masks of their alpha). */
 function images(pdf: Uint8Array): string[] {

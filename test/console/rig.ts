@@ -2,10 +2,10 @@
  * headless Chromium. One server and one browser per test file. Run under the Chromium lock:
  * `flock /tmp/renderd-chromium.lock bun test --timeout 60000 test/console/…`. */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { freePort } from "../serve-process";
 
 const root = resolve(import.meta.dir, "../..");
 /** SCREENSHOTS is where every page is saved (git-ignored; CI keeps it as an artifact). */
@@ -17,17 +17,6 @@ export const ADMIN = { email: "admin@renderd.local", password: "console-admin-pw
 export const DESKTOP = { width: 1280, height: 800 };
 /** PHONE is the narrow size of issue 11. */
 export const PHONE = { width: 390, height: 844 };
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
 
 async function waitForHealth(url: string, ms: number): Promise<void> {
   const until = Date.now() + ms;
