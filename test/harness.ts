@@ -145,3 +145,9 @@ export async function startTestServer(
   };
   return t;
 }
+
+/** ok answers the body of a reply with the expected status, or fails showing what was answered instead. */
+export function ok<T = any>(res: Reply<T>, status: number): T {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}

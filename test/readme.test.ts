@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { freePort } from "./serve-process";
+import { freePort, readUntil } from "./serve-process";
 
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "renderd-readme-"));
@@ -52,12 +52,9 @@ test("the README's quick start works as written: serve, sign in, make a key, rea
   });
   try {
     const reader = proc.stdout.getReader();
-    let out = "";
-    while (!out.includes("renderd listening")) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`serve ended before listening: ${out}${await new Response(proc.stderr).text()}`);
-      out += new TextDecoder().decode(value);
-    }
+    const out = await readUntil(reader, "renderd listening").catch(async (e) => {
+      throw new Error(`${(e as Error).message}${await new Response(proc.stderr).text()}`);
+    });
     // Keep the log pipe drained while the commands run.
     void (async () => {
       while (!(await reader.read()).done);

@@ -39,6 +39,19 @@ export async function waitFor(url: string, deadlineMs: number): Promise<Response
   }
 }
 
+/** readUntil reads a process's output until `marker` appears and answers all it read; it fails if the output ends
+ * first, naming what was read. The reader stays open for the caller (to keep the pipe drained, or release it). */
+export async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, marker: string): Promise<string> {
+  const decoder = new TextDecoder();
+  let out = "";
+  while (!out.includes(marker)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`output ended before "${marker}": ${out}`);
+    out += decoder.decode(value, { stream: true });
+  }
+  return out;
+}
+
 export interface ServeProcess {
   proc: Subprocess<"ignore", "pipe", "pipe">;
   url: string;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openStore } from "../src/store/open";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer } from "./harness";
+import { readUntil } from "./serve-process";
 import { until } from "./wait";
 
 const root = resolve(import.meta.dir, "..");
@@ -89,12 +90,7 @@ describe("first start", () => {
     });
     try {
       const reader = proc.stdout.getReader();
-      let out = "";
-      while (!out.includes("renderd listening")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        out += new TextDecoder().decode(value);
-      }
+      const out = await readUntil(reader, "renderd listening");
       const password = /generated password \(shown once, change it\): (\S+)/.exec(out)?.[1];
       expect(password).toBeTruthy();
       // Printed for the operator, never written into a log line.

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
-import { startTestServer, type Reply, type TestServer } from "../harness";
+import { ok, startTestServer, type TestServer } from "../harness";
 import { local, PNG, uploadSample } from "../fixtures/assets";
 import { poppler } from "../render/poppler";
 import { PRODUCER } from "../../src/render/finish";
@@ -36,10 +36,6 @@ afterAll(() => t.stop());
 // Real and test renders are allowed 60 and 10 a minute on the manual clock: every test starts in a fresh minute.
 beforeEach(() => t.clock.advance(61_000));
 
-function ok<T = any>(res: Reply<T>, status: number): T {
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
 
 const HTML = "<h1>Invoice 42</h1><p>Amount due</p><h2>Lines</h2><p>one line</p>";
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { startTestServer, type Reply, type TestServer } from "../harness";
+import { ok, startTestServer, type TestServer } from "../harness";
 import { local, PNG, uploadSample, type Sample } from "../fixtures/assets";
 import { pdfText } from "../render/fixtures";
 import { poppler } from "../render/poppler";
@@ -31,11 +31,6 @@ afterAll(() => t.stop());
 // Real and test renders are allowed 60 and 10 a minute on the manual clock: every test starts in a fresh minute.
 beforeEach(() => t.clock.advance(61_000));
 
-/** ok answers the body of a reply with the expected status, or fails showing what was answered instead. */
-function ok<T = any>(res: Reply<T>, status: number): T {
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
 
 let names = 0;
 
