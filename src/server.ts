@@ -83,7 +83,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
-    const sealPdf = pdfSealer(store, clock, config.secretKey, config.signatureTimestampUrl);
+    const sealPdf = pdfSealer({ store, clock, secretKey: config.secretKey, timestampUrl: config.signatureTimestampUrl, maxOutputBytes: pool.maxOutputBytes });
     worker = new RenderWorker({ store, clock, log, files, pool, metrics, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
     const handler = createApi({ config, store, clock, log, files, worker, metrics, resolve: options.resolve });

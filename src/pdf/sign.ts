@@ -2,12 +2,19 @@
 import { HttpTimestampAuthority, PDF, type Signer } from "@libpdf/core";
 import { Type, type Static } from "@sinclair/typebox";
 import { Identifier } from "../http/schemas";
+import { placeVisibleSignature, SignatureVisible } from "./sign-appearance";
 
 const SignatureText = Type.String({ minLength: 1, maxLength: 200 });
 
 /** SignatureSettings is a render's (or a template's default) `signature`: which certificate signs, and what it says. */
 export const SignatureSettings = Type.Object(
-  { certificateId: Identifier, reason: Type.Optional(SignatureText), location: Type.Optional(SignatureText), contactInfo: Type.Optional(SignatureText) },
+  {
+    certificateId: Identifier,
+    reason: Type.Optional(SignatureText),
+    location: Type.Optional(SignatureText),
+    contactInfo: Type.Optional(SignatureText),
+    visible: Type.Optional(SignatureVisible),
+  },
   { additionalProperties: false },
 );
 export type SignatureSettings = Static<typeof SignatureSettings>;
@@ -18,6 +25,8 @@ export interface SignPdfOptions {
   reason?: string;
   location?: string;
   contactInfo?: string;
+  /** Where the signature's box is drawn; without it the signature is invisible. */
+  visible?: SignatureVisible;
   /** The signing time claimed in the signature (the render's clock). */
   signingTime?: Date;
   /** The owner password of an encrypted PDF: the signature dictionary is written encrypted like the rest. */
@@ -30,15 +39,38 @@ export interface SignPdfOptions {
 export async function signPdf(bytes: Uint8Array, options: SignPdfOptions): Promise<Uint8Array> {
   // Encrypt first, then sign (issue 13): a signature appended to an encrypted file covers the encrypted bytes.
   const pdf = await PDF.load(bytes, options.password === undefined ? {} : { credentials: options.password });
+  // One time for the signature dictionary and the visible box.
+  const signingTime = options.signingTime ?? new Date();
+  if (options.visible) drawBeforeSigning(pdf, options.visible, { ...options, signingTime });
   const { bytes: signed } = await pdf.sign({
+    ...(options.visible && { fieldName: VISIBLE_FIELD }),
     signer: options.signer,
     reason: options.reason,
     location: options.location,
     contactInfo: options.contactInfo,
-    signingTime: options.signingTime,
+    signingTime,
     subFilter: "ETSI.CAdES.detached",
     digestAlgorithm: "SHA-256",
     ...(options.timestampUrl ? { level: "B-T" as const, timestampAuthority: new HttpTimestampAuthority(options.timestampUrl) } : { level: "B-B" as const }),
   });
   return signed;
+}
+
+const VISIBLE_FIELD = "renderd-signature";
+
+/** drawBeforeSigning places the visible box once PDF.sign has made its field and before it writes the revision that
+ * the signature covers. @libpdf/core 0.4.2 gives every signature field an empty rectangle and no appearance, and its
+ * only step between making the field and hashing the file is its own `save`: the box is drawn there, in that same
+ * revision, so the ByteRange covers it (test/pdf/sign.test.ts checks the box is seen and the signature stays valid). */
+function drawBeforeSigning(pdf: PDF, visible: SignatureVisible, options: SignPdfOptions & { signingTime: Date }): void {
+  const save = pdf.save.bind(pdf);
+  pdf.save = (saveOptions) => {
+    pdf.save = save;
+    placeVisibleSignature(pdf, VISIBLE_FIELD, visible, options.signer.certificate, {
+      signingTime: options.signingTime,
+      reason: options.reason,
+      location: options.location,
+    });
+    return save(saveOptions);
+  };
 }

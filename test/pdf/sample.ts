@@ -1,10 +1,10 @@
 /** sample: a small one-page PDF to sign and encrypt in unit tests. */
 import { PDF } from "@libpdf/core";
 
-/** samplePdf answers a one-page PDF with the text "Invoice 42". */
-export async function samplePdf(): Promise<Uint8Array> {
+/** samplePdf answers a PDF of US Letter pages (one unless asked), the first with the text "Invoice 42". */
+export async function samplePdf(pages = 1): Promise<Uint8Array> {
   const pdf = PDF.create();
-  const page = pdf.addPage();
-  page.drawText("Invoice 42", { x: 72, y: 720, size: 18 });
+  pdf.addPage().drawText("Invoice 42", { x: 72, y: 720, size: 18 });
+  for (let i = 1; i < pages; i++) pdf.addPage();
   return pdf.save();
 }

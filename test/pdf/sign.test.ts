@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { encryptPdf } from "../../src/pdf/encrypt";
 import { openPkcs12, Pkcs12Error, validityProblem } from "../../src/pdf/pkcs12";
 import { signPdf } from "../../src/pdf/sign";
+import { inkIn, textIn } from "./appearance";
 import { makePkcs12, poppler } from "./certs";
 import { samplePdf } from "./sample";
 
@@ -68,6 +69,53 @@ describe("signPdf", () => {
     const check = poppler("pdfsig", await signPdf(await samplePdf(), { signer }));
     expect(check.out).toContain("Signature is Valid.");
     expect(check.out).toContain("EC Signer");
+  });
+});
+
+describe("signPdf with a visible box", () => {
+  // Top right of the sample's US Letter page (612 × 792 pt), clear of its text.
+  const box = { page: 1, x: 330, y: 60, width: 240, height: 60 };
+  const signingTime = new Date("2026-11-23T12:00:00Z");
+
+  test("draws the box where asked, with signer, date, reason and location; the signature stays valid over the whole file", async () => {
+    const { signer } = await openPkcs12(p12, "secret");
+    const unsigned = await samplePdf();
+    expect(inkIn(unsigned, box)).toBe(0);
+    const signed = await signPdf(unsigned, { signer, reason: "Approved", location: "Berlin", signingTime, visible: box });
+    const check = poppler("pdfsig", signed);
+    expect(check.out).toContain("Signature is Valid.");
+    expect(check.out).toContain("Signer Certificate Common Name: Unit Signer");
+    expect(check.out).toContain("Total document signed");
+    expect(check.out).toContain(`- ${signed.length}]`);
+    const text = textIn(signed, box);
+    expect(text).toContain("Digitally signed by Unit Signer");
+    expect(text).toContain("Date: 2026-11-23 12:00:00 UTC");
+    expect(text).toContain("Reason: Approved");
+    expect(text).toContain("Location: Berlin");
+    expect(inkIn(signed, box)).toBeGreaterThan(0.01);
+    // Nothing of it outside the box: the area below is as blank as before.
+    expect(inkIn(signed, { ...box, y: box.y + box.height + 5 })).toBe(0);
+  });
+
+  test("on the page asked for, and in an encrypted file (encrypt, then sign)", async () => {
+    const { signer } = await openPkcs12(p12, "secret");
+    const twoPages = await samplePdf(2);
+    const onSecond = { ...box, page: 2 };
+    const signed = await signPdf(twoPages, { signer, signingTime, visible: onSecond });
+    expect(textIn(signed, onSecond)).toContain("Digitally signed by Unit Signer");
+    expect(textIn(signed, box)).toBe("\f");
+    const encrypted = await encryptPdf(await samplePdf(), { user: "open-me", owner: "own-me" });
+    const sealed = await signPdf(encrypted, { signer, signingTime, visible: box, password: "own-me" });
+    expect(poppler("pdfsig", sealed, ["-upw", "open-me"]).out).toContain("Signature is Valid.");
+    expect(textIn(sealed, box, "open-me")).toContain("Digitally signed by Unit Signer");
+    expect(inkIn(sealed, box, "open-me")).toBeGreaterThan(0.01);
+  });
+
+  test("a page the PDF lacks or a box past the page's edge is refused, naming the field", async () => {
+    const { signer } = await openPkcs12(p12, "secret");
+    const pdf = await samplePdf();
+    await expect(signPdf(pdf, { signer, visible: { ...box, page: 2 } })).rejects.toThrow("/signature/visible/page) is 2, but the PDF has 1 pages");
+    await expect(signPdf(pdf, { signer, visible: { ...box, x: 500 } })).rejects.toThrow("outside page 1 (612 × 792 pt)");
   });
 });
 

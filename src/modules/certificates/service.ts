@@ -127,10 +127,16 @@ export function deleteCertificate(store: Store, clock: Clock, ctx: ChangeContext
   });
 }
 
+/** certificateProblem tells why the workspace cannot sign with certificate `id` now (missing — another workspace's
+ * reads as missing —, expired, not yet valid), or null. */
+export function certificateProblem(store: Store, clock: Clock, workspaceId: string, id: string): string | null {
+  const r = findRow(store, workspaceId, id);
+  return r ? validityProblem(factsOf(r), clock.now()) : `Certificate ${id} was not found; upload it with POST /v1/certificates.`;
+}
+
 /** assertCertificateUsable refuses a render naming a certificate the workspace lacks or that cannot sign now (422). */
 export function assertCertificateUsable(store: Store, clock: Clock, workspaceId: string, id: string, path: string): void {
-  const r = findRow(store, workspaceId, id);
-  const problem = r ? validityProblem(factsOf(r), clock.now()) : `Certificate ${id} was not found; upload it with POST /v1/certificates.`;
+  const problem = certificateProblem(store, clock, workspaceId, id);
   if (problem) throw new ApiError("ASSET_INVALID", "The signature's certificate cannot be used.", { details: [{ path, message: problem }] });
 }
 

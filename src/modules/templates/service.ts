@@ -12,6 +12,7 @@ import type { TemplatePdfOptions } from "../../render/pdf-options";
 import type { Store } from "../../store/open";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
+import { certificateProblem } from "../certificates/service";
 import {
   DRAFT_FIELDS,
   type CreateTemplateBody,
@@ -125,18 +126,29 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
   return problems;
 }
 
+/** signatureProblems lists a default signature whose certificate the workspace cannot sign with: found when the draft
+ * is saved or published rather than by its first render. Renders check it again (it may be deleted later). */
+function signatureProblems(store: Store, clock: Clock, workspaceId: string, draft: TemplateDraft): ErrorDetail[] {
+  const problem = draft.signature ? certificateProblem(store, clock, workspaceId, draft.signature.certificateId) : null;
+  return problem ? [{ path: "/signature/certificateId", message: problem }] : [];
+}
+
 // Everything that makes a draft unusable is one 422, so a client fixes it in one round.
-function assertValidDraft(store: Store, workspaceId: string, draft: TemplateDraft): void {
+function assertValidDraft(store: Store, clock: Clock, workspaceId: string, draft: TemplateDraft): void {
   let problems: ErrorDetail[];
   try {
     const compiled = compileTemplate(sourceOf(draft));
-    problems = [...("problems" in compiled ? compiled.problems : []), ...checkTemplateAssets(store, workspaceId, draft)];
+    problems = [
+      ...("problems" in compiled ? compiled.problems : []),
+      ...checkTemplateAssets(store, workspaceId, draft),
+      ...signatureProblems(store, clock, workspaceId, draft),
+    ];
   } catch (error) {
     // The compiler walks the tree recursively; a tree deep enough to overflow it would not render either.
     if (!(error instanceof RangeError)) throw error;
     problems = [{ path: "", message: "nests nodes too deeply" }];
   }
-  if (problems.length) throw new ApiError("TEMPLATE_INVALID", "The template does not compile; see details.", { details: problems });
+  if (problems.length) throw new ApiError("TEMPLATE_INVALID", "The template cannot be used as it is; see details.", { details: problems });
 }
 
 /** createTemplate checks the draft (compiles, assets exist) and makes the template, unpublished. */
@@ -144,7 +156,7 @@ export function createTemplate(store: Store, clock: Clock, ctx: ChangeContext, w
   const draft = draftOf(input);
   const id = newId("tpl");
   return store.tx(() => {
-    assertValidDraft(store, workspaceId, draft);
+    assertValidDraft(store, clock, workspaceId, draft);
     const now = clock.now().toISOString();
     store.run(
       `INSERT INTO templates (id, workspace_id, name, description, draft, latest_version, created_at, updated_at)
@@ -182,7 +194,7 @@ export function updateTemplate(store: Store, clock: Clock, ctx: ChangeContext, w
     for (const field of draftSent) merged[field] = input[field];
     const draft = draftOf(merged);
     // Only a change of the draft is checked again: a rename must not fail because an asset was deleted since.
-    if (draftSent.length) assertValidDraft(store, workspaceId, draft);
+    if (draftSent.length) assertValidDraft(store, clock, workspaceId, draft);
 
     const name = input.name ?? r.name;
     const description = input.description === undefined ? r.description : input.description;
@@ -234,7 +246,7 @@ export function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, w
 export function publishTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): TemplateVersion {
   return store.tx(() => {
     const r = templateRow(store, workspaceId, id);
-    assertValidDraft(store, workspaceId, JSON.parse(r.draft) as TemplateDraft);
+    assertValidDraft(store, clock, workspaceId, JSON.parse(r.draft) as TemplateDraft);
     const version = (r.latest_version ?? 0) + 1;
     const versionId = newId("tv");
     const now = clock.now().toISOString();

@@ -1,0 +1,131 @@
+/** sign-appearance: the visible box of a signature (`signature.visible`, issue 13) — its place on the page and the
+ * appearance stream drawn there: "Digitally signed by <signer>", the date, the reason and the location. */
+import { X509Certificate } from "node:crypto";
+import { measureText, ops, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString, type PDF } from "@libpdf/core";
+import { Type, type Static } from "@sinclair/typebox";
+
+// 14400 pt (200 in) is the largest page size PDF allows (ISO 32000-1 annex C).
+const Length = (minimum: number) => Type.Number({ minimum, maximum: 14_400 });
+
+/** SignatureVisible places the signature's box: a page (from 1) and a rectangle in points (1/72 in) measured from the
+ * page's top-left corner, as the document's own layout is. */
+export const SignatureVisible = Type.Object(
+  { page: Type.Integer({ minimum: 1, maximum: 100_000 }), x: Length(0), y: Length(0), width: Length(10), height: Length(10) },
+  { additionalProperties: false },
+);
+export type SignatureVisible = Static<typeof SignatureVisible>;
+
+/** What the box says besides the signer's name. */
+export interface AppearanceText {
+  signingTime: Date;
+  reason?: string;
+  location?: string;
+}
+
+/** VisiblePlacementError says why the box does not fit the document; the message names the field to change. */
+export class VisiblePlacementError extends Error {}
+
+const FONT = "Helvetica";
+const PADDING = 3;
+const LEADING = 1.25;
+const MAX_FONT_SIZE = 10;
+const MIN_FONT_SIZE = 4;
+const NEWLINE = Uint8Array.of(0x0a);
+
+/** placeVisibleSignature turns the signature field `fieldName` (made by PDF.sign, which gives it an empty rectangle on
+ * the first page) into a widget on `visible.page` with the box drawn as its normal appearance, listed in that page's
+ * annotations. It throws VisiblePlacementError for a page or a rectangle outside the document. */
+export function placeVisibleSignature(pdf: PDF, fieldName: string, visible: SignatureVisible, signerCertificate: Uint8Array, text: AppearanceText): void {
+  const page = pdf.getPage(visible.page - 1);
+  if (!page)
+    throw new VisiblePlacementError(`signature.visible.page (/signature/visible/page) is ${visible.page}, but the PDF has ${pdf.getPageCount()} pages.`);
+  const box = page.getCropBox();
+  if (visible.x + visible.width > box.width || visible.y + visible.height > box.height)
+    throw new VisiblePlacementError(
+      `The signature box (/signature/visible) ends at x ${visible.x + visible.width}, y ${visible.y + visible.height}, outside page ${visible.page} (${box.width} × ${box.height} pt).`,
+    );
+  const field = pdf.getForm()?.getField(fieldName);
+  if (!field) throw new Error(`The signature field ${fieldName} was not created.`);
+  const widget = field.getDict();
+  const left = box.x + visible.x;
+  const bottom = box.y + box.height - visible.y - visible.height;
+  widget.set("Rect", numbers([left, bottom, left + visible.width, bottom + visible.height]));
+  widget.set("P", page.ref);
+  widget.set("AP", PdfDict.of({ N: pdf.register(appearanceStream(visible.width, visible.height, lines(signerCertificate, text))) }));
+  const resolve = (ref: PdfRef) => pdf.getObject(ref);
+  // The field's own reference is not public: it is the entry of the form's /Fields that resolves to its dictionary.
+  const fields = pdf.getCatalog().getDict("AcroForm", resolve)?.getArray("Fields", resolve);
+  const ref = fields?.toArray().find((entry): entry is PdfRef => entry instanceof PdfRef && pdf.getObject(entry) === widget);
+  if (!ref) throw new Error(`The signature field ${fieldName} is not listed in the form.`);
+  const annots = page.dict.getArray("Annots", resolve);
+  if (annots) annots.push(ref);
+  else page.dict.set("Annots", new PdfArray([ref]));
+}
+
+function numbers(values: number[]): PdfArray {
+  return new PdfArray(values.map((v) => PdfNumber.of(v)));
+}
+
+/** signerName is the certificate subject's common name, or its whole subject when it has none. */
+function signerName(certificate: Uint8Array): string {
+  const subject = new X509Certificate(certificate).subject;
+  return /^CN=(.*)$/m.exec(subject)?.[1] ?? subject.replaceAll("\n", ", ");
+}
+
+function lines(certificate: Uint8Array, text: AppearanceText): string[] {
+  const date = text.signingTime.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+  return [
+    `Digitally signed by ${signerName(certificate)}`,
+    `Date: ${date}`,
+    ...(text.reason ? [`Reason: ${text.reason}`] : []),
+    ...(text.location ? [`Location: ${text.location}`] : []),
+  ].map(winAnsi);
+}
+
+// Helvetica is shown with WinAnsiEncoding, which matches Latin-1 outside 0x80–0x9F: other characters show as "?".
+function winAnsi(line: string): string {
+  return [...line].map((c) => (/[\x20-\x7e\xa0-\xff]/.test(c) ? c : "?")).join("");
+}
+
+/** appearanceStream is the box's form XObject: a light panel with a border and the lines at the largest size (up to
+ * 10 pt) that fits, clipped to the box when even 4 pt does not. */
+function appearanceStream(width: number, height: number, text: string[]): PdfStream {
+  const inner = width - 2 * PADDING;
+  const widest = Math.max(...text.map((line) => measureText(line, FONT, 1)));
+  const size = Math.max(MIN_FONT_SIZE, Math.min(MAX_FONT_SIZE, inner / widest, (height - 2 * PADDING) / (text.length * LEADING)));
+  const operators = [
+    ops.pushGraphicsState(),
+    ops.rectangle(0, 0, width, height),
+    ops.clip(),
+    ops.endPath(),
+    ops.setNonStrokingRGB(0.95, 0.97, 1),
+    ops.rectangle(0, 0, width, height),
+    ops.fill(),
+    ops.setStrokingRGB(0.16, 0.33, 0.6),
+    ops.setLineWidth(1),
+    ops.rectangle(0.5, 0.5, width - 1, height - 1),
+    ops.stroke(),
+    ops.beginText(),
+    ops.setFont("/Helv", size),
+    ops.setNonStrokingRGB(0.1, 0.1, 0.1),
+    ops.moveText(PADDING, height - PADDING - size),
+    ...text.flatMap((line, i) => [...(i ? [ops.moveText(0, -size * LEADING)] : []), ops.showText(new PdfString(latin1(line), "literal"))]),
+    ops.endText(),
+    ops.popGraphicsState(),
+  ];
+  const content = Buffer.concat(operators.flatMap((o) => [o.toBytes(), NEWLINE]));
+  const font = PdfDict.of({ Type: PdfName.of("Font"), Subtype: PdfName.of("Type1"), BaseFont: PdfName.of(FONT), Encoding: PdfName.of("WinAnsiEncoding") });
+  return new PdfStream(
+    PdfDict.of({
+      Type: PdfName.of("XObject"),
+      Subtype: PdfName.of("Form"),
+      BBox: numbers([0, 0, width, height]),
+      Resources: PdfDict.of({ Font: PdfDict.of({ Helv: font }) }),
+    }),
+    content,
+  );
+}
+
+function latin1(text: string): Uint8Array {
+  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+}
