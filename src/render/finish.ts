@@ -11,7 +11,7 @@
 import { AFRelationship, degrees, PDFDocument, PDFName, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
 import { ApiError } from "../errors";
 import { VERSION } from "../version";
-import type { Finishing, PdfMetadata, PdfStandard } from "./pdf-options";
+import type { FacturX, Finishing, PdfMetadata, PdfStandard } from "./pdf-options";
 import { convertToPdfA } from "./pdfa";
 import type { AssetBody } from "./print";
 import { xmpPacket } from "./xmp";
@@ -48,7 +48,7 @@ export async function finishPdf(printed: Finished, finishing: Finishing | undefi
   if (pages > deps.maxPages) throw new ApiError("LIMIT_EXCEEDED", `The document with its attached PDFs has ${pages} pages; the limit is ${deps.maxPages}.`);
   if (finishing.standard) doc = await PDFDocument.load(await convertToPdfA(await doc.save(), finishing.standard), { updateMetadata: false });
   for (const file of finishing.embeddedFiles ?? []) await embed(doc, file, deps);
-  setMetadata(doc, finishing.metadata, finishing.standard);
+  setMetadata(doc, finishing.metadata, finishing.standard, finishing.facturX);
   // PDF/A-2 allows object streams, but validators and older readers check PDF/A files more easily without them.
   const pdf = await doc.save({ useObjectStreams: !finishing.standard });
   if (pdf.byteLength > deps.maxOutputBytes)
@@ -98,7 +98,7 @@ async function openAsset(assetId: string, deps: FinishDeps): Promise<AssetBody> 
 }
 
 /** setMetadata writes the information dictionary and the same facts as an XMP packet (what PDF/A and most viewers read). */
-function setMetadata(doc: PDFDocument, metadata: PdfMetadata & { title: string }, standard: PdfStandard | undefined): void {
+function setMetadata(doc: PDFDocument, metadata: PdfMetadata & { title: string }, standard: PdfStandard | undefined, facturX: FacturX | undefined): void {
   const now = new Date();
   doc.setTitle(metadata.title, { showInWindowTitleBar: true });
   if (metadata.author !== undefined) doc.setAuthor(metadata.author);
@@ -110,7 +110,7 @@ function setMetadata(doc: PDFDocument, metadata: PdfMetadata & { title: string }
   const created = doc.getCreationDate() ?? now;
   doc.setCreationDate(created);
   doc.setModificationDate(now);
-  const xmp = xmpPacket({ ...metadata, producer: PRODUCER, created, modified: now, standard });
+  const xmp = xmpPacket({ ...metadata, producer: PRODUCER, created, modified: now, standard, facturX });
   const stream = doc.context.stream(new TextEncoder().encode(xmp), { Type: "Metadata", Subtype: "XML" });
   doc.catalog.set(PDFName.of("Metadata"), doc.context.register(stream));
 }

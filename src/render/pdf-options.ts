@@ -45,6 +45,16 @@ export const EmbeddedFile = Type.Object(
 );
 export type EmbeddedFile = Static<typeof EmbeddedFile>;
 
+/** FACTURX_FILE_NAME is the name Factur-X 1.0.07 (and ZUGFeRD 2.1 onwards) gives the embedded invoice XML. */
+export const FACTURX_FILE_NAME = "factur-x.xml";
+
+/** The fx:ConformanceLevel values of Factur-X 1.0.07, one per profile of its XML. */
+export const FACTURX_LEVELS = ["MINIMUM", "BASIC WL", "BASIC", "EN 16931", "EXTENDED"] as const;
+
+/** FacturX is the `pdf.facturX` option: the profile of the embedded factur-x.xml, stated in the XMP (docs/pdf.md). */
+export const FacturX = Type.Object({ conformanceLevel: literalUnion(FACTURX_LEVELS) }, closed);
+export type FacturX = Static<typeof FacturX>;
+
 /** PdfOptions is the `pdf` of a render request and a template's default for its renders (docs/pdf.md). */
 export const PdfOptions = Type.Object(
   {
@@ -54,6 +64,7 @@ export const PdfOptions = Type.Object(
     attachAssetIds: Type.Optional(Type.Array(Identifier, { maxItems: MAX_PDF_ATTACHMENTS })),
     standard: Type.Optional(literalUnion(PDF_STANDARDS)),
     embeddedFiles: Type.Optional(Type.Array(EmbeddedFile, { maxItems: MAX_PDF_ATTACHMENTS })),
+    facturX: Type.Optional(FacturX),
     password: Type.Optional(PdfPassword),
   },
   closed,
@@ -82,4 +93,6 @@ export interface Finishing {
   attachAssetIds?: string[];
   standard?: PdfStandard;
   embeddedFiles?: EmbeddedFile[];
+  /** A Factur-X invoice: the XMP states its fx: facts (xmp.ts). */
+  facturX?: FacturX;
 }

@@ -20,6 +20,8 @@ export const KIND_OF_MEDIA_TYPE: Record<MediaType, AssetKind> = {
   "text/css": "stylesheet",
   "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "workbook",
   "application/pdf": "pdf",
+  "text/xml": "pdf",
+  "application/xml": "pdf",
 };
 
 /** useAssets lists one page of assets, optionally of one kind. */
@@ -57,7 +59,7 @@ export function useUpload(onProgress: (fraction: number) => void) {
     mutationFn: async (file: File) => {
       const mediaType = file.type as MediaType;
       const kind = KIND_OF_MEDIA_TYPE[mediaType];
-      if (!kind) throw new Error(`Files of type ${file.type || "unknown"} cannot be assets; use PNG, JPEG, SVG, a font, CSS, XLSX or PDF.`);
+      if (!kind) throw new Error(`Files of type ${file.type || "unknown"} cannot be assets; use PNG, JPEG, SVG, a font, CSS, XLSX, PDF or XML.`);
       onProgress(0);
       const digest = bytesToHex(sha256(new Uint8Array(await file.arrayBuffer())));
       const created = await api<AssetCreated>("/v1/assets", { method: "POST", body: { kind, filename: file.name, mediaType, size: file.size, sha256: digest } });

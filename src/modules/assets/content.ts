@@ -1,6 +1,6 @@
 /** assets/content: does a file's content match its registered media type? Checked chunk by chunk while the upload
- * streams in, so no file is ever held whole in memory: magic bytes for binary formats, UTF-8 text for CSS and SVG. */
-import { XLSX, type MediaType } from "./model";
+ * streams in, so no file is ever held whole in memory: magic bytes for binary formats, UTF-8 text for CSS, SVG and XML. */
+import { XLSX, XML_MEDIA_TYPES, type MediaType } from "./model";
 
 /** ContentCheck sees the upload's chunks in order, then says what is wrong with the content (null when it fits). */
 export interface ContentCheck {
@@ -23,6 +23,9 @@ export const MAGIC: Readonly<Partial<Record<MediaType, { what: string; signature
 
 /** SVG_HEAD_BYTES: the <svg> root element must start within the first 64 KiB. */
 export const SVG_HEAD_BYTES = 64 * 1024;
+
+/** XML_HEAD_BYTES: enough of an XML file to see where its markup starts. */
+const XML_HEAD_BYTES = 1024;
 
 /** Keeps the first `limit` bytes of a stream. */
 class Head {
@@ -103,6 +106,12 @@ export function svgProblem(text: string): string | null {
   return `is not an SVG image: its first element must be <svg>, within the first ${SVG_HEAD_BYTES / 1024} KiB`;
 }
 
+/** xmlProblem reads the start of an XML document: after an optional BOM and whitespace, markup (a declaration or the
+ * root element). The XML is embedded as it is, never parsed by renderd, so its body is not checked. */
+function xmlProblem(text: string): string | null {
+  return /^\uFEFF?\s*</.test(text) ? null : "is not an XML document: it must start with <?xml … ?> or its root element";
+}
+
 /** contentCheck answers the check for a media type. */
 export function contentCheck(mediaType: MediaType): ContentCheck {
   if (mediaType === "text/css") {
@@ -126,6 +135,20 @@ export function contentCheck(mediaType: MediaType): ContentCheck {
       finish() {
         const problem = text.finish() ?? svgProblem(new TextDecoder("utf-8").decode(head.value));
         return problem ? `The file ${problem}.` : null;
+      },
+    };
+  }
+  if ((XML_MEDIA_TYPES as readonly MediaType[]).includes(mediaType)) {
+    const text = new Text();
+    const head = new Head(XML_HEAD_BYTES);
+    return {
+      update(c) {
+        text.update(c);
+        head.add(c);
+      },
+      finish() {
+        const problem = text.finish() ?? xmlProblem(new TextDecoder("utf-8").decode(head.value));
+        return problem ? `The file ${problem}; an XML asset must be UTF-8 text.` : null;
       },
     };
   }

@@ -104,25 +104,27 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
   const ids = [...new Set([...listed, ...images, ...attached].map((u) => u.id))];
   const found = new Map(
     store
-      .all<{ id: string; kind: string; status: string }>(
-        "SELECT id, kind, status FROM assets WHERE workspace_id = $ws AND id IN (SELECT value FROM json_each($ids))",
+      .all<{ id: string; kind: string; media_type: string; status: string }>(
+        "SELECT id, kind, media_type, status FROM assets WHERE workspace_id = $ws AND id IN (SELECT value FROM json_each($ids))",
         { ws: workspaceId, ids: JSON.stringify(ids) },
       )
       .map((a) => [a.id, a]),
   );
   const problems: ErrorDetail[] = [];
-  const check = (uses: NodeUse[], kinds: string[], wanted: string) => {
+  const check = (uses: NodeUse[], kinds: string[], wanted: string, mediaType?: string) => {
     for (const use of uses) {
       const asset = found.get(use.id);
       // Another workspace's asset reads as missing, as it does everywhere else.
       if (!asset) problems.push({ path: use.at, message: `asset ${use.id} was not found` });
       else if (asset.status !== "uploaded") problems.push({ path: use.at, message: `asset ${use.id} has not been uploaded yet` });
       else if (!kinds.includes(asset.kind)) problems.push({ path: use.at, message: `asset ${use.id} is a ${asset.kind} asset; ${wanted}` });
+      else if (mediaType && asset.media_type !== mediaType) problems.push({ path: use.at, message: `asset ${use.id} is ${asset.media_type}; ${wanted}` });
     }
   };
   check(listed, TEMPLATE_ASSET_KINDS, "assetIds takes stylesheets and fonts");
   check(images, IMAGE_ASSET_KINDS, "an image node takes an image or svg asset");
-  check(attached, ["pdf"], "pdf.attachAssetIds takes PDF assets");
+  // The kind pdf also holds XML (an e-invoice to embed); only PDFs can be appended.
+  check(attached, ["pdf"], "pdf.attachAssetIds takes PDF assets", "application/pdf");
   return problems;
 }
 

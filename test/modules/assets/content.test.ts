@@ -58,6 +58,20 @@ describe("text/css", () => {
   });
 });
 
+describe("text/xml and application/xml", () => {
+  test("UTF-8 XML starting with its declaration or its root element is accepted, split or whole", () => {
+    for (const mediaType of ["text/xml", "application/xml"] as const) {
+      expect(check(mediaType, bytes('<?xml version="1.0" encoding="UTF-8"?>\n<rsm:CrossIndustryInvoice>ü</rsm:CrossIndustryInvoice>'), 1)).toBeNull();
+      expect(check(mediaType, bytes("\uFEFF\n  <Invoice/>"), 1000)).toBeNull();
+    }
+  });
+  test("text that is not markup, a NUL byte or invalid UTF-8 is refused", () => {
+    expect(check("text/xml", bytes("number;total\n42;100"))).toContain("is not an XML document");
+    expect(check("text/xml", bytes("<a>", [0], "</a>"))).toContain("NUL byte");
+    expect(check("application/xml", bytes("<a>", [0xff], "</a>"))).toContain("not valid UTF-8");
+  });
+});
+
 describe("image/svg+xml", () => {
   test.each([
     '<svg xmlns="http://www.w3.org/2000/svg"/>',
