@@ -1,6 +1,7 @@
 /**
  * sign: the cost of signing (and of encrypting) one printed document — bench/floor.ts's one-page invoice, printed
- * once by Chromium, then signed `n` times with a fresh OpenSSL RSA-2048 and EC P-256 PKCS#12 (PAdES B-B, SHA-256).
+ * once by Chromium, then signed `n` times with a fresh OpenSSL RSA-2048 and EC P-256 PKCS#12 (PAdES B-B, SHA-256),
+ * invisibly and with a visible box.
  * Run: `flock /tmp/renderd-chromium.lock bun bench/sign.ts [n]`. Figures are recorded in docs/performance.md.
  */
 import { encryptPdf } from "../src/pdf/encrypt";
@@ -46,6 +47,9 @@ await timed("open PKCS#12 (RSA, OpenSSL 3)", async () => {
   return p12;
 });
 await timed("sign, RSA-2048", () => signPdf(pdf, { signer: rsa, reason: "Invoice issued" }));
+await timed("sign, RSA-2048, visible box", () =>
+  signPdf(pdf, { signer: rsa, reason: "Invoice issued", location: "Berlin", visible: { page: 1, x: 320, y: 700, width: 240, height: 64 } }),
+);
 await timed("sign, EC P-256", () => signPdf(pdf, { signer: ec, reason: "Invoice issued" }));
 await timed("encrypt, AES-256", () => encryptPdf(pdf, { user: "u", owner: "o" }));
 const encrypted = await encryptPdf(pdf, { user: "u", owner: "o" });

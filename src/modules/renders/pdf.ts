@@ -52,7 +52,7 @@ export function withPdfOptions(job: PrintJob, options: PdfOptions, context: PdfC
   return { ...job, pdf: settings, finish, ...(options.password && { encryption: options.password }) };
 }
 
-/** isFacturX: a PDF/A-3b document with factur-x.xml embedded is a Factur-X invoice (Factur-X 1.0.07 §6). */
+/** isFacturX: a PDF/A-3b document with factur-x.xml embedded is a Factur-X invoice (Factur-X 1.0.07, docs/pdf.md). */
 function isFacturX(options: PdfOptions): boolean {
   return options.standard === "PDF/A-3b" && (options.embeddedFiles ?? []).some((f) => f.name === FACTURX_FILE_NAME);
 }
