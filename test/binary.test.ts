@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { textIn } from "./pdf/appearance";
 import { makePkcs12, poppler } from "./pdf/certs";
 import { freePort, waitFor } from "./serve-process";
 
@@ -52,8 +53,9 @@ test("the compiled binary serves /health, /health/live and its API description, 
   expect(out).not.toContain("binary-test-pw");
 });
 
-test("the compiled binary signs a render with an uploaded PKCS#12 (@libpdf/core is embedded)", async () => {
+test("the compiled binary signs a render with an uploaded PKCS#12, visible box included (@libpdf/core is embedded)", async () => {
   const [port, internalPort] = [await freePort(), await freePort()];
+  const box = { page: 1, x: 320, y: 700, width: 240, height: 64 };
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: join(work, "data-sign"), LOG_LEVEL: "warn", RENDERD_ADMIN_PASSWORD: "binary-test-pw" };
   const proc = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], { cwd: work, env, stdout: "pipe", stderr: "pipe" });
   try {
@@ -65,7 +67,7 @@ test("the compiled binary signs a render with an uploaded PKCS#12 (@libpdf/core 
     const certificate = await fetch(`http://127.0.0.1:${port}/v1/certificates`, { method: "POST", headers, body: JSON.stringify({ name: "Signing", pkcs12, password: "secret" }) });
     expect(certificate.status).toBe(201);
     const { id } = await certificate.json();
-    const render = await fetch(`http://127.0.0.1:${port}/v1/renders?wait=30`, { method: "POST", headers, body: JSON.stringify({ html: "<p>Signed</p>", signature: { certificateId: id } }) });
+    const render = await fetch(`http://127.0.0.1:${port}/v1/renders?wait=30`, { method: "POST", headers, body: JSON.stringify({ html: "<p>Signed</p>", signature: { certificateId: id, visible: box } }) });
     const body = await render.json();
     expect(body.status).toBe("succeeded");
     const result = new URL(body.result.downloadUrl);
@@ -73,6 +75,7 @@ test("the compiled binary signs a render with an uploaded PKCS#12 (@libpdf/core 
     const check = poppler("pdfsig", pdf);
     expect(check.out).toContain("Signature is Valid.");
     expect(check.out).toContain("Binary Signer");
+    expect(textIn(pdf, box)).toContain("Digitally signed by Binary Signer");
   } finally {
     proc.kill("SIGTERM");
   }
