@@ -81,7 +81,7 @@ describe("visible signatures", () => {
   test("a page the PDF lacks fails the render naming /signature/visible/page; a malformed box is 400", async () => {
     const res = await t.call("/v1/renders?wait=30", { key, body: { html: invoice, signature: { certificateId, visible: { ...box, page: 3 } } } });
     // A render that fails while ?wait is waiting answers the failure itself.
-    expect(res.body.error).toMatchObject({ code: "RENDER_FAILED", message: expect.stringContaining("/signature/visible/page) is 3, but the PDF has 1 pages") });
+    expect(res.body.error).toMatchObject({ code: "RENDER_FAILED", message: expect.stringContaining("The signature box cannot be drawn: signature.visible.page (/signature/visible/page) is 3, but the PDF has 1 pages") });
     const outside = await t.call("/v1/renders?wait=30", { key, body: { html: invoice, signature: { certificateId, visible: { ...box, y: 800 } } } });
     expect(outside.body.error.message).toContain("outside page 1");
     for (const [visible, path] of [

@@ -4,6 +4,7 @@ import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import { encryptPdf } from "../../pdf/encrypt";
 import { signPdf } from "../../pdf/sign";
+import { VisiblePlacementError } from "../../pdf/sign-appearance";
 import type { SealPdf } from "../../render/worker";
 import type { Store } from "../../store/open";
 import { openCertificate } from "../certificates/service";
@@ -50,6 +51,8 @@ async function sign(options: SealerOptions, workspaceId: string, job: Parameters
       password: job.encryption?.owner,
     });
   } catch (e) {
+    // A box the printed document has no room for: its message names the field to change.
+    if (e instanceof VisiblePlacementError) throw new ApiError("RENDER_FAILED", `The signature box cannot be drawn: ${e.message}`);
     // A timestamp authority that does not answer is the usual cause; its message says which.
     throw new ApiError("RENDER_FAILED", `The PDF could not be signed: ${e instanceof Error ? e.message : String(e)}`);
   }
