@@ -1,7 +1,8 @@
 /** sign-appearance: the visible box of a signature (`signature.visible`, issue 13) — its place on the page and the
  * appearance stream drawn there: "Digitally signed by <signer>", the date, the reason and the location. */
 import { X509Certificate } from "node:crypto";
-import { measureText, ops, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString, type PDF } from "@libpdf/core";
+import { readFileSync } from "node:fs";
+import { measureText, ops, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString, type EmbeddedFont, type PDF } from "@libpdf/core";
 import { Type, type Static } from "@sinclair/typebox";
 
 // 14400 pt (200 in) is the largest page size PDF allows (ISO 32000-1 annex C).
@@ -25,7 +26,9 @@ export interface AppearanceText {
 /** VisiblePlacementError says why the box does not fit the document; the message names the field to change. */
 export class VisiblePlacementError extends Error {}
 
-const FONT = "Helvetica";
+// Liberation Sans (Debian's fonts-liberation, which install.sh installs for Chromium) is embedded, as PDF/A requires
+// of every font that is drawn: a PDF/A document keeps conforming with a visible signature.
+const FONT_FILE = "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf";
 const PADDING = 3;
 const LEADING = 1.25;
 const MAX_FONT_SIZE = 10;
@@ -51,7 +54,8 @@ export function placeVisibleSignature(pdf: PDF, fieldName: string, visible: Sign
   const bottom = box.y + box.height - visible.y - visible.height;
   widget.set("Rect", numbers([left, bottom, left + visible.width, bottom + visible.height]));
   widget.set("P", page.ref);
-  widget.set("AP", PdfDict.of({ N: pdf.register(appearanceStream(visible.width, visible.height, lines(signerCertificate, text))) }));
+  const font = pdf.embedFont(fontProgram());
+  widget.set("AP", PdfDict.of({ N: pdf.register(appearanceStream(font, visible.width, visible.height, lines(signerCertificate, text))) }));
   const resolve = (ref: PdfRef) => pdf.getObject(ref);
   // The field's own reference is not public: it is the entry of the form's /Fields that resolves to its dictionary.
   const fields = pdf.getCatalog().getDict("AcroForm", resolve)?.getArray("Fields", resolve);
@@ -72,6 +76,18 @@ function signerName(certificate: Uint8Array): string {
   return /^CN=(.*)$/m.exec(subject)?.[1] ?? subject.replaceAll("\n", ", ");
 }
 
+let fontBytes: Uint8Array | undefined;
+
+/** fontProgram answers the font file's bytes, read once. */
+function fontProgram(): Uint8Array {
+  try {
+    fontBytes ??= new Uint8Array(readFileSync(FONT_FILE));
+  } catch {
+    throw new Error(`The font for the signature box, ${FONT_FILE}, cannot be read: install Debian's fonts-liberation (install.sh does).`);
+  }
+  return fontBytes;
+}
+
 function lines(certificate: Uint8Array, text: AppearanceText): string[] {
   const date = text.signingTime.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
   return [
@@ -79,19 +95,14 @@ function lines(certificate: Uint8Array, text: AppearanceText): string[] {
     `Date: ${date}`,
     ...(text.reason ? [`Reason: ${text.reason}`] : []),
     ...(text.location ? [`Location: ${text.location}`] : []),
-  ].map(winAnsi);
-}
-
-// Helvetica is shown with WinAnsiEncoding, which matches Latin-1 outside 0x80–0x9F: other characters show as "?".
-function winAnsi(line: string): string {
-  return [...line].map((c) => (/[\x20-\x7e\xa0-\xff]/.test(c) ? c : "?")).join("");
+  ];
 }
 
 /** appearanceStream is the box's form XObject: a light panel with a border and the lines at the largest size (up to
  * 10 pt) that fits, clipped to the box when even 4 pt does not. */
-function appearanceStream(width: number, height: number, text: string[]): PdfStream {
+function appearanceStream(font: EmbeddedFont, width: number, height: number, text: string[]): PdfStream {
   const inner = width - 2 * PADDING;
-  const widest = Math.max(...text.map((line) => measureText(line, FONT, 1)));
+  const widest = Math.max(...text.map((line) => measureText(line, font, 1)));
   const size = Math.max(MIN_FONT_SIZE, Math.min(MAX_FONT_SIZE, inner / widest, (height - 2 * PADDING) / (text.length * LEADING)));
   const operators = [
     ops.pushGraphicsState(),
@@ -106,26 +117,29 @@ function appearanceStream(width: number, height: number, text: string[]): PdfStr
     ops.rectangle(0.5, 0.5, width - 1, height - 1),
     ops.stroke(),
     ops.beginText(),
-    ops.setFont("/Helv", size),
+    ops.setFont("/F0", size),
     ops.setNonStrokingRGB(0.1, 0.1, 0.1),
     ops.moveText(PADDING, height - PADDING - size),
-    ...text.flatMap((line, i) => [...(i ? [ops.moveText(0, -size * LEADING)] : []), ops.showText(new PdfString(latin1(line), "literal"))]),
+    ...text.flatMap((line, i) => [...(i ? [ops.moveText(0, -size * LEADING)] : []), ops.showText(glyphs(font, line))]),
     ops.endText(),
     ops.popGraphicsState(),
   ];
   const content = Buffer.concat(operators.flatMap((o) => [o.toBytes(), NEWLINE]));
-  const font = PdfDict.of({ Type: PdfName.of("Font"), Subtype: PdfName.of("Type1"), BaseFont: PdfName.of(FONT), Encoding: PdfName.of("WinAnsiEncoding") });
   return new PdfStream(
     PdfDict.of({
       Type: PdfName.of("XObject"),
       Subtype: PdfName.of("Form"),
       BBox: numbers([0, 0, width, height]),
-      Resources: PdfDict.of({ Font: PdfDict.of({ Helv: font }) }),
+      Resources: PdfDict.of({ Font: PdfDict.of({ F0: font.ref }) }),
     }),
     content,
   );
 }
 
-function latin1(text: string): Uint8Array {
-  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+/** glyphs is a line as the embedded font's two-byte glyph ids (Identity-H, CIDToGIDMap /Identity, as @libpdf/core
+ * writes embedded fonts); encodeText also marks the glyphs the subset keeps. A character the font lacks shows as
+ * its .notdef glyph. */
+function glyphs(font: EmbeddedFont, line: string): PdfString {
+  const gids = font.encodeText(line).map((codePoint) => font.codePointToGid(codePoint));
+  return new PdfString(Uint8Array.from(gids.flatMap((gid) => [gid >> 8, gid & 0xff])), "hex");
 }

@@ -71,6 +71,7 @@ function drawBeforeSigning(pdf: PDF, visible: SignatureVisible, options: SignPdf
       reason: options.reason,
       location: options.location,
     });
-    return save(saveOptions);
+    // The box's font is embedded with only the glyphs it shows.
+    return save({ ...saveOptions, subsetFonts: true });
   };
 }

@@ -78,6 +78,16 @@ describe("visible signatures", () => {
     expectVisiblySigned(pdf, "open-me");
   });
 
+  test("a PDF/A-3b render keeps every font embedded with the box drawn (its font is embedded too)", async () => {
+    const pdf = await renderedPdf({ html: invoice, pdf: { standard: "PDF/A-3b" }, signature: { certificateId, visible: box } });
+    expectVisiblySigned(pdf);
+    expect(poppler("pdfinfo", pdf, ["-meta"]).out).toContain("<pdfaid:part>3</pdfaid:part>");
+    const fonts = poppler("pdffonts", pdf).out.trim().split("\n").slice(2);
+    expect(fonts.some((line) => line.includes("+LiberationSans "))).toBe(true);
+    // The columns after the encoding are emb, sub, uni, object number, generation.
+    for (const line of fonts) expect(line).toMatch(/\syes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+$/);
+  });
+
   test("a page the PDF lacks fails the render naming /signature/visible/page; a malformed box is 400", async () => {
     const res = await t.call("/v1/renders?wait=30", { key, body: { html: invoice, signature: { certificateId, visible: { ...box, page: 3 } } } });
     // A render that fails while ?wait is waiting answers the failure itself.

@@ -26,7 +26,7 @@ export function makePkcs12(options: TestPkcs12Options = {}): Uint8Array {
     const key = options.key ?? "rsa";
     const keyArgs = key === "rsa" ? ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"] : key === "ec" ? ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"] : ["-algorithm", "ED25519"];
     openssl(dir, ["genpkey", ...keyArgs, "-out", "key.pem"]);
-    openssl(dir, ["req", "-x509", "-key", "key.pem", "-out", "cert.pem", "-days", String(options.days ?? 30), "-subj", `/CN=${options.commonName ?? "Renderd Test Signer"}/O=Renderd Tests`]);
+    openssl(dir, ["req", "-x509", "-utf8", "-key", "key.pem", "-out", "cert.pem", "-days", String(options.days ?? 30), "-subj", `/CN=${options.commonName ?? "Renderd Test Signer"}/O=Renderd Tests`]);
     const keyPart = options.noKey ? ["-nokeys"] : ["-inkey", "key.pem"];
     openssl(dir, ["pkcs12", "-export", ...keyPart, "-in", "cert.pem", "-out", "out.p12", "-passout", `pass:${options.password ?? "secret"}`, ...(options.legacy ? ["-legacy"] : [])]);
     return new Uint8Array(readFileSync(join(dir, "out.p12")));

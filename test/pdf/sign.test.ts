@@ -93,8 +93,17 @@ describe("signPdf with a visible box", () => {
     expect(text).toContain("Reason: Approved");
     expect(text).toContain("Location: Berlin");
     expect(inkIn(signed, box)).toBeGreaterThan(0.01);
+    // Its font is embedded (as PDF/A requires), with only the glyphs it shows.
+    expect(poppler("pdffonts", signed).out).toMatch(/[A-Z]{6}\+LiberationSans\s+CID TrueType\s+Identity-H\s+yes yes yes/);
     // Nothing of it outside the box: the area below is as blank as before.
     expect(inkIn(signed, { ...box, y: box.y + box.height + 5 })).toBe(0);
+  });
+
+  test("names outside Latin-1 are drawn, not replaced", async () => {
+    const { signer } = await openPkcs12(makePkcs12({ commonName: "Łukasz Żółć" }), "secret");
+    const signed = await signPdf(await samplePdf(), { signer, signingTime, location: "Kraków", visible: box });
+    expect(textIn(signed, box)).toContain("Digitally signed by Łukasz Żółć");
+    expect(textIn(signed, box)).toContain("Location: Kraków");
   });
 
   test("on the page asked for, and in an encrypted file (encrypt, then sign)", async () => {
