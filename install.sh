@@ -21,8 +21,9 @@ say "node $(node --version), npm $(npm --version)"
 
 # --- 1. system packages -----------------------------------------------------------------------------
 # chromium:            the only browser renderd drives (never downloaded by playwright)
-# fonts-*:             a basic Latin font set so documents do not render with a fallback bitmap font
-# poppler-utils:       pdftotext/pdfinfo/pdfsig, used by the tests to read the PDFs renderd produces
+# fonts-*:             a basic Latin font set so documents do not render with a fallback bitmap font; renderd
+#                      embeds Liberation Sans in visible signature boxes (docs/pdf.md "Visible signatures")
+# poppler-utils:       pdftotext/pdfinfo/pdfsig/pdftoppm/pdfdetach, used by the tests to read the PDFs renderd produces
 # openssl:             the signing tests make their PKCS#12 certificates and a timestamp authority with it
 # ca-certificates:     TLS roots for outbound webhook deliveries
 # ghostscript:         the PDF/A conversion of renders with pdf.standard (docs/pdf.md)
