@@ -16,7 +16,7 @@ export const SignatureVisible = Type.Object(
 );
 export type SignatureVisible = Static<typeof SignatureVisible>;
 
-/** What the box says besides the signer's name. */
+/** AppearanceText is what the box says besides the signer's name. */
 export interface AppearanceText {
   signingTime: Date;
   reason?: string;

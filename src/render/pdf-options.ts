@@ -48,7 +48,7 @@ export type EmbeddedFile = Static<typeof EmbeddedFile>;
 /** FACTURX_FILE_NAME is the name Factur-X 1.0.07 (and ZUGFeRD 2.1 onwards) gives the embedded invoice XML. */
 export const FACTURX_FILE_NAME = "factur-x.xml";
 
-/** The fx:ConformanceLevel values of Factur-X 1.0.07, one per profile of its XML. */
+/** FACTURX_LEVELS are the fx:ConformanceLevel values of Factur-X 1.0.07, one per profile of its XML. */
 export const FACTURX_LEVELS = ["MINIMUM", "BASIC WL", "BASIC", "EN 16931", "EXTENDED"] as const;
 
 /** FacturX is the `pdf.facturX` option: the profile of the embedded factur-x.xml, stated in the XMP (docs/pdf.md). */
