@@ -108,6 +108,7 @@ export const OPTIONS = {
   webhookAllowHttp: { env: "WEBHOOK_ALLOW_HTTP", flag: "--webhook-allow-http", help: "accept http:// webhook URLs (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
   webhookAllowPrivate: { env: "WEBHOOK_ALLOW_PRIVATE", flag: "--webhook-allow-private", help: "accept webhook URLs on private addresses (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
   signatureTimestampUrl: { env: "SIGNATURE_TIMESTAMP_URL", flag: "--signature-timestamp-url", help: "RFC 3161 timestamp authority for signed PDFs (PAdES B-T; default none: B-B)", fallback: () => undefined, parse: url },
+  renderLeaseMs: { env: "RENDER_LEASE_MS", flag: "--render-lease-ms", help: "how long a claimed render stays this process's unless renewed (renewed every third of it while printing), 3 s to 1 h", fallback: () => "30000", parse: integer(3000, 3_600_000) },
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", flag: "--shutdown-grace-ms", help: "on SIGTERM, how long printing renders may finish before they are requeued, 0 to 10 min", fallback: () => "20000", parse: integer(0, 600_000) },
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
   logLevel: { env: "LOG_LEVEL", flag: "--log-level", help: "fatal, error, warn, info, debug, trace or silent", fallback: () => "info", parse: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const) },

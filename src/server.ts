@@ -11,6 +11,7 @@ import { startAssetCleanup } from "./modules/assets/cleanup";
 import { pdfSealer } from "./modules/renders/seal-pdf";
 import { poolOptions, RenderPool } from "./render/pool";
 import { RenderWorker } from "./render/worker";
+import { SqliteQueue } from "./queue/sqlite";
 import { Metrics } from "./metrics/metrics";
 import { internalHandler, type LiveState } from "./modules/health/internal";
 import { FileStore } from "./store/files";
@@ -84,7 +85,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
     const sealPdf = pdfSealer(store, clock, config.secretKey, config.signatureTimestampUrl);
-    worker = new RenderWorker({ store, clock, log, files, pool, metrics, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
+    const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
+    worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
     const handler = createApi({ config, store, clock, log, files, worker, metrics, resolve: options.resolve });
     api = handler;

@@ -8,6 +8,7 @@ import { loadConfig } from "../../src/config";
 import { ManualClock } from "../../src/lib/clock";
 import { createLogger } from "../../src/logger";
 import { poolOptions, RenderPool } from "../../src/render/pool";
+import { SqliteQueue } from "../../src/queue/sqlite";
 import { RenderWorker } from "../../src/render/worker";
 import { FileStore } from "../../src/store/files";
 import { migrate } from "../../src/store/migrate";
@@ -28,7 +29,8 @@ export function buildApi(env: Record<string, string> = {}): InProcessApi {
   const files = new FileStore(dataDir);
   const store = openStore(dataDir);
   migrate(store, clock);
-  const worker = new RenderWorker({ store, clock, log, files, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
+  const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
+  const worker = new RenderWorker({ store, clock, log, files, queue, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {
     api: createApi({ config, store, clock, log, files, worker }),
     dataDir,
