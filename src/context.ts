@@ -13,7 +13,7 @@ export interface AppContext {
   store: Store;
   clock: Clock;
   log: Logger;
-  /** The content-addressed files under DATA_DIR (assets; render outputs later). */
+  /** The content-addressed files (assets and PDFs), under DATA_DIR or in a bucket (store/files.ts). */
   files: FileStore;
   /** The render queue's runner: routes kick it, wait on it and cancel through it. */
   worker: RenderWorker;

@@ -14,7 +14,8 @@ import { RenderWorker } from "./render/worker";
 import { SqliteQueue } from "./queue/sqlite";
 import { Metrics } from "./metrics/metrics";
 import { internalHandler, type LiveState } from "./modules/health/internal";
-import { FileStore } from "./store/files";
+import type { FileStore } from "./store/files";
+import { openFiles } from "./store/open-files";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
@@ -38,7 +39,7 @@ export interface RunningServer {
   port: number;
   internalPort: number;
   store: Store;
-  /** files is the file store under DATA_DIR (assets, temporary uploads). */
+  /** files is the file store (assets and PDFs): under DATA_DIR, or the S3 bucket (store/open-files.ts). */
   files: FileStore;
   /** webhooks is the delivery dispatcher; `webhooks.runOnce()` sends what is due now (tests, benchmarks). */
   webhooks: Dispatcher;
@@ -66,7 +67,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   ensureDataDir(config);
-  const files = new FileStore(config.dataDir);
+  const files = openFiles(config);
   const store = openStore(config.dataDir);
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { randomBase62 } from "../lib/ids";
-import { fsyncDir } from "../store/files";
+import { fsyncDir } from "../store/files-staging";
 import { ArchiveWriter, joinEntry } from "./archive";
 import { verifyArchive, type Verified } from "./check";
 import { FORMAT_VERSION, MANIFEST_ENTRY, RENDERD_VERSION, SECRET_ENTRY, STORE_ENTRY, type Manifest, type ManifestFile, type Missing } from "./manifest";

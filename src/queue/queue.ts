@@ -70,7 +70,7 @@ export interface Queue {
   /** outputInUse tells whether any render still points at a stored PDF. */
   outputInUse(sha256: string): boolean;
   /** sweep deletes renders that ended more than `retentionDays` ago and the PDFs none points at any more. */
-  sweep(retentionDays: number): { renders: number; outputs: number };
+  sweep(retentionDays: number): Promise<{ renders: number; outputs: number }>;
   /** depth answers how many renders wait (`queued`) and print (`processing`). */
   depth(): { queued: number; processing: number };
 }

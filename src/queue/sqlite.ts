@@ -105,7 +105,7 @@ export class SqliteQueue implements Queue {
     return this.store.get("SELECT 1 FROM renders WHERE output_sha256 = $sha", { sha: sha256 }) !== null;
   }
 
-  sweep(retentionDays: number): { renders: number; outputs: number } {
+  sweep(retentionDays: number): Promise<{ renders: number; outputs: number }> {
     return sweepRenders(this.store, this.files, this.clock, retentionDays);
   }
 

@@ -174,7 +174,7 @@ export class RenderWorker {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
-      const sha256 = await files.writeOutput(id, pdf);
+      const sha256 = await files.put("outputs", id, pdf);
       const stored = this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings });
       if (!stored) this.dropOutput(sha256);
       ended(stored ? "succeeded" : "cancelled");
@@ -248,19 +248,20 @@ export class RenderWorker {
     const { store, files } = this.options;
     const asset = uploadedAsset(store, workspaceId, assetId);
     if (!asset) return null;
-    const file = files.openAsset(asset.sha256);
-    return (await file.exists()) ? { body: await file.bytes(), contentType: asset.mediaType } : null;
+    const body = await files.read("assets", asset.sha256);
+    return body ? { body, contentType: asset.mediaType } : null;
   }
 
   /** dropOutput deletes a stored PDF no render points at (its render was cancelled while it printed). */
   private dropOutput(sha256: string): void {
-    if (!this.queue.outputInUse(sha256)) this.options.files.removeOutput(sha256);
+    if (this.queue.outputInUse(sha256)) return;
+    this.options.files.delete("outputs", sha256).catch((err) => this.options.log.error({ err, sha256 }, "deleting an unused PDF failed"));
   }
 
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     const { store, clock, log, retentionDays } = this.options;
     try {
-      const swept = this.queue.sweep(retentionDays);
+      const swept = await this.queue.sweep(retentionDays);
       if (swept.renders) log.info(swept, "old renders deleted");
       const keys = sweepIdempotencyKeys({ store, clock });
       if (keys) log.info({ idempotencyKeys: keys }, "expired idempotency keys deleted");

@@ -7,7 +7,7 @@ import { ManualClock } from "../../src/lib/clock";
 import { createWorkspace, setSuspended } from "../../src/modules/workspaces/service";
 import type { NewRender } from "../../src/queue/queue";
 import { SqliteQueue } from "../../src/queue/sqlite";
-import { FileStore } from "../../src/store/files";
+import { DiskFiles } from "../../src/store/files-disk";
 import { migrate } from "../../src/store/migrate";
 import { openStore } from "../../src/store/open";
 
@@ -15,7 +15,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "renderd-queue-"));
 const clock = new ManualClock();
 const store = openStore(dataDir);
 migrate(store, clock);
-const queue = new SqliteQueue(store, clock, new FileStore(dataDir), 30_000);
+const queue = new SqliteQueue(store, clock, new DiskFiles(dataDir), 30_000);
 const ctx = { actor: CLI_ACTOR, requestId: "req_queue_test" };
 const a = createWorkspace(store, clock, ctx, { name: "Acme" }).id;
 const b = createWorkspace(store, clock, ctx, { name: "Beta" }).id;
@@ -96,7 +96,7 @@ describe("SqliteQueue", () => {
 describe("SqliteQueue leases", () => {
   // Two processes on one store: `other` is the process that finds a lease run out.
   const LEASE = 30_000;
-  const other = new SqliteQueue(store, clock, new FileStore(dataDir), LEASE);
+  const other = new SqliteQueue(store, clock, new DiskFiles(dataDir), LEASE);
   const status = (id: string) => store.get<{ status: string; recoveries: number; error_message: string | null }>("SELECT status, recoveries, error_message FROM renders WHERE id = $id", { id })!;
 
   test("a claim whose lease ran out goes back to the queue and another process claims it; the holder never takes back its own", () => {

@@ -22,9 +22,12 @@ import {
   listRenders,
   openResult,
   previewHtml,
+  previewUse,
   resultOf,
+  usesOf,
   waitForRender,
 } from "./service";
+import { withTemplateAssets } from "./asset-bytes";
 
 // A preview answers the PDF itself; it waits as long as a render may take, within the ?wait bound.
 const PREVIEW_WAIT_SECONDS = 60;
@@ -40,7 +43,8 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       (ctx) =>
         once(ctx, async (kept) => {
           const { body, query, principal, set } = ctx;
-          const render = kept(202, () => createRender(d, workspaceOf(principal), body));
+          const withAssets = await withTemplateAssets(d, workspaceOf(principal), usesOf([body]));
+          const render = kept(202, () => createRender(withAssets, workspaceOf(principal), body));
           const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
           // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
           set.status = isFinal(waited) ? 200 : 202;
@@ -51,9 +55,10 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
     .post(
       "/v1/renders/batch",
       (ctx) =>
-        once(ctx, (kept) => {
+        once(ctx, async (kept) => {
           ctx.set.status = 202;
-          return kept(202, () => createBatch(d, workspaceOf(ctx.principal), ctx.body.items, ctx.body.merge));
+          const withAssets = await withTemplateAssets(d, workspaceOf(ctx.principal), usesOf(ctx.body.items));
+          return kept(202, () => createBatch(withAssets, workspaceOf(ctx.principal), ctx.body.items, ctx.body.merge));
         }),
       { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
@@ -89,14 +94,15 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       async ({ params, body, query, principal, set }) => {
         const ws = workspaceOf(principal);
         const request = body ?? {};
+        const withAssets = await withTemplateAssets(d, ws, [previewUse(params.id, request)]);
         if (query.format === "html")
-          return new Response(previewHtml(d, ws, params.id, request), { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
-        const render = await waitForRender(d, ws, createPreview(d, ws, params.id, request), PREVIEW_WAIT_SECONDS);
+          return new Response(previewHtml(withAssets, ws, params.id, request), { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
+        const render = await waitForRender(d, ws, createPreview(withAssets, ws, params.id, request), PREVIEW_WAIT_SECONDS);
         if (render.status !== "succeeded") {
           set.status = isFinal(render) ? 200 : 202;
           return render;
         }
-        return new Response(resultOf(d, render.id).file, { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
+        return new Response(resultOf(d, render.id).file.body(), { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
       },
       {
         auth: { scope: "render:create" },
