@@ -1,6 +1,7 @@
 /** context: what every route and service is built with, made once by server.ts (or a test). */
 import type { Logger } from "pino";
 import type { Config } from "./config";
+import type { WindowCounters } from "./http/rate-limit";
 import type { Clock } from "./lib/clock";
 import type { Metrics } from "./metrics/metrics";
 import type { RenderWorker } from "./render/worker";
@@ -19,6 +20,8 @@ export interface AppContext {
   worker: RenderWorker;
   /** DNS for the webhook destination check (spec 6.7); tests inject fake answers. Default: the system resolver. */
   resolve?: Resolver;
+  /** Where the rate limits count (spec 8.3): shared in Redis with REDIS_URL; in this process when absent. */
+  counters?: WindowCounters;
   /** Counts requests and refusals for /metrics; absent in tests that do not read it. */
   metrics?: Metrics;
 }

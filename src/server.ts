@@ -16,6 +16,7 @@ import { Metrics } from "./metrics/metrics";
 import { internalHandler, type LiveState } from "./modules/health/internal";
 import type { FileStore } from "./store/files";
 import { openFiles } from "./store/open-files";
+import { RedisCounters } from "./http/redis-counters";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
@@ -68,6 +69,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? createLogger(config.logLevel);
   ensureDataDir(config);
   const files = openFiles(config);
+  const counters = config.redisUrl ? new RedisCounters(config.redisUrl) : undefined;
   const store = openStore(config.dataDir);
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;
@@ -89,7 +91,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
     worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
-    const handler = createApi({ config, store, clock, log, files, worker, metrics, resolve: options.resolve });
+    const handler = createApi({ config, store, clock, log, files, worker, metrics, counters, resolve: options.resolve });
     api = handler;
     const consolePage = consoleHandler();
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
@@ -132,6 +134,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     internalServer?.stop(true);
     await worker?.stop();
     await pool?.stop();
+    counters?.close();
     store.close();
     throw e;
   }
@@ -175,6 +178,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await Promise.all([pub.stop(false), webhooks.stop(), renderWorker.stop(config.shutdownGraceMs)]);
         await internal.stop(false);
         await renderPool.stop();
+        counters?.close();
         store.close();
         log.info("renderd stopped");
       })();

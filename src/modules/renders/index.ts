@@ -27,7 +27,7 @@ import {
   usesOf,
   waitForRender,
 } from "./service";
-import { withTemplateAssets } from "./asset-bytes";
+import { withAssetBytes } from "./asset-bytes";
 
 // A preview answers the PDF itself; it waits as long as a render may take, within the ?wait bound.
 const PREVIEW_WAIT_SECONDS = 60;
@@ -43,8 +43,8 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       (ctx) =>
         once(ctx, async (kept) => {
           const { body, query, principal, set } = ctx;
-          const withAssets = await withTemplateAssets(d, workspaceOf(principal), usesOf([body]));
-          const render = kept(202, () => createRender(withAssets, workspaceOf(principal), body));
+          const ws = workspaceOf(principal);
+          const render = await withAssetBytes(d, ws, usesOf([body]), (dd) => kept(202, () => createRender(dd, ws, body)));
           const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
           // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
           set.status = isFinal(waited) ? 200 : 202;
@@ -57,8 +57,8 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       (ctx) =>
         once(ctx, async (kept) => {
           ctx.set.status = 202;
-          const withAssets = await withTemplateAssets(d, workspaceOf(ctx.principal), usesOf(ctx.body.items));
-          return kept(202, () => createBatch(withAssets, workspaceOf(ctx.principal), ctx.body.items, ctx.body.merge));
+          const ws = workspaceOf(ctx.principal);
+          return withAssetBytes(d, ws, usesOf(ctx.body.items), (dd) => kept(202, () => createBatch(dd, ws, ctx.body.items, ctx.body.merge)));
         }),
       { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
@@ -94,10 +94,13 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       async ({ params, body, query, principal, set }) => {
         const ws = workspaceOf(principal);
         const request = body ?? {};
-        const withAssets = await withTemplateAssets(d, ws, [previewUse(params.id, request)]);
-        if (query.format === "html")
-          return new Response(previewHtml(withAssets, ws, params.id, request), { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
-        const render = await waitForRender(d, ws, createPreview(withAssets, ws, params.id, request), PREVIEW_WAIT_SECONDS);
+        const uses = [previewUse(params.id, request)];
+        if (query.format === "html") {
+          const html = await withAssetBytes(d, ws, uses, (dd) => previewHtml(dd, ws, params.id, request));
+          return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
+        }
+        const created = await withAssetBytes(d, ws, uses, (dd) => createPreview(dd, ws, params.id, request));
+        const render = await waitForRender(d, ws, created, PREVIEW_WAIT_SECONDS);
         if (render.status !== "succeeded") {
           set.status = isFinal(render) ? 200 : 202;
           return render;

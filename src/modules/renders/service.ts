@@ -18,7 +18,7 @@ import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
-import type { AssetBytes, TemplateUse } from "./asset-bytes";
+import { AssetBytesNeeded, type AssetBytes, type TemplateUse } from "./asset-bytes";
 import type { Store } from "../../store/open";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
@@ -41,7 +41,7 @@ export interface RenderDeps {
   worker: RenderQueue;
   /** The render queue renders are added to and cancelled in. */
   queue: Queue;
-  /** The bytes of the assets a request's templates embed, read before planning (asset-bytes.ts). */
+  /** The bytes of the assets a request's jobs embed, read before planning (withAssetBytes, asset-bytes.ts). */
   assetBytes?: AssetBytes;
 }
 
@@ -97,7 +97,7 @@ function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
     if (!asset) return null;
     const bytes = () => {
       const read = deps.assetBytes?.get(asset.sha256);
-      if (!read) throw new ApiError("ASSET_INVALID", `Asset ${assetId} changed while the request was being read; send the request again.`);
+      if (!read) throw new AssetBytesNeeded(assetId, asset.sha256);
       return read;
     };
     return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes };
@@ -273,8 +273,7 @@ export function previewHtml(deps: RenderDeps, workspaceId: string, templateId: s
   return templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data ?? {}, "").job.html;
 }
 
-/** createReportRender queues the PDF of a report: a real render of the template's newest (or given) version; `deps`
- * carries the bytes of its embedded assets (withTemplateAssets). */
+/** createReportRender queues the PDF of a report: a real render of the template's newest (or given) version. */
 export function createReportRender(
   deps: RenderDeps,
   workspaceId: string,

@@ -12,7 +12,7 @@ import { allowanceRefusal, chargeAllowances, readUse, type Demand } from "../ren
 import { getAllowances } from "../workspaces/service";
 import type { ReportBody, StringRenderBody, StringRenderResult } from "./model";
 import { createReportRender, type RenderDeps } from "../renders/service";
-import { withTemplateAssets } from "../renders/asset-bytes";
+import { withAssetBytes } from "../renders/asset-bytes";
 
 /** ReportDeps is what reports work with: the store, the clock, the asset files, and the renders a PDF report queues. */
 export interface ReportDeps {
@@ -77,8 +77,8 @@ async function xlsxReport(deps: ReportDeps, workspaceId: string, body: ReportBod
  * 202 like POST /v1/renders; it sends its end event like any render (spec 6). */
 export async function pdfReport(deps: ReportDeps, workspaceId: string, body: ReportBody): Promise<ReportOutcome> {
   if (body.templateId === undefined) throw badRequest([{ path: "/templateId", message: "is required when format is pdf" }]);
-  const renders = await withTemplateAssets(deps.renders, workspaceId, [{ templateId: body.templateId, which: body.version ?? "latest" }]);
-  const render = createReportRender(renders, workspaceId, { templateId: body.templateId, version: body.version, data: body.data, filename: body.filename });
+  const report = { templateId: body.templateId, version: body.version, data: body.data, filename: body.filename };
+  const render = await withAssetBytes(deps.renders, workspaceId, [{ templateId: body.templateId, which: body.version ?? "latest" }], (renders) => createReportRender(renders, workspaceId, report));
   return { kind: "pdf", status: 202, body: render };
 }
 
