@@ -5,11 +5,19 @@
  * from data) when planning asks for it — planning then stops with AssetBytesNeeded and runs again with its bytes. */
 import { ApiError } from "../../errors";
 import { uploadedAsset } from "../../store/assets";
+import type { FileStore } from "../../store/files";
+import type { Store } from "../../store/open";
 import { templateForRender } from "../templates/service";
-import type { RenderDeps } from "./service";
 
 /** AssetBytes maps a sha256 to the bytes stored under it. */
 export type AssetBytes = ReadonlyMap<string, Uint8Array>;
+
+/** PlanningDeps is what reading the bytes takes, and where planning finds them (the renders service's deps). */
+export interface PlanningDeps {
+  store: Store;
+  files: FileStore;
+  assetBytes?: AssetBytes;
+}
 
 /** TemplateUse names a template and the version a request renders ("draft", "latest" or a number). */
 export interface TemplateUse {
@@ -35,7 +43,7 @@ const MAX_REPLANS = 20;
 
 /** withAssetBytes runs `plan` (which plans and may queue, synchronously) with the bytes of the embedded assets of the
  * templates `uses` names, reading any other asset's bytes that planning asks for and planning again. */
-export async function withAssetBytes<T>(deps: RenderDeps, workspaceId: string, uses: readonly TemplateUse[], plan: (deps: RenderDeps) => T): Promise<T> {
+export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspaceId: string, uses: readonly TemplateUse[], plan: (deps: D) => T): Promise<T> {
   const bytes = new Map<string, Uint8Array>();
   for (const use of uses) {
     let assetIds: string[];
@@ -60,7 +68,7 @@ export async function withAssetBytes<T>(deps: RenderDeps, workspaceId: string, u
   }
 }
 
-async function read(deps: RenderDeps, bytes: Map<string, Uint8Array>, assetId: string, sha256: string): Promise<void> {
+async function read(deps: PlanningDeps, bytes: Map<string, Uint8Array>, assetId: string, sha256: string): Promise<void> {
   if (bytes.has(sha256)) return;
   const read = await deps.files.read("assets", sha256);
   if (!read) throw new ApiError("ASSET_INVALID", `Asset ${assetId} is no longer available; upload it again or name another.`);
