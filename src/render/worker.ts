@@ -44,7 +44,7 @@ export type SealPdf = (workspaceId: string, job: PrintJob, pdf: Uint8Array) => P
 const POLL_MS = 1_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
 
-/** The abort reasons the worker tells apart: the render was cancelled, or the process is stopping. */
+/** The abort reasons the worker tells apart: the render was cancelled, the process is stopping, or its lease was lost. */
 class Cancelled extends Error {}
 class Stopping extends Error {}
 /** The lease ran out and the render went back to the queue: another process prints it, this one writes nothing. */
@@ -206,6 +206,8 @@ export class RenderWorker {
   /** renew extends the leases of the renders printing here and stops printing those this process no longer holds. */
   private renew(): void {
     try {
+      // A render cancelled elsewhere is no longer held either: it stops as cancelled, not as lost.
+      this.stopCancelledElsewhere();
       for (const id of this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
     } catch (e) {
       this.options.log.error({ err: e }, "renewing render leases failed");

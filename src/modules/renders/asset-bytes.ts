@@ -62,7 +62,9 @@ export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspa
     try {
       return plan({ ...deps, assetBytes: bytes });
     } catch (e) {
-      if (!(e instanceof AssetBytesNeeded) || replans === MAX_REPLANS) throw e;
+      if (!(e instanceof AssetBytesNeeded)) throw e;
+      if (replans === MAX_REPLANS)
+        throw new ApiError("LIMIT_EXCEEDED", `The request's data names more than ${MAX_REPLANS} assets to embed in a header or footer; name fewer.`);
       await read(deps, bytes, e.assetId, e.sha256);
     }
   }
