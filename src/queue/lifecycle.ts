@@ -124,14 +124,17 @@ export type TakeBack = { all: true } | { expiredBefore: string; sparing: string 
 /** takeBackRenders is the one rule for renders whose process died (DESIGN.md 4): each goes back to the queue once; one
  * that already went back is failed. Runs in its own transaction; answers how many of each. */
 export function takeBackRenders(store: Store, clock: Clock, which: TakeBack): { requeued: number; failed: number } {
+  const select = () =>
+    "all" in which
+      ? store.all<{ id: string; recoveries: number }>("SELECT id, recoveries FROM renders WHERE status = 'processing'")
+      : store.all<{ id: string; recoveries: number }>(
+          "SELECT id, recoveries FROM renders WHERE status = 'processing' AND lease_expires_at <= $before AND lease_owner IS NOT $sparing",
+          { before: which.expiredBefore, sparing: which.sparing },
+        );
+  // Every claim asks: look first, so that the usual answer (nothing to take back) takes no write lock.
+  if (select().length === 0) return { requeued: 0, failed: 0 };
   return store.tx(() => {
-    const lost =
-      "all" in which
-        ? store.all<{ id: string; recoveries: number }>("SELECT id, recoveries FROM renders WHERE status = 'processing'")
-        : store.all<{ id: string; recoveries: number }>(
-            "SELECT id, recoveries FROM renders WHERE status = 'processing' AND lease_expires_at <= $before AND lease_owner IS NOT $sparing",
-            { before: which.expiredBefore, sparing: which.sparing },
-          );
+    const lost = select();
     let requeued = 0;
     for (const { id, recoveries } of lost) {
       if (recoveries > 0) continue;
