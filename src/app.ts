@@ -63,7 +63,7 @@ export function createApi(app: AppContext): Api {
     perMinute: app.config.apiRateLimitPerMinute,
     now: () => app.clock.now().getTime(),
     counters: app.counters,
-    onUnavailable: (err) => app.log.warn({ err }, "rate counters unavailable; request let through"),
+    onUnavailable: (err) => app.log.warn({ err }, "rate counters unavailable; counting in this process"),
   });
   let routes: RoutesIndex | null = null;
   // The matched route's template (`/v1/renders/:id`), never the raw path, labels the request metrics.

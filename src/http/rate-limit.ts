@@ -35,31 +35,36 @@ export interface LimiterOptions {
   perMinute: number;
   now: () => number;
   counters?: WindowCounters;
-  /** Told when the counters failed; the request is then let through (a rate limit is not worth an outage). */
+  /** Told when the counters failed; the hit is then counted in this process, so each process still holds the limit
+   * (neither an outage for want of a counter, nor unlimited password guesses while Redis is away). */
   onUnavailable?: (error: unknown) => void;
 }
 
 /** RateLimiter counts hits per key in the current minute and says when the key may try again. */
 export class RateLimiter {
   private readonly counters: WindowCounters;
+  /** Counts while `counters` cannot (the same object when they are this process's own). */
+  private readonly fallback: WindowCounters;
   /** The window in which the counters' failure was last reported: once a minute is enough to be seen. */
   private reportedIn = -1;
 
   constructor(private readonly options: LimiterOptions) {
     this.counters = options.counters ?? new MemoryCounters();
+    this.fallback = options.counters ? new MemoryCounters() : this.counters;
   }
 
   /** hit counts one request for `key`: null when allowed, else the seconds until the window ends (Retry-After). */
   async hit(key: string): Promise<number | null> {
     const t = this.options.now();
     const window = Math.floor(t / WINDOW_MS) * WINDOW_MS;
+    const scoped = `${this.options.scope}:${key}`;
     let count: number;
     try {
-      count = await this.counters.increment(`${this.options.scope}:${key}`, window, WINDOW_MS);
+      count = await this.counters.increment(scoped, window, WINDOW_MS);
     } catch (e) {
       if (this.reportedIn !== window) this.options.onUnavailable?.(e);
       this.reportedIn = window;
-      return null;
+      count = await this.fallback.increment(scoped, window, WINDOW_MS);
     }
     if (count <= this.options.perMinute) return null;
     return Math.max(1, Math.ceil((window + WINDOW_MS - t) / 1000));

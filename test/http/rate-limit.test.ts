@@ -75,11 +75,11 @@ describe("RedisCounters", () => {
     expect(Number(ttl)).toBeLessThanOrEqual(65_000);
   });
 
-  test("Redis unreachable: the limiter lets the request through and reports it once per window", async () => {
+  test("Redis unreachable: the limiter counts in this process instead, and reports it once per window", async () => {
     const reported: unknown[] = [];
     const counters = redisCounters(`redis://127.0.0.1:${await freePort()}`);
     const limiter = new RateLimiter({ scope: "api", perMinute: 1, now: () => 300_000, counters, onUnavailable: (e) => reported.push(e) });
-    expect([await limiter.hit("a"), await limiter.hit("a")]).toEqual([null, null]);
+    expect([await limiter.hit("a"), await limiter.hit("a"), await limiter.hit("b")]).toEqual([null, 60, null]);
     expect(reported).toHaveLength(1);
   });
 });

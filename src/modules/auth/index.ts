@@ -27,7 +27,7 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
     perMinute: SIGN_IN_PER_MINUTE,
     now: () => app.clock.now().getTime(),
     counters: app.counters,
-    onUnavailable: (err) => app.log.warn({ err }, "rate counters unavailable; sign-in attempt let through"),
+    onUnavailable: (err) => app.log.warn({ err }, "rate counters unavailable; counting in this process"),
   });
   const secure = app.config.publicUrl.startsWith("https:");
   const cookie = (value: string, maxAgeSeconds: number) =>
