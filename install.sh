@@ -27,8 +27,10 @@ say "node $(node --version), npm $(npm --version)"
 # openssl:             the signing tests make their PKCS#12 certificates and a timestamp authority with it
 # ca-certificates:     TLS roots for outbound webhook deliveries
 # ghostscript:         the PDF/A conversion of renders with pdf.standard (docs/pdf.md)
+# redis-server:        REDIS_URL's rate counters; the tests start their own on a free port (docs/scale-out.md)
+# postgresql:          the shared store of issue 15 (docs/scale-out.md); installed now, used by its tests next
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript)
+packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql)
 if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
   say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
 else

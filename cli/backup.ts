@@ -36,8 +36,11 @@ function createCommand(): Command {
     guard(async (flags: Flags & { out: string }) => {
       const config = loadConfig(process.env, flags.dataDir ? { dataDir: flags.dataDir } : {});
       process.stderr.write("renderd: warning: the archive holds the secret key and every stored document: keep it as private as DATA_DIR (it is written with mode 0600).\n");
+      const filesInBucket = config.s3Bucket !== undefined;
+      if (filesInBucket)
+        process.stderr.write(`renderd: warning: S3_BUCKET=${config.s3Bucket} holds the assets and PDFs; the archive holds the store and key only: back the bucket up with its provider's tools.\n`);
       const made = await withBar((bar) =>
-        createBackup({ dataDir: config.dataDir, secretKey: config.secretKey, out: flags.out, now: systemClock.now(), onBytes: (phase, d, t) => bar.update(phase, d, t) }),
+        createBackup({ dataDir: config.dataDir, secretKey: config.secretKey, out: flags.out, now: systemClock.now(), filesInBucket, onBytes: (phase, d, t) => bar.update(phase, d, t) }),
       );
       for (const m of made.missing) process.stderr.write(`renderd: warning: ${m.path} left out: ${m.reason}.\n`);
       print(!!flags.json, { out: made.out, files: made.files, bytes: made.bytes, missing: made.missing, manifest: { ...made.manifest, files: undefined } }, () =>

@@ -58,7 +58,13 @@ export function createApi(app: AppContext): Api {
   const meta = new RequestMeta();
   const auth = authPlugin(app);
   const trusted = parseCidrList(app.config.trustedProxyRanges);
-  const limiter = new RateLimiter(app.config.apiRateLimitPerMinute, () => app.clock.now().getTime());
+  const limiter = new RateLimiter({
+    scope: "api",
+    perMinute: app.config.apiRateLimitPerMinute,
+    now: () => app.clock.now().getTime(),
+    counters: app.counters,
+    onUnavailable: (err) => app.log.warn({ err }, "rate counters unavailable; counting in this process"),
+  });
   let routes: RoutesIndex | null = null;
   // The matched route's template (`/v1/renders/:id`), never the raw path, labels the request metrics.
   const matched = new WeakMap<Request, string>();
@@ -105,7 +111,7 @@ export function createApi(app: AppContext): Api {
       const m = meta.begin(request, clientAddress(peerAddress, request.headers.get("x-forwarded-for"), trusted));
       const path = new URL(request.url).pathname;
       let response: Response;
-      const retryAfter = path.startsWith("/v1/") ? limiter.hit(m.clientAddress) : null;
+      const retryAfter = path.startsWith("/v1/") ? await limiter.hit(m.clientAddress) : null;
       if (retryAfter !== null) {
         app.metrics?.rateLimited("address");
         response = errorResponse(new ApiError("RATE_LIMITED", "Too many requests from this address; slow down.", { retryAfter }), m.requestId);

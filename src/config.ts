@@ -81,6 +81,18 @@ const cidrs: Parser<string[]> = (raw, name) => {
   return list;
 };
 
+const redisUrl: Parser<string> = (raw, name) => {
+  let protocol = "";
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // answered below
+  }
+  // The value may carry a password: only its form is named.
+  if (protocol !== "redis:" && protocol !== "rediss:") throw new ConfigError(`${name} is not allowed: use a redis:// or rediss:// URL such as redis://127.0.0.1:6379.`);
+  return raw;
+};
+
 const MB = 1_000_000;
 
 /** OPTIONS declares each setting once; `renderd serve --help` and the README table are derived from it. */
@@ -108,8 +120,17 @@ export const OPTIONS = {
   webhookAllowHttp: { env: "WEBHOOK_ALLOW_HTTP", flag: "--webhook-allow-http", help: "accept http:// webhook URLs (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
   webhookAllowPrivate: { env: "WEBHOOK_ALLOW_PRIVATE", flag: "--webhook-allow-private", help: "accept webhook URLs on private addresses (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
   signatureTimestampUrl: { env: "SIGNATURE_TIMESTAMP_URL", flag: "--signature-timestamp-url", help: "RFC 3161 timestamp authority for signed PDFs (PAdES B-T; default none: B-B)", fallback: () => undefined, parse: url },
+  renderLeaseMs: { env: "RENDER_LEASE_MS", flag: "--render-lease-ms", help: "how long a claimed render stays this process's unless renewed (renewed every third of it while printing), 3 s to 1 h", fallback: () => "30000", parse: integer(3000, 3_600_000) },
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", flag: "--shutdown-grace-ms", help: "on SIGTERM, how long printing renders may finish before they are requeued, 0 to 10 min", fallback: () => "20000", parse: integer(0, 600_000) },
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
+  // Scale-out (docs/scale-out.md). The S3_* names are the runtime's own; secrets are never echoed in an error.
+  databaseUrl: { env: "DATABASE_URL", flag: "--database-url", help: "postgres://… store shared by several processes (not supported yet: docs/scale-out.md)", fallback: () => undefined, parse: text },
+  redisUrl: { env: "REDIS_URL", flag: "--redis-url", help: "redis://… for the API rate-limit counters (default: counted in this process)", fallback: () => undefined, parse: redisUrl },
+  s3Bucket: { env: "S3_BUCKET", flag: "--s3-bucket", help: "S3-compatible bucket for assets and PDFs (default: files under DATA_DIR)", fallback: () => undefined, parse: text },
+  s3Endpoint: { env: "S3_ENDPOINT", flag: "--s3-endpoint", help: "the bucket's endpoint URL (default: AWS for S3_REGION)", fallback: () => undefined, parse: url },
+  s3Region: { env: "S3_REGION", flag: "--s3-region", help: "the bucket's region", fallback: () => undefined, parse: text },
+  s3AccessKeyId: { env: "S3_ACCESS_KEY_ID", flag: "--s3-access-key-id", help: "access key id for the bucket", fallback: () => undefined, parse: text },
+  s3SecretAccessKey: { env: "S3_SECRET_ACCESS_KEY", flag: "--s3-secret-access-key", help: "secret access key for the bucket", fallback: () => undefined, parse: text },
   logLevel: { env: "LOG_LEVEL", flag: "--log-level", help: "fatal, error, warn, info, debug, trace or silent", fallback: () => "info", parse: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const) },
   adminEmail: { env: "RENDERD_ADMIN_EMAIL", flag: "--admin-email", help: "first start only: e-mail of the platform administrator", fallback: () => "admin@renderd.local", parse: text },
   adminPassword: { env: "RENDERD_ADMIN_PASSWORD", flag: "--admin-password", help: `first start only: that administrator's password, ${PASSWORD_RULE} (default: generated and printed once serve listens)`, fallback: () => undefined, parse: text },
@@ -136,7 +157,21 @@ export function loadConfig(env: Record<string, string | undefined>, values: Part
   // The value itself is never echoed: it is a password.
   if (config.adminPassword !== undefined && passwordProblem(config.adminPassword) !== null)
     throw new ConfigError(`RENDERD_ADMIN_PASSWORD is not allowed: use ${PASSWORD_RULE}.`);
+  checkBackends(config);
   return config;
+}
+
+/** checkBackends refuses a combination of scale-out settings that cannot work (docs/scale-out.md "Settings"). */
+function checkBackends(config: Config): void {
+  if (config.databaseUrl !== undefined)
+    throw new ConfigError("DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).");
+  const s3 = [config.s3Endpoint && "S3_ENDPOINT", config.s3Region && "S3_REGION", config.s3AccessKeyId && "S3_ACCESS_KEY_ID", config.s3SecretAccessKey && "S3_SECRET_ACCESS_KEY"].filter(Boolean);
+  if (config.s3Bucket === undefined) {
+    if (s3.length) throw new ConfigError(`${s3.join(", ")} ${s3.length > 1 ? "are" : "is"} set but S3_BUCKET is not: set S3_BUCKET to keep files in a bucket, or unset ${s3.join(", ")} to keep them under DATA_DIR.`);
+    return;
+  }
+  const missing = [!config.s3AccessKeyId && "S3_ACCESS_KEY_ID", !config.s3SecretAccessKey && "S3_SECRET_ACCESS_KEY", !config.s3Endpoint && !config.s3Region && "S3_REGION (or S3_ENDPOINT)"].filter(Boolean);
+  if (missing.length) throw new ConfigError(`S3_BUCKET=${config.s3Bucket} needs ${missing.join(", ")}: set ${missing.length > 1 ? "them" : "it"}, or unset S3_BUCKET to keep files under DATA_DIR.`);
 }
 
 /** ensureDataDir creates DATA_DIR and, when SECRET_KEY is unset, reads or generates DATA_DIR/secret.key (mode 0600). */

@@ -1,6 +1,7 @@
 /** context: what every route and service is built with, made once by server.ts (or a test). */
 import type { Logger } from "pino";
 import type { Config } from "./config";
+import type { WindowCounters } from "./http/rate-limit";
 import type { Clock } from "./lib/clock";
 import type { Metrics } from "./metrics/metrics";
 import type { RenderWorker } from "./render/worker";
@@ -13,12 +14,14 @@ export interface AppContext {
   store: Store;
   clock: Clock;
   log: Logger;
-  /** The content-addressed files under DATA_DIR (assets; render outputs later). */
+  /** The content-addressed files (assets and PDFs), under DATA_DIR or in a bucket (store/files.ts). */
   files: FileStore;
   /** The render queue's runner: routes kick it, wait on it and cancel through it. */
   worker: RenderWorker;
   /** DNS for the webhook destination check (spec 6.7); tests inject fake answers. Default: the system resolver. */
   resolve?: Resolver;
+  /** Where the rate limits count (spec 8.3): shared in Redis with REDIS_URL; in this process when absent. */
+  counters?: WindowCounters;
   /** Counts requests and refusals for /metrics; absent in tests that do not read it. */
   metrics?: Metrics;
 }

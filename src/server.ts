@@ -11,9 +11,12 @@ import { startAssetCleanup } from "./modules/assets/cleanup";
 import { pdfSealer } from "./modules/renders/seal-pdf";
 import { poolOptions, RenderPool } from "./render/pool";
 import { RenderWorker } from "./render/worker";
+import { SqliteQueue } from "./queue/sqlite";
 import { Metrics } from "./metrics/metrics";
 import { internalHandler, type LiveState } from "./modules/health/internal";
-import { FileStore } from "./store/files";
+import type { FileStore } from "./store/files";
+import { openFiles } from "./store/open-files";
+import { RedisCounters } from "./http/redis-counters";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
@@ -37,7 +40,7 @@ export interface RunningServer {
   port: number;
   internalPort: number;
   store: Store;
-  /** files is the file store under DATA_DIR (assets, temporary uploads). */
+  /** files is the file store (assets and PDFs): under DATA_DIR, or the S3 bucket (store/open-files.ts). */
   files: FileStore;
   /** webhooks is the delivery dispatcher; `webhooks.runOnce()` sends what is due now (tests, benchmarks). */
   webhooks: Dispatcher;
@@ -65,7 +68,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   ensureDataDir(config);
-  const files = new FileStore(config.dataDir);
+  const files = openFiles(config);
+  const counters = config.redisUrl ? new RedisCounters(config.redisUrl) : undefined;
   const store = openStore(config.dataDir);
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;
@@ -84,9 +88,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
     const sealPdf = pdfSealer({ store, clock, secretKey: config.secretKey, timestampUrl: config.signatureTimestampUrl, maxOutputBytes: pool.maxOutputBytes });
-    worker = new RenderWorker({ store, clock, log, files, pool, metrics, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
+    const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
+    worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
-    const handler = createApi({ config, store, clock, log, files, worker, metrics, resolve: options.resolve });
+    const handler = createApi({ config, store, clock, log, files, worker, metrics, counters, resolve: options.resolve });
     api = handler;
     const consolePage = consoleHandler();
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
@@ -129,6 +134,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     internalServer?.stop(true);
     await worker?.stop();
     await pool?.stop();
+    counters?.close();
     store.close();
     throw e;
   }
@@ -172,6 +178,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await Promise.all([pub.stop(false), webhooks.stop(), renderWorker.stop(config.shutdownGraceMs)]);
         await internal.stop(false);
         await renderPool.stop();
+        counters?.close();
         store.close();
         log.info("renderd stopped");
       })();

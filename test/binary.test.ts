@@ -109,6 +109,19 @@ test("bad configuration exits non-zero with one line naming the variable", () =>
   expect(lines).toEqual(["renderd: RENDER_TIMEOUT_MS=500 is not allowed: use a whole number from 1000 to 3600000."]);
 });
 
+test("DATABASE_URL set: serve refuses to start with exit code 2 and one line naming the docs page", () => {
+  const run = Bun.spawnSync([process.execPath, "cli/main.ts", "serve"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: join(work, "bad"), DATABASE_URL: "postgres://renderd@127.0.0.1/renderd" },
+    stderr: "pipe",
+    stdout: "pipe",
+  });
+  expect(run.exitCode).toBe(2);
+  expect(run.stderr.toString().trim().split("\n")).toEqual([
+    "renderd: DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).",
+  ]);
+});
+
 test("--version names the package version and the commit the binary was built from; a source run says dev", async () => {
   const { version } = (await Bun.file(join(root, "package.json")).json()) as { version: string };
   const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: root, stdout: "pipe" }).stdout.toString().trim();

@@ -62,6 +62,47 @@ describe("loadConfig", () => {
     expect(message).not.toContain("\n");
   });
 
+  describe("scale-out settings (docs/scale-out.md)", () => {
+    const S3 = { S3_BUCKET: "renderd", S3_REGION: "eu-west-1", S3_ACCESS_KEY_ID: "AKIAEXAMPLE", S3_SECRET_ACCESS_KEY: "s3cr3t-value" };
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as Error).message;
+      }
+      throw new Error("accepted");
+    };
+
+    test("S3_* and REDIS_URL are each accepted on their own for one process; RENDER_LEASE_MS defaults to 30 s", () => {
+      expect(loadConfig(S3)).toMatchObject({ s3Bucket: "renderd", s3Region: "eu-west-1", redisUrl: undefined, renderLeaseMs: 30_000 });
+      expect(loadConfig({ ...S3, S3_REGION: "", S3_ENDPOINT: "http://127.0.0.1:9000" }).s3Endpoint).toBe("http://127.0.0.1:9000");
+      expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({ redisUrl: "redis://127.0.0.1:6379", s3Bucket: undefined });
+      expect(loadConfig({ RENDER_LEASE_MS: "60000" }).renderLeaseMs).toBe(60_000);
+    });
+
+    test("a bucket without its credentials or region is refused with one line naming what is missing, never a secret", () => {
+      const { S3_SECRET_ACCESS_KEY: _, ...noSecret } = S3;
+      expect(refusal(noSecret)).toBe("S3_BUCKET=renderd needs S3_SECRET_ACCESS_KEY: set it, or unset S3_BUCKET to keep files under DATA_DIR.");
+      expect(refusal({ S3_BUCKET: "renderd" })).toBe(
+        "S3_BUCKET=renderd needs S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_REGION (or S3_ENDPOINT): set them, or unset S3_BUCKET to keep files under DATA_DIR.",
+      );
+      const { S3_BUCKET: __, ...noBucket } = S3;
+      const message = refusal(noBucket);
+      expect(message).toStartWith("S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY are set but S3_BUCKET is not");
+      expect(message).not.toContain("s3cr3t-value");
+    });
+
+    test("DATABASE_URL is refused: PostgreSQL is not supported yet; a REDIS_URL that is not redis:// is refused without echoing it", () => {
+      expect(refusal({ DATABASE_URL: "postgres://renderd:pw@db/renderd" })).toBe(
+        "DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).",
+      );
+      const message = refusal({ REDIS_URL: "http://user:hunter2@cache:6379" });
+      expect(message).toStartWith("REDIS_URL is not allowed: use a redis:// or rediss:// URL");
+      expect(message).not.toContain("hunter2");
+    });
+  });
+
   test("TRUSTED_PROXY_RANGES takes IPv4 and IPv6 CIDR lists", () => {
     expect(loadConfig({ TRUSTED_PROXY_RANGES: "10.0.0.0/8, fd00::/8,192.0.2.1" }).trustedProxyRanges).toEqual(["10.0.0.0/8", "fd00::/8", "192.0.2.1"]);
   });

@@ -7,7 +7,7 @@ import { cancelRender, type RenderDeps, type RenderQueue } from "../../src/modul
 import { AllowancesReplacement, type CompanyAllowances } from "../../src/modules/workspaces/model";
 import { replaceAllowances, setSuspended } from "../../src/modules/workspaces/service";
 import { SqliteQueue } from "../../src/queue/sqlite";
-import { FileStore } from "../../src/store/files";
+import { openFiles } from "../../src/store/open-files";
 import type { Store } from "../../src/store/open";
 import { cliChange } from "../context";
 import { checkInput, listOption, wholeNumber } from "../input";
@@ -29,8 +29,8 @@ export class Actions {
     private readonly clock: Clock,
     config: Config,
   ) {
-    const files = new FileStore(config.dataDir);
-    this.renders = { store, clock, config, files, worker: NO_QUEUE, queue: new SqliteQueue(store, clock, files) };
+    const files = openFiles(config);
+    this.renders = { store, clock, config, files, worker: NO_QUEUE, queue: new SqliteQueue(store, clock, files, config.renderLeaseMs) };
   }
 
   /** setSuspended suspends or restores a workspace (`workspace.suspended`/`workspace.restored`, as `renderd suspend`). */

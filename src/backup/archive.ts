@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import { extract, pack, type Pack } from "tar-stream";
-import { writeAll } from "../store/files";
+import { writeAll } from "../store/files-staging";
 import { isEntryName, MANIFEST_ENTRY, type ManifestFile } from "./manifest";
 
 /** OnBytes is told how many bytes of the work are done so far, out of `total` (a progress bar's feed). */

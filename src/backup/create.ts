@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { randomBase62 } from "../lib/ids";
-import { fsyncDir } from "../store/files";
+import { fsyncDir } from "../store/files-staging";
 import { ArchiveWriter, joinEntry } from "./archive";
 import { verifyArchive, type Verified } from "./check";
 import { FORMAT_VERSION, MANIFEST_ENTRY, RENDERD_VERSION, SECRET_ENTRY, STORE_ENTRY, type Manifest, type ManifestFile, type Missing } from "./manifest";
@@ -19,6 +19,8 @@ export interface CreateOptions {
   out: string;
   now: Date;
   onBytes?: (phase: Phase, done: number, total: number) => void;
+  /** The assets and PDFs are in an S3 bucket (S3_BUCKET), not under DATA_DIR: the archive holds the store and key only. */
+  filesInBucket?: boolean;
 }
 
 function isMissing(e: unknown): boolean {
@@ -64,7 +66,7 @@ export async function createBackup(options: CreateOptions): Promise<Verified & {
     const { migration, referenced } = withReadOnly(snapshot, (db) => {
       const problems = checkIntegrity(db);
       if (problems.length) throw new Error(`the store fails integrity_check (${problems[0]}): no backup was written; run renderd doctor.`);
-      return { migration: migrationLevel(db), referenced: referencedFiles(db) };
+      return { migration: migrationLevel(db), referenced: options.filesInBucket ? [] : referencedFiles(db) };
     });
     const secretBytes = secretOf(options);
     const total = sizeOf(snapshot) + (secretBytes?.byteLength ?? 0) + referenced.reduce((sum, path) => sum + sizeOf(joinEntry(options.dataDir, path)), 0);

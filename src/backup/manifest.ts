@@ -42,7 +42,7 @@ export const Manifest = Type.Object(
 );
 export type Manifest = Static<typeof Manifest>;
 
-// A content-addressed file keeps its DATA_DIR path (store/files contentPath): `assets/ab/cd/<sha256>` or `outputs/ab/cd/<sha256>`.
+// A content-addressed file keeps its DATA_DIR path (store/files contentKey): `assets/ab/cd/<sha256>` or `outputs/ab/cd/<sha256>`.
 const CONTENT = /^(assets|outputs)\/([a-f0-9]{2})\/([a-f0-9]{2})\/([a-f0-9]{64})$/;
 
 /** addressedSha256 answers the sha256 a content-addressed path names, or null for the store, the key and the manifest. */

@@ -1,7 +1,7 @@
 /** backup/restore: an archive becomes a new DATA_DIR, whole or not at all. */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { fsyncDir } from "../store/files";
+import { fsyncDir } from "../store/files-staging";
 import { MIGRATIONS } from "../store/migrations";
 import { joinEntry, readArchive, type OnBytes } from "./archive";
 import { checkAgainstManifest, checkStore, summarize, type Verified } from "./check";

@@ -1,6 +1,6 @@
 /** backup/snapshot: the consistent copy of the SQLite store a backup is built around, and the checks run on it. */
 import { Database } from "bun:sqlite";
-import { contentPath } from "../store/files";
+import { contentKey } from "../store/files";
 
 /** MigrationLevel is the newest migration a store has applied. */
 export interface MigrationLevel {
@@ -58,7 +58,7 @@ export function referencedFiles(db: Database): string[] {
   const tables = new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").values() as [string][]).map((r) => r[0]));
   const shas = (table: string, sql: string) => (tables.has(table) ? (db.query(sql).values() as [string][]).map((r) => r[0]) : []);
   return [
-    ...shas("assets", "SELECT DISTINCT sha256 FROM assets WHERE status = 'uploaded' ORDER BY sha256").map((s) => contentPath("assets", s)),
-    ...shas("renders", "SELECT DISTINCT output_sha256 FROM renders WHERE output_sha256 IS NOT NULL ORDER BY output_sha256").map((s) => contentPath("outputs", s)),
+    ...shas("assets", "SELECT DISTINCT sha256 FROM assets WHERE status = 'uploaded' ORDER BY sha256").map((s) => contentKey("assets", s)),
+    ...shas("renders", "SELECT DISTINCT output_sha256 FROM renders WHERE output_sha256 IS NOT NULL ORDER BY output_sha256").map((s) => contentKey("outputs", s)),
   ];
 }

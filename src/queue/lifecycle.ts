@@ -5,6 +5,9 @@
  *     │                   │
  *     ├──cancel──▶ cancelled   └──process stopped or died──▶ queued (after a crash: once; the second time failed)
  *
+ * A claim carries a lease (owner, expiry): ending or requeueing a render needs its lease; a render whose process
+ * died (its lease ran out, or it was found processing at start) is taken back by takeBackRenders.
+ *
  * A final state is written with its usage record (2.10), the return of the month's document when a real render did
  * not produce one (2.3), and its end event (6): one transaction (STYLE habit 4).
  */
@@ -28,17 +31,19 @@ function statusList(from: readonly RenderStatus[]): string {
 }
 
 /** endRender moves a render that is in one of `from` to its final state, in the caller's transaction; it answers false
- * (and writes nothing) when the render is not in `from` any more, e.g. cancelled while it was printing. */
-export function endRender(store: Store, clock: Clock, renderId: string, from: readonly RenderStatus[], end: RenderEnd): boolean {
+ * (and writes nothing) when the render is not in `from` any more, e.g. cancelled while it was printing, or, with an
+ * `owner`, when that owner no longer holds its lease (taken back: another process may be printing it now). */
+export function endRender(store: Store, clock: Clock, renderId: string, from: readonly RenderStatus[], end: RenderEnd, owner?: string): boolean {
   if (!store.db.inTransaction) throw new Error("endRender must run inside a transaction");
   const now = clock.now().toISOString();
   const row = store.get<{ workspace_id: string; test: number; created_at: string }>(
-    `UPDATE renders SET status = $status, job = NULL, finished_at = $now,
+    `UPDATE renders SET status = $status, job = NULL, finished_at = $now, lease_owner = NULL, lease_expires_at = NULL,
        output_sha256 = $sha, pages = $pages, bytes = $bytes, error_code = $code, error_message = $message, warnings = $warnings
-     WHERE id = $id AND status IN ${statusList(from)}
+     WHERE id = $id AND status IN ${statusList(from)} ${owner === undefined ? "" : "AND lease_owner = $owner"}
      RETURNING workspace_id, test, created_at`,
     {
       id: renderId,
+      ...(owner === undefined ? {} : { owner }),
       status: end.status,
       now,
       sha: end.status === "succeeded" ? end.outputSha256 : null,
@@ -71,32 +76,80 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
   return true;
 }
 
-/** claimRender moves a queued render to processing and answers its stored job, or null when it is no longer queued. */
-export function claimRender(store: Store, clock: Clock, renderId: string): string | null {
+/** Lease is who holds a claimed render — one process's owner id — and until when (ISO time), unless renewed. */
+export interface Lease {
+  owner: string;
+  expiresAt: string;
+}
+
+/** claimRender moves a queued render to processing under `lease` and answers its stored job, or null when it is no
+ * longer queued. */
+export function claimRender(store: Store, clock: Clock, renderId: string, lease: Lease): string | null {
   const row = store.get<{ job: string }>(
-    "UPDATE renders SET status = 'processing', started_at = $now WHERE id = $id AND status = 'queued' RETURNING job",
-    { id: renderId, now: clock.now().toISOString() },
+    `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
+     WHERE id = $id AND status = 'queued' RETURNING job`,
+    { id: renderId, now: clock.now().toISOString(), owner: lease.owner, expires: lease.expiresAt },
   );
   return row?.job ?? null;
 }
 
-/** requeueRender puts a render this process was printing back in the queue (the process is stopping; not a crash). */
-export function requeueRender(store: Store, renderId: string): void {
-  store.run("UPDATE renders SET status = 'queued', started_at = NULL WHERE id = $id AND status = 'processing'", { id: renderId });
+/** renewLeases moves the expiry of `owner`'s claims among `renderIds` to `expiresAt` and answers the ids it renewed;
+ * a render missing from the answer is no longer this owner's (ended, cancelled or taken back). */
+export function renewLeases(store: Store, owner: string, renderIds: readonly string[], expiresAt: string): string[] {
+  if (renderIds.length === 0) return [];
+  return store
+    .all<{ id: string }>(
+      `UPDATE renders SET lease_expires_at = $expires
+       WHERE status = 'processing' AND lease_owner = $owner AND id IN (${renderIds.map((_, i) => `$r${i}`).join(", ")})
+       RETURNING id`,
+      { owner, expires: expiresAt, ...Object.fromEntries(renderIds.map((id, i) => [`r${i}`, id])) },
+    )
+    .map((r) => r.id);
 }
 
-/** recoverRenders runs at start, before any render is claimed: renders left `processing` by a process that died are
- * queued again once; those that already were are failed (DESIGN.md 4). Answers how many of each. */
-export function recoverRenders(store: Store, clock: Clock): { requeued: number; failed: number } {
+/** requeueRender puts a render `owner` was printing back in the queue (the process is stopping; not a crash); a render
+ * this owner no longer holds is left alone. */
+export function requeueRender(store: Store, renderId: string, owner: string): void {
+  store.run(
+    `UPDATE renders SET status = 'queued', started_at = NULL, lease_owner = NULL, lease_expires_at = NULL
+     WHERE id = $id AND status = 'processing' AND lease_owner = $owner`,
+    { id: renderId, owner },
+  );
+}
+
+/** TakeBack chooses the processing renders to take back: all of them (at start, on a store one process owns), or those
+ * whose lease ran out before `expiredBefore`, held by another owner than `sparing` (the caller knows its own are alive). */
+export type TakeBack = { all: true } | { expiredBefore: string; sparing: string };
+
+/** takeBackRenders is the one rule for renders whose process died (DESIGN.md 4): each goes back to the queue once; one
+ * that already went back is failed. Runs in its own transaction; answers how many of each. */
+export function takeBackRenders(store: Store, clock: Clock, which: TakeBack): { requeued: number; failed: number } {
+  const select = () =>
+    "all" in which
+      ? store.all<{ id: string; recoveries: number }>("SELECT id, recoveries FROM renders WHERE status = 'processing'")
+      : store.all<{ id: string; recoveries: number }>(
+          "SELECT id, recoveries FROM renders WHERE status = 'processing' AND lease_expires_at <= $before AND lease_owner IS NOT $sparing",
+          { before: which.expiredBefore, sparing: which.sparing },
+        );
+  // Every claim asks: look first, so that the usual answer (nothing to take back) takes no write lock.
+  if (select().length === 0) return { requeued: 0, failed: 0 };
   return store.tx(() => {
-    const requeued = store.run("UPDATE renders SET status = 'queued', started_at = NULL, recoveries = recoveries + 1 WHERE status = 'processing' AND recoveries = 0");
-    const lost = store.all<{ id: string }>("SELECT id FROM renders WHERE status = 'processing'");
-    for (const { id } of lost)
+    const lost = select();
+    let requeued = 0;
+    for (const { id, recoveries } of lost) {
+      if (recoveries > 0) continue;
+      store.run(
+        "UPDATE renders SET status = 'queued', started_at = NULL, lease_owner = NULL, lease_expires_at = NULL, recoveries = recoveries + 1 WHERE id = $id",
+        { id },
+      );
+      requeued += 1;
+    }
+    for (const { id } of lost.filter((r) => r.recoveries > 0))
       endRender(store, clock, id, ["processing"], {
         status: "failed",
         code: "RENDER_FAILED",
         message: "The render was interrupted twice by the service stopping unexpectedly.",
       });
-    return { requeued, failed: lost.length };
+    return { requeued, failed: lost.length - requeued };
   });
 }

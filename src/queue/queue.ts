@@ -1,7 +1,9 @@
 /**
  * queue/queue: the render queue (spec 3.2, 8.1 (5)): add a render, claim the fair next one, end it, put it back,
- * cancel it, count it. The SQLite implementation (sqlite.ts) is today's; a second one (several processes on a
- * shared database) adds a lease to the claim — the claim is keyed by render id so the lease has a place to live.
+ * cancel it, count it. A claim is a lease: this process holds the render until the lease runs out, and renews it while
+ * it prints; a render whose lease ran out goes back to the queue for another process (once; then it fails). Ending or
+ * requeueing a render needs its lease, so a render taken back is never ended twice. The SQLite implementation
+ * (sqlite.ts) is today's; the PostgreSQL one (issue 15, docs/scale-out.md) keeps this interface.
  */
 import type { ErrorCode } from "../errors";
 import type { RenderWarning } from "../render/warnings";
@@ -46,15 +48,20 @@ export interface Printed {
 export interface Queue {
   /** enqueue adds a `queued` render; call it inside the transaction that charges its allowances. */
   enqueue(render: NewRender): void;
+  /** leaseMs is how long a claim lasts unless renewed (RENDER_LEASE_MS); the worker renews well within it. */
+  readonly leaseMs: number;
   /** recover runs before the first claim: renders left processing by a dead process go back once, then fail. */
   recover(): { requeued: number; failed: number };
-  /** claim takes the fair next render (8.1 (5)) of a workspace that is not suspended, or answers null. */
+  /** claim takes back renders whose lease ran out, then leases the fair next render (8.1 (5)) of a workspace that is not
+   * suspended to this process, or answers null. */
   claim(): Claim | null;
-  /** complete ends a claimed render as succeeded; false when it was cancelled meanwhile (nothing written). */
+  /** renew extends this process's leases of `renderIds` and answers the ids it no longer holds (stop printing those). */
+  renew(renderIds: readonly string[]): string[];
+  /** complete ends a claimed render as succeeded; false when it was cancelled or taken back meanwhile (nothing written). */
   complete(renderId: string, printed: Printed): boolean;
-  /** fail ends a claimed render as failed; false when it was cancelled meanwhile. */
+  /** fail ends a claimed render as failed; false when it was cancelled or taken back meanwhile. */
   fail(renderId: string, code: ErrorCode, message: string): boolean;
-  /** requeue puts a claimed render back (the process is stopping; not a crash). */
+  /** requeue puts a claimed render back (the process is stopping; not a crash); nothing when it is no longer held. */
   requeue(renderId: string): void;
   /** cancel ends a queued or processing render as cancelled; false when it had ended already. */
   cancel(renderId: string): boolean;
@@ -63,7 +70,7 @@ export interface Queue {
   /** outputInUse tells whether any render still points at a stored PDF. */
   outputInUse(sha256: string): boolean;
   /** sweep deletes renders that ended more than `retentionDays` ago and the PDFs none points at any more. */
-  sweep(retentionDays: number): { renders: number; outputs: number };
+  sweep(retentionDays: number): Promise<{ renders: number; outputs: number }>;
   /** depth answers how many renders wait (`queued`) and print (`processing`). */
   depth(): { queued: number; processing: number };
 }

@@ -7,7 +7,7 @@ import type { Store } from "../store/open";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** sweepRenders deletes renders that ended more than `retentionDays` ago and the PDFs no remaining render points at. */
-export function sweepRenders(store: Store, files: FileStore, clock: Clock, retentionDays: number): { renders: number; outputs: number } {
+export async function sweepRenders(store: Store, files: FileStore, clock: Clock, retentionDays: number): Promise<{ renders: number; outputs: number }> {
   const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
   const outputs = store.tx(() => {
     const gone = store.all<{ output_sha256: string | null }>(
@@ -18,6 +18,6 @@ export function sweepRenders(store: Store, files: FileStore, clock: Clock, reten
     return { count: gone.length, unused: [...shas].filter((sha) => !store.get("SELECT 1 FROM renders WHERE output_sha256 = $sha", { sha })) };
   });
   // After the commit: a crash in between leaves a file no row names, never a row without its file.
-  for (const sha of outputs.unused) files.removeOutput(sha);
+  for (const sha of outputs.unused) await files.delete("outputs", sha);
   return { renders: outputs.count, outputs: outputs.unused.length };
 }

@@ -1,11 +1,13 @@
-/** queue/sqlite: the render queue on the `renders` table of this process's SQLite store. One process owns the store,
- * so a claim lasts until the render ends, is put back, or the process dies (then recover() at the next start). */
+/** queue/sqlite: the render queue on the `renders` table of this process's SQLite store. Claims are leased (queue.ts),
+ * so the rules and tests are those a shared store needs; on SQLite one serving process owns the store, so a render
+ * of a dead process is taken back by recover() at the next start, at once, rather than after its lease. */
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
 import { pickNext, type Head } from "./fairness";
-import { claimRender, endRender, recoverRenders, requeueRender } from "./lifecycle";
+import { randomBase62 } from "../lib/ids";
+import { claimRender, endRender, renewLeases, requeueRender, takeBackRenders, type Lease } from "./lifecycle";
 import type { Claim, NewRender, Printed, Queue } from "./queue";
 import { sweepRenders } from "./retention";
 
@@ -13,11 +15,14 @@ import { sweepRenders } from "./retention";
 export class SqliteQueue implements Queue {
   private readonly lastServed = new Map<string, number>();
   private turn = 0;
+  /** owner names this queue's claims in the store: a new one each start, so a restarted process holds nothing. */
+  readonly owner = `prc_${randomBase62(16)}`;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly files: FileStore,
+    readonly leaseMs: number,
   ) {}
 
   enqueue(render: NewRender): void {
@@ -43,15 +48,20 @@ export class SqliteQueue implements Queue {
   }
 
   recover(): { requeued: number; failed: number } {
-    return recoverRenders(this.store, this.clock);
+    // Every processing render, leased or not: the store belongs to this one process, so whatever is processing at its
+    // start was left by a process that is gone, and waiting for those leases would only delay the renders.
+    return takeBackRenders(this.store, this.clock, { all: true });
   }
 
   claim(): Claim | null {
     const { store, clock } = this;
+    // A process never takes back its own claims: it knows they are printing, even when a stalled event loop let a
+    // lease run out; another process does.
+    takeBackRenders(store, clock, { expiredBefore: clock.now().toISOString(), sparing: this.owner });
     for (;;) {
       const head = pickNext(this.heads(), this.lastServed);
       if (!head) return null;
-      const job = store.tx(() => claimRender(store, clock, head.renderId));
+      const job = store.tx(() => claimRender(store, clock, head.renderId, this.lease()));
       // Cancelled between the read and the claim: look again.
       if (job === null) continue;
       this.lastServed.set(head.workspaceId, ++this.turn);
@@ -60,16 +70,21 @@ export class SqliteQueue implements Queue {
     }
   }
 
+  renew(renderIds: readonly string[]): string[] {
+    const held = new Set(renewLeases(this.store, this.owner, renderIds, this.lease().expiresAt));
+    return renderIds.filter((id) => !held.has(id));
+  }
+
   complete(renderId: string, printed: Printed): boolean {
-    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["processing"], { status: "succeeded", ...printed }));
+    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["processing"], { status: "succeeded", ...printed }, this.owner));
   }
 
   fail(renderId: string, code: ErrorCode, message: string): boolean {
-    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["processing"], { status: "failed", code, message }));
+    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["processing"], { status: "failed", code, message }, this.owner));
   }
 
   requeue(renderId: string): void {
-    requeueRender(this.store, renderId);
+    requeueRender(this.store, renderId, this.owner);
   }
 
   cancel(renderId: string): boolean {
@@ -90,7 +105,7 @@ export class SqliteQueue implements Queue {
     return this.store.get("SELECT 1 FROM renders WHERE output_sha256 = $sha", { sha: sha256 }) !== null;
   }
 
-  sweep(retentionDays: number): { renders: number; outputs: number } {
+  sweep(retentionDays: number): Promise<{ renders: number; outputs: number }> {
     return sweepRenders(this.store, this.files, this.clock, retentionDays);
   }
 
@@ -99,6 +114,11 @@ export class SqliteQueue implements Queue {
     for (const r of this.store.all<{ status: "queued" | "processing"; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY status"))
       depth[r.status] = r.n;
     return depth;
+  }
+
+  /** lease answers this process's lease of a claim made or renewed now. */
+  private lease(): Lease {
+    return { owner: this.owner, expiresAt: new Date(this.clock.now().getTime() + this.leaseMs).toISOString() };
   }
 
   /** heads answers each workspace's oldest queued render; a suspended workspace renders nothing (spec 8.1 (6)). */

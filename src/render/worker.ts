@@ -10,7 +10,6 @@ import { sweepIdempotencyKeys } from "../http/idempotency";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
 import type { Claim, Queue } from "../queue/queue";
-import { SqliteQueue } from "../queue/sqlite";
 import { uploadedAsset } from "../store/assets";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
@@ -31,8 +30,8 @@ export interface WorkerOptions {
   retentionDays: number;
   /** Counts each render that ends here and its times (docs/operations.md). */
   metrics?: Metrics;
-  /** The render queue; this process's SQLite one unless given. */
-  queue?: Queue;
+  /** The render queue (queue/queue.ts): the worker claims, renews, ends and requeues through it alone. */
+  queue: Queue;
   /** Seals the finished PDF (encryption, then the signature: issue 13); a throw fails the render, so nothing half-done is kept. */
   sealPdf?: SealPdf;
 }
@@ -45,9 +44,11 @@ export type SealPdf = (workspaceId: string, job: PrintJob, pdf: Uint8Array) => P
 const POLL_MS = 1_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
 
-/** The abort reasons the worker tells apart: the render was cancelled, or the process is stopping. */
+/** The abort reasons the worker tells apart: the render was cancelled, the process is stopping, or its lease was lost. */
 class Cancelled extends Error {}
 class Stopping extends Error {}
+/** The lease ran out and the render went back to the queue: another process prints it, this one writes nothing. */
+class LeaseLost extends Error {}
 
 interface Running {
   workspaceId: string;
@@ -66,9 +67,10 @@ export class RenderWorker {
   private stopped = true;
   private poller?: ReturnType<typeof setInterval>;
   private sweeper?: ReturnType<typeof setInterval>;
+  private renewer?: ReturnType<typeof setInterval>;
 
   constructor(private readonly options: WorkerOptions) {
-    this.queue = options.queue ?? new SqliteQueue(options.store, options.clock, options.files);
+    this.queue = options.queue;
   }
 
   /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
@@ -84,6 +86,8 @@ export class RenderWorker {
       this.kick();
     }, POLL_MS);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+    // A third of the lease: two renewals may be missed (a stalled event loop) before another process takes a render.
+    this.renewer = setInterval(() => this.renew(), this.queue.leaseMs / 3);
     this.kick();
   }
 
@@ -93,6 +97,7 @@ export class RenderWorker {
     this.stopped = true;
     clearInterval(this.poller);
     clearInterval(this.sweeper);
+    clearInterval(this.renewer);
     if (graceMs > 0 && this.running.size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise((resolve) => (timer = setTimeout(resolve, graceMs)));
@@ -169,7 +174,7 @@ export class RenderWorker {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
-      const sha256 = await files.writeOutput(id, pdf);
+      const sha256 = await files.put("outputs", id, pdf);
       const stored = this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings });
       if (!stored) this.dropOutput(sha256);
       ended(stored ? "succeeded" : "cancelled");
@@ -177,6 +182,7 @@ export class RenderWorker {
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return this.queue.requeue(id);
+      if (signal.reason instanceof LeaseLost) return;
       // Cancelled: the cancel request wrote the final state already.
       if (signal.reason instanceof Cancelled) return ended("cancelled");
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
@@ -195,6 +201,17 @@ export class RenderWorker {
     const startedAt = this.running.get(head.renderId)?.startedAt;
     const queueSeconds = startedAt ? (startedAt.getTime() - Date.parse(head.createdAt)) / 1000 : undefined;
     this.options.metrics?.renderEnded({ status, test: head.test, queueSeconds, renderSeconds });
+  }
+
+  /** renew extends the leases of the renders printing here and stops printing those this process no longer holds. */
+  private renew(): void {
+    try {
+      // A render cancelled elsewhere is no longer held either: it stops as cancelled, not as lost.
+      this.stopCancelledElsewhere();
+      for (const id of this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
+    } catch (e) {
+      this.options.log.error({ err: e }, "renewing render leases failed");
+    }
   }
 
   /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */
@@ -233,19 +250,20 @@ export class RenderWorker {
     const { store, files } = this.options;
     const asset = uploadedAsset(store, workspaceId, assetId);
     if (!asset) return null;
-    const file = files.openAsset(asset.sha256);
-    return (await file.exists()) ? { body: await file.bytes(), contentType: asset.mediaType } : null;
+    const body = await files.read("assets", asset.sha256);
+    return body ? { body, contentType: asset.mediaType } : null;
   }
 
   /** dropOutput deletes a stored PDF no render points at (its render was cancelled while it printed). */
   private dropOutput(sha256: string): void {
-    if (!this.queue.outputInUse(sha256)) this.options.files.removeOutput(sha256);
+    if (this.queue.outputInUse(sha256)) return;
+    this.options.files.delete("outputs", sha256).catch((err) => this.options.log.error({ err, sha256 }, "deleting an unused PDF failed"));
   }
 
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     const { store, clock, log, retentionDays } = this.options;
     try {
-      const swept = this.queue.sweep(retentionDays);
+      const swept = await this.queue.sweep(retentionDays);
       if (swept.renders) log.info(swept, "old renders deleted");
       const keys = sweepIdempotencyKeys({ store, clock });
       if (keys) log.info({ idempotencyKeys: keys }, "expired idempotency keys deleted");

@@ -8,8 +8,9 @@ import { loadConfig } from "../../src/config";
 import { ManualClock } from "../../src/lib/clock";
 import { createLogger } from "../../src/logger";
 import { poolOptions, RenderPool } from "../../src/render/pool";
+import { SqliteQueue } from "../../src/queue/sqlite";
 import { RenderWorker } from "../../src/render/worker";
-import { FileStore } from "../../src/store/files";
+import { DiskFiles } from "../../src/store/files-disk";
 import { migrate } from "../../src/store/migrate";
 import { openStore } from "../../src/store/open";
 
@@ -25,10 +26,11 @@ export function buildApi(env: Record<string, string> = {}): InProcessApi {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env });
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
   const log = createLogger("silent");
-  const files = new FileStore(dataDir);
+  const files = new DiskFiles(dataDir);
   const store = openStore(dataDir);
   migrate(store, clock);
-  const worker = new RenderWorker({ store, clock, log, files, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
+  const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
+  const worker = new RenderWorker({ store, clock, log, files, queue, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {
     api: createApi({ config, store, clock, log, files, worker }),
     dataDir,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SqliteQueue } from "../../src/queue/sqlite";
 import { startTestServer, type TestServer } from "../harness";
 import { slowHtml } from "../render/fixtures";
 import { until } from "../wait";
@@ -90,5 +91,34 @@ describe("crashes", () => {
     const failed = (await t.call(`/v1/renders/${twice}`, { key: ws.key })).body;
     expect(failed.error.code).toBe("RENDER_FAILED");
     expect(t.server.store.get<{ type: string }>("SELECT type FROM webhook_events WHERE render_id = $id", { id: twice })!.type).toBe("render.failed");
+  });
+});
+
+describe("leases (docs/architecture.md, the queue)", () => {
+  test("the worker renews its claims while printing; a claim another process took back is dropped, nothing written", async () => {
+    // A lease of 3 s: the worker renews every second (real time), each time to the manual clock's now + 3 s.
+    const leased = await startTestServer({ RENDER_WORKERS: "1", RENDER_LEASE_MS: "3000" });
+    try {
+      const ws = await workspaceKey("Leased", leased);
+      const id = (await leased.call("/v1/renders", { key: ws.key, body: { html: slowHtml(6, "leased") } })).body.id;
+      await until(() => status(leased, id) === "processing");
+      // Another process on the same store, as issue 15 will have.
+      const other = new SqliteQueue(leased.server.store, leased.clock, leased.server.files, 3000);
+      leased.clock.advance(2000);
+      await Bun.sleep(1300);
+      leased.clock.advance(2000);
+      // Past the first lease, but renewed meanwhile: nothing to take back.
+      expect(other.claim()).toBeNull();
+
+      leased.clock.advance(10_000);
+      expect(other.claim()).toMatchObject({ renderId: id });
+      await until(() => leased.server.worker.inFlight().length === 0, 5_000);
+      const row = leased.server.store.get<{ status: string; lease_owner: string; recoveries: number }>("SELECT status, lease_owner, recoveries FROM renders WHERE id = $id", { id })!;
+      expect(row).toEqual({ status: "processing", lease_owner: other.owner, recoveries: 1 });
+      expect(leased.server.store.get("SELECT 1 FROM webhook_events WHERE render_id = $id", { id })).toBeNull();
+      expect(other.cancel(id)).toBe(true);
+    } finally {
+      await leased.stop();
+    }
   });
 });

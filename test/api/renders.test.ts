@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { startTestServer, type TestServer } from "../harness";
 import { local } from "../fixtures/assets";
 import { pdfText, slowHtml } from "../render/fixtures";
@@ -295,11 +294,11 @@ describe("results and usage", () => {
     const k = t.makeKey(ws.id, ["render:create", "render:read", "usage:read"]);
     const done = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>kept for a while</p>" } });
     const sha = t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: done.body.id })!.output_sha256;
-    expect(existsSync(t.server.files.outputPath(sha))).toBe(true);
-    const swept = sweepRenders(t.server.store, t.server.files, { now: () => new Date(t.clock.now().getTime() + 31 * 86_400_000) }, 30);
+    expect(await t.server.files.stat("outputs", sha)).not.toBeNull();
+    const swept = await sweepRenders(t.server.store, t.server.files, { now: () => new Date(t.clock.now().getTime() + 31 * 86_400_000) }, 30);
     expect(swept.renders).toBeGreaterThanOrEqual(1);
     expect((await t.call(`/v1/renders/${done.body.id}`, { key: k })).status).toBe(404);
-    expect(existsSync(t.server.files.outputPath(sha))).toBe(false);
+    expect(await t.server.files.stat("outputs", sha)).toBeNull();
     expect((await fetch(local(t, done.body.result.downloadUrl))).status).toBe(404);
     const usage = await t.call("/v1/usage", { key: k });
     expect(usage.body.totals.rendersSucceeded).toBe(1);

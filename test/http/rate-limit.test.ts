@@ -1,21 +1,85 @@
-import { describe, expect, test } from "bun:test";
-import { MemoryCounters, RateLimiter } from "../../src/http/rate-limit";
+/** rate-limit: the one-minute windows of spec 8.3, and one contract for every WindowCounters, run against this process's
+ * counters and against a real redis-server. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MemoryCounters, RateLimiter, type WindowCounters } from "../../src/http/rate-limit";
+import { RedisCounters } from "../../src/http/redis-counters";
+import { freePort } from "../serve-process";
+import { startRedis, type TestRedis } from "./redis-server";
 
-describe("RateLimiter (spec 8.3)", () => {
-  test("allows perMinute hits per key in a minute, then answers the seconds left in it", () => {
+let redis: TestRedis;
+const clients: RedisCounters[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await redis.stop();
+});
+
+function redisCounters(url = redis.url): RedisCounters {
+  const c = new RedisCounters(url);
+  clients.push(c);
+  return c;
+}
+
+// Redis keeps its keys between tests: each test counts under its own keys.
+let run = 0;
+const key = (name: string) => `${name}-${++run}-${Date.now()}`;
+
+const backends: { name: string; make: () => WindowCounters; shared: boolean }[] = [
+  { name: "MemoryCounters", make: () => new MemoryCounters(), shared: false },
+  { name: "RedisCounters", make: () => redisCounters(), shared: true },
+];
+
+describe.each(backends)("WindowCounters contract: $name", ({ make, shared }) => {
+  test("counts per key within a window and starts again at the next one", async () => {
+    const counters = make();
+    const [a, b] = [key("a"), key("b")];
+    expect([await counters.increment(a, 0, 60_000), await counters.increment(a, 0, 60_000), await counters.increment(b, 0, 60_000)]).toEqual([1, 2, 1]);
+    expect(await counters.increment(a, 60_000, 60_000)).toBe(1);
+  });
+
+  test("concurrent hits are each counted once", async () => {
+    const counters = make();
+    const k = key("burst");
+    const counts = await Promise.all(Array.from({ length: 50 }, () => counters.increment(k, 120_000, 60_000)));
+    expect(counts.toSorted((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  test("the RateLimiter admits perMinute hits per key in a minute, then answers the seconds left in it", async () => {
     let now = 120_000 + 15_000;
-    const limiter = new RateLimiter(2, () => now);
-    expect([limiter.hit("a"), limiter.hit("a"), limiter.hit("b")]).toEqual([null, null, null]);
-    expect(limiter.hit("a")).toBe(45);
+    const limiter = new RateLimiter({ scope: key("api"), perMinute: 2, now: () => now, counters: make() });
+    expect([await limiter.hit("a"), await limiter.hit("a"), await limiter.hit("b")]).toEqual([null, null, null]);
+    expect(await limiter.hit("a")).toBe(45);
     now = 180_000;
-    expect(limiter.hit("a")).toBeNull();
+    expect(await limiter.hit("a")).toBeNull();
+  });
+
+  test(shared ? "two processes' limiters share the count: N per minute across both" : "limiters in one process share their counters", async () => {
+    const scope = key("shared");
+    const now = () => 240_000;
+    const first = new RateLimiter({ scope, perMinute: 3, now, counters: make() });
+    const second = new RateLimiter({ scope, perMinute: 3, now, counters: shared ? make() : (first as unknown as { counters: WindowCounters }).counters });
+    const answers = [await first.hit("x"), await second.hit("x"), await first.hit("x"), await second.hit("x")];
+    expect(answers.filter((a) => a === null)).toHaveLength(3);
+    expect(answers[3]).toBe(60);
   });
 });
 
-describe("MemoryCounters", () => {
-  test("counts per key within a window and starts again at the next one", () => {
-    const counters = new MemoryCounters();
-    expect([counters.increment("a", 0), counters.increment("a", 0), counters.increment("b", 0)]).toEqual([1, 2, 1]);
-    expect(counters.increment("a", 60_000)).toBe(1);
+describe("RedisCounters", () => {
+  test("a window's key expires after the window (and a small margin)", async () => {
+    const k = key("ttl");
+    await redisCounters().increment(k, 0, 60_000);
+    const ttl = Bun.spawnSync(["redis-cli", "-u", redis.url, "pttl", `renderd:rate:${k}:0`], { stdout: "pipe" }).stdout.toString().trim();
+    expect(Number(ttl)).toBeGreaterThan(60_000);
+    expect(Number(ttl)).toBeLessThanOrEqual(65_000);
+  });
+
+  test("Redis unreachable: the limiter counts in this process instead, and reports it once per window", async () => {
+    const reported: unknown[] = [];
+    const counters = redisCounters(`redis://127.0.0.1:${await freePort()}`);
+    const limiter = new RateLimiter({ scope: "api", perMinute: 1, now: () => 300_000, counters, onUnavailable: (e) => reported.push(e) });
+    expect([await limiter.hit("a"), await limiter.hit("a"), await limiter.hit("b")]).toEqual([null, 60, null]);
+    expect(reported).toHaveLength(1);
   });
 });

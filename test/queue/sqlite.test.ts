@@ -7,7 +7,7 @@ import { ManualClock } from "../../src/lib/clock";
 import { createWorkspace, setSuspended } from "../../src/modules/workspaces/service";
 import type { NewRender } from "../../src/queue/queue";
 import { SqliteQueue } from "../../src/queue/sqlite";
-import { FileStore } from "../../src/store/files";
+import { DiskFiles } from "../../src/store/files-disk";
 import { migrate } from "../../src/store/migrate";
 import { openStore } from "../../src/store/open";
 
@@ -15,7 +15,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "renderd-queue-"));
 const clock = new ManualClock();
 const store = openStore(dataDir);
 migrate(store, clock);
-const queue = new SqliteQueue(store, clock, new FileStore(dataDir));
+const queue = new SqliteQueue(store, clock, new DiskFiles(dataDir), 30_000);
 const ctx = { actor: CLI_ACTOR, requestId: "req_queue_test" };
 const a = createWorkspace(store, clock, ctx, { name: "Acme" }).id;
 const b = createWorkspace(store, clock, ctx, { name: "Beta" }).id;
@@ -90,5 +90,64 @@ describe("SqliteQueue", () => {
     expect(queue.claim()).toMatchObject({ renderId: "rnd_c1" });
     expect(queue.recover()).toEqual({ requeued: 0, failed: 1 });
     expect(queue.depth()).toEqual({ queued: 0, processing: 0 });
+  });
+});
+
+describe("SqliteQueue leases", () => {
+  // Two processes on one store: `other` is the process that finds a lease run out.
+  const LEASE = 30_000;
+  const other = new SqliteQueue(store, clock, new DiskFiles(dataDir), LEASE);
+  const status = (id: string) => store.get<{ status: string; recoveries: number; error_message: string | null }>("SELECT status, recoveries, error_message FROM renders WHERE id = $id", { id })!;
+
+  test("a claim whose lease ran out goes back to the queue and another process claims it; the holder never takes back its own", () => {
+    add("rnd_l1", a);
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_l1" });
+    clock.advance(LEASE + 1);
+    expect(queue.claim()).toBeNull();
+    expect(status("rnd_l1")).toMatchObject({ status: "processing", recoveries: 0 });
+    expect(other.claim()).toMatchObject({ renderId: "rnd_l1" });
+    expect(status("rnd_l1")).toMatchObject({ status: "processing", recoveries: 1 });
+  });
+
+  test("a claim taken back is not the old holder's: its complete, fail and requeue are refused, renew reports it lost", () => {
+    expect(queue.complete("rnd_l1", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBe(false);
+    expect(queue.fail("rnd_l1", "RENDER_FAILED", "late")).toBe(false);
+    queue.requeue("rnd_l1");
+    expect(queue.renew(["rnd_l1"])).toEqual(["rnd_l1"]);
+    expect(status("rnd_l1").status).toBe("processing");
+    expect(other.renew(["rnd_l1"])).toEqual([]);
+    expect(other.complete("rnd_l1", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBe(true);
+    expect(status("rnd_l1").status).toBe("succeeded");
+  });
+
+  test("renewing keeps the lease: past the first expiry another process finds nothing to take", () => {
+    add("rnd_l2", b);
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_l2" });
+    clock.advance((LEASE * 2) / 3);
+    expect(queue.renew(["rnd_l2"])).toEqual([]);
+    clock.advance((LEASE * 2) / 3);
+    expect(other.claim()).toBeNull();
+    expect(status("rnd_l2")).toMatchObject({ status: "processing", recoveries: 0 });
+    expect(queue.complete("rnd_l2", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBe(true);
+  });
+
+  test("back once, then failed: a render whose lease runs out a second time fails with the recovery rule's message", () => {
+    add("rnd_l3", a);
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_l3" });
+    clock.advance(LEASE + 1);
+    expect(other.claim()).toMatchObject({ renderId: "rnd_l3" });
+    clock.advance(LEASE + 1);
+    expect(queue.claim()).toBeNull();
+    expect(status("rnd_l3")).toEqual({ status: "failed", recoveries: 1, error_message: "The render was interrupted twice by the service stopping unexpectedly." });
+    expect(other.complete("rnd_l3", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBe(false);
+  });
+
+  test("recover at start takes back every processing render at once, leased or not (one process owns a SQLite store)", () => {
+    add("rnd_l4", b);
+    expect(queue.claim()).toMatchObject({ renderId: "rnd_l4" });
+    expect(other.recover()).toEqual({ requeued: 1, failed: 0 });
+    expect(queue.renew(["rnd_l4"])).toEqual(["rnd_l4"]);
+    expect(other.claim()).toMatchObject({ renderId: "rnd_l4" });
+    expect(other.cancel("rnd_l4")).toBe(true);
   });
 });

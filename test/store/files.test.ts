@@ -1,56 +1,89 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+/** files: one contract for every FileStore (store/files.ts), run against the files under DATA_DIR and against an
+ * S3-compatible bucket (s3rver); then what only the disk store promises (its paths). */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createHash } from "node:crypto";
-import { FileStore, SourceFailed, TooManyBytes } from "../../src/store/files";
+import { S3Client } from "bun";
+import { SourceFailed, TooManyBytes, type FileStore } from "../../src/store/files";
+import { DiskFiles } from "../../src/store/files-disk";
+import { S3Files } from "../../src/store/files-s3";
+import { startS3, type TestBucket } from "./s3-server";
 
-let dir: string;
-let files: FileStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "renderd-files-"));
-  files = new FileStore(dir);
+let bucket: TestBucket;
+beforeAll(async () => {
+  bucket = await startS3();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => bucket.stop());
 
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+const text = (s: string) => new TextEncoder().encode(s);
 async function* chunks(...parts: Uint8Array[]) {
   for (const p of parts) yield p;
 }
-const temps = () => readdirSync(files.tempDir);
 
-describe("FileStore", () => {
-  test("writeTemp streams chunks to a temporary file inside DATA_DIR, hashing as it goes", async () => {
-    const a = new TextEncoder().encode("hello ");
-    const b = new TextEncoder().encode("world");
+// Each backend: how to make one over a fresh DATA_DIR, and how to put a stray object beside the store's own.
+const backends: { name: string; make: (dir: string) => FileStore; stray: (dir: string, key: string) => Promise<void> }[] = [
+  { name: "DiskFiles", make: (dir) => new DiskFiles(dir), stray: async (dir, key) => writeFileSync(join(dir, key), "not a file of the store") },
+  {
+    name: "S3Files",
+    make: (dir) => new S3Files(dir, bucket.settings),
+    stray: async (_dir, key) => void (await new S3Client(bucket.settings).write(key, "not a file of the store")),
+  },
+];
+
+describe.each(backends)("FileStore contract: $name", ({ make, stray }) => {
+  let dir: string;
+  let files: FileStore;
+  const temps = () => readdirSync(join(dir, "tmp", "uploads"));
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "renderd-files-"));
+    files = make(dir);
+    // The bucket outlives a test: each starts from an empty store.
+    for (const area of ["assets", "outputs"] as const) await files.sweep(area, () => false);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("writeTemp streams chunks to a held local file, hashing as it goes; commit stores it under its sha256", async () => {
     const seen: number[] = [];
-    const temp = await files.writeTemp("ast_1", chunks(a, b), { maxBytes: 11, onChunk: (c) => seen.push(c.byteLength) });
-    expect(temp.bytes).toBe(11);
-    expect(temp.sha256).toBe(sha(new TextEncoder().encode("hello world")));
+    const temp = await files.writeTemp("ast_1", chunks(text("hello "), text("world")), { maxBytes: 11, onChunk: (c) => seen.push(c.byteLength) });
+    expect(temp).toMatchObject({ owner: "ast_1", bytes: 11, sha256: sha(text("hello world")) });
     expect(seen).toEqual([6, 5]);
-    expect(temp.path.startsWith(join(dir, "tmp", "uploads"))).toBe(true);
     expect(readFileSync(temp.path, "utf8")).toBe("hello world");
     expect(files.isHeldBy("ast_1")).toBe(true);
     // A held temporary file survives the sweep.
     expect(files.sweepTemp()).toBe(0);
+    expect(await files.stat("assets", temp.sha256)).toBeNull();
 
-    const path = files.commitAsset(temp);
-    expect(path).toBe(join(dir, "assets", temp.sha256.slice(0, 2), temp.sha256.slice(2, 4), temp.sha256));
-    expect(readFileSync(path, "utf8")).toBe("hello world");
-    expect(files.hasAsset(temp.sha256)).toBe(true);
+    await files.commit("assets", temp);
     expect(files.isHeldBy("ast_1")).toBe(false);
     expect(temps()).toEqual([]);
-    expect(await files.openAsset(temp.sha256).text()).toBe("hello world");
+    expect(await files.stat("assets", temp.sha256)).toEqual({ size: 11 });
+    expect(new TextDecoder().decode((await files.read("assets", temp.sha256))!)).toBe("hello world");
+    const opened = files.open("assets", temp.sha256);
+    expect(await opened.exists()).toBe(true);
+    expect(await new Response(opened.body()).text()).toBe("hello world");
+    // The areas are apart: the same sha256 is not an output.
+    expect(await files.stat("outputs", temp.sha256)).toBeNull();
   });
 
-  test("committing the same bytes twice keeps one file; removeAsset deletes it", async () => {
-    const body = new TextEncoder().encode("same");
-    files.commitAsset(await files.writeTemp("a", chunks(body), { maxBytes: 4 }));
-    files.commitAsset(await files.writeTemp("b", chunks(body), { maxBytes: 4 }));
-    expect(files.hasAsset(sha(body))).toBe(true);
-    files.removeAsset(sha(body));
-    expect(files.hasAsset(sha(body))).toBe(false);
-    files.removeAsset(sha(body));
+  test("put stores bytes and answers their sha256; the same bytes twice are one file; delete deletes, twice is fine", async () => {
+    const body = text("%PDF-1.7 same bytes");
+    expect(await files.put("outputs", "rnd_1", body)).toBe(sha(body));
+    expect(await files.put("outputs", "rnd_2", body)).toBe(sha(body));
+    expect(await files.stat("outputs", sha(body))).toEqual({ size: body.byteLength });
+    expect(temps()).toEqual([]);
+    await files.delete("outputs", sha(body));
+    expect(await files.stat("outputs", sha(body))).toBeNull();
+    await files.delete("outputs", sha(body));
+  });
+
+  test("a missing file: read and stat answer null, open's exists() is false", async () => {
+    const absent = sha(text("never stored"));
+    expect(await files.read("assets", absent)).toBeNull();
+    expect(await files.stat("assets", absent)).toBeNull();
+    expect(await files.open("assets", absent).exists()).toBe(false);
   });
 
   test("more bytes than allowed: TooManyBytes at once, the rest is not read, nothing is left", async () => {
@@ -73,50 +106,62 @@ describe("FileStore", () => {
       throw new Error("connection reset");
     }
     await expect(files.writeTemp("x", broken(), { maxBytes: 100 })).rejects.toBeInstanceOf(SourceFailed);
-    await expect(
-      files.writeTemp("y", chunks(new Uint8Array(5)), {
-        maxBytes: 100,
-        onChunk: () => {
-          throw new Error("no");
-        },
-      }),
-    ).rejects.toThrow("no");
+    const refuse = () => {
+      throw new Error("no");
+    };
+    await expect(files.writeTemp("y", chunks(new Uint8Array(5)), { maxBytes: 100, onChunk: refuse })).rejects.toThrow("no");
     expect(temps()).toEqual([]);
   });
 
   test("a null source is an empty file; discard deletes a temporary file", async () => {
     const temp = await files.writeTemp("e", null, { maxBytes: 10 });
-    expect(temp.bytes).toBe(0);
-    expect(temp.sha256).toBe(sha(new Uint8Array(0)));
+    expect(temp).toMatchObject({ bytes: 0, sha256: sha(new Uint8Array(0)) });
     files.discard(temp);
     expect(existsSync(temp.path)).toBe(false);
     expect(files.isHeldBy("e")).toBe(false);
   });
 
   test("sweepTemp deletes what nobody holds", async () => {
-    writeFileSync(join(files.tempDir, "old.part"), "x");
-    mkdirSync(join(files.tempDir, "odd-dir"));
+    writeFileSync(join(dir, "tmp", "uploads", "old.part"), "x");
+    mkdirSync(join(dir, "tmp", "uploads", "odd-dir"));
     const held = await files.writeTemp("held", chunks(new Uint8Array(3)), { maxBytes: 3 });
     expect(files.sweepTemp()).toBe(2);
     expect(temps()).toEqual([held.path.split("/").at(-1)!]);
   });
 
-  test("sweepAssets deletes stored files that keep() refuses and ignores anything else", async () => {
-    const keep = new TextEncoder().encode("keep");
-    const drop = new TextEncoder().encode("drop");
-    files.commitAsset(await files.writeTemp("k", chunks(keep), { maxBytes: 10 }));
-    files.commitAsset(await files.writeTemp("d", chunks(drop), { maxBytes: 10 }));
-    const stray = join(files.assetsDir, "README");
-    writeFileSync(stray, "not an asset");
-    expect(files.sweepAssets((s) => s === sha(keep))).toBe(1);
-    expect(files.hasAsset(sha(keep))).toBe(true);
-    expect(files.hasAsset(sha(drop))).toBe(false);
-    expect(existsSync(stray)).toBe(true);
+  test("sweep deletes the stored files of an area that keep() refuses and leaves anything else alone", async () => {
+    const keep = text("keep");
+    const drop = text("drop");
+    await files.commit("assets", await files.writeTemp("k", chunks(keep), { maxBytes: 10 }));
+    await files.commit("assets", await files.writeTemp("d", chunks(drop), { maxBytes: 10 }));
+    await files.put("outputs", "o", drop);
+    await stray(dir, "assets/README");
+    expect(await files.sweep("assets", (s) => s === sha(keep))).toBe(1);
+    expect(await files.stat("assets", sha(keep))).not.toBeNull();
+    expect(await files.stat("assets", sha(drop))).toBeNull();
+    expect(await files.stat("outputs", sha(drop))).not.toBeNull();
   });
 
-  test("assetPath accepts only a sha256", () => {
-    expect(() => files.assetPath("../../etc/passwd")).toThrow("not a sha256");
-    expect(() => files.assetPath("A".repeat(64))).toThrow("not a sha256");
-    expect(dirname(files.assetPath("ab".repeat(32)))).toBe(join(dir, "assets", "ab", "ab"));
+  test("only a sha256 names a file (no path tricks)", async () => {
+    expect(() => files.open("assets", "../../etc/passwd")).toThrow("not a sha256");
+    await expect(files.stat("assets", "A".repeat(64))).rejects.toThrow("not a sha256");
+  });
+});
+
+describe("DiskFiles", () => {
+  test("keeps a file at DATA_DIR/<area>/ab/cd/<sha256>, moved in from the staging folder inside DATA_DIR", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "renderd-files-"));
+    try {
+      const files = new DiskFiles(dir);
+      const temp = await files.writeTemp("ast_1", chunks(text("hello")), { maxBytes: 5 });
+      expect(temp.path.startsWith(join(dir, "tmp", "uploads"))).toBe(true);
+      await files.commit("assets", temp);
+      const path = files.path("assets", temp.sha256);
+      expect(path).toBe(join(dir, "assets", temp.sha256.slice(0, 2), temp.sha256.slice(2, 4), temp.sha256));
+      expect(dirname(files.path("outputs", "ab".repeat(32)))).toBe(join(dir, "outputs", "ab", "ab"));
+      expect(readFileSync(path, "utf8")).toBe("hello");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,9 +8,9 @@ export const ASSET_SWEEP_EVERY_MS = 60_000;
 /** startAssetCleanup sweeps once now — orphaned stored files, every temporary file (no upload is in flight yet),
  * expired registrations — then expired registrations and stale temporary files every `everyMs`. */
 export function startAssetCleanup(deps: AssetDeps, log: Logger, everyMs = ASSET_SWEEP_EVERY_MS): { stop(): void } {
-  const run = (first: boolean) => {
+  const run = async (first: boolean) => {
     try {
-      const orphanFiles = first ? sweepOrphanFiles(deps) : 0;
+      const orphanFiles = first ? await sweepOrphanFiles(deps) : 0;
       const swept = sweepAssets(deps);
       if (orphanFiles || swept.expiredRegistrations || swept.tempFiles) log.info({ ...swept, orphanFiles }, "assets cleaned up");
     } catch (err) {

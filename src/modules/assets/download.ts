@@ -29,7 +29,7 @@ export async function downloadResponse(download: Download, ifNoneMatch: string |
   const cacheControl = "private, no-cache";
   if (etagMatches(ifNoneMatch, etag)) return new Response(null, { status: 304, headers: { etag, "cache-control": cacheControl } });
   if (!(await file.exists())) throw new Error(`the stored file with sha256 ${download.sha256} is missing`);
-  return new Response(file, {
+  return new Response(file.body(), {
     headers: {
       "content-type": download.mediaType,
       etag,

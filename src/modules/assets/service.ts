@@ -1,12 +1,12 @@
 /** assets/service: registering, uploading, reading, downloading and deleting a workspace's assets (spec 4.5), the
  * storage allowance, and the cleanup of registrations never uploaded. Each change is audited in its transaction. */
-import type { BunFile } from "bun";
 import type { Config } from "../../config";
 import { ApiError, type ErrorDetail } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import { SourceFailed, TooManyBytes, type FileStore, type TempFile } from "../../store/files";
+import { KeyedLock } from "../../lib/keyed-lock";
+import { SourceFailed, TooManyBytes, type FileStore, type StoredFile, type TempFile } from "../../store/files";
 import type { Store } from "../../store/open";
 import type { Actor, ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
@@ -22,6 +22,11 @@ export interface AssetDeps {
   files: FileStore;
   config: Pick<Config, "publicUrl" | "secretKey">;
 }
+
+// Storing and deleting bytes is asynchronous (an S3 bucket), so an upload's store-then-commit and a deletion's
+// commit-then-delete of the same sha256 take turns: else a deletion could remove bytes an upload has just committed.
+// One process serves a SQLite store; a shared store (issue 15) needs a deferred deletion (docs/scale-out.md).
+const bytesLock = new KeyedLock();
 
 /** SWEEP_ACTOR is the actor of the events the cleanup writes. */
 export const SWEEP_ACTOR: Actor = { type: "system", id: "renderd", name: "renderd cleanup" };
@@ -184,16 +189,19 @@ export function getAsset(deps: AssetDeps, workspaceId: string, id: string): Asse
 }
 
 /** deleteAsset removes an asset (or cancels a registration) and, when no other uploaded asset has the same bytes,
- * its file. The reference count is taken in the deleting transaction and the file goes right after the commit,
- * with no await in between, so an upload of the same bytes cannot slip in and lose its file. */
-export function deleteAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
+ * its file. The reference count is taken in the deleting transaction and the file goes right after the commit, in
+ * the sha256's turn (bytesLock), so an upload of the same bytes cannot slip in and lose its file. */
+export async function deleteAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
   const { store, clock } = deps;
-  const { row, lastReference } = store.tx(() => {
-    const r = assetRow(store, workspaceId, id);
-    deleteAudited(store, clock, ctx, "assets", { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, metadata: auditFacts(r) });
-    return { row: r, lastReference: r.status === "uploaded" && !isReferenced(store, r.sha256) };
+  const sha256 = assetRow(store, workspaceId, id).sha256;
+  await bytesLock.run(sha256, async () => {
+    const { lastReference } = store.tx(() => {
+      const r = assetRow(store, workspaceId, id);
+      deleteAudited(store, clock, ctx, "assets", { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, metadata: auditFacts(r) });
+      return { lastReference: r.status === "uploaded" && !isReferenced(store, r.sha256) };
+    });
+    if (lastReference) await deps.files.delete("assets", sha256);
   });
-  if (lastReference) deps.files.removeAsset(row.sha256);
   return { id, deleted: true as const };
 }
 
@@ -248,9 +256,13 @@ export async function receiveUpload(deps: AssetDeps, requestId: string, id: stri
     throw assetInvalid(problems);
   }
 
-  // From here on nothing awaits: the rename and the transaction happen in one turn of the event loop (see deleteAsset).
+  return bytesLock.run(r.sha256, () => commitUpload(deps, requestId, id, temp));
+}
+
+// Runs in the sha256's turn (see deleteAsset): the bytes are stored, then the row says so.
+async function commitUpload(deps: AssetDeps, requestId: string, id: string, temp: TempFile): Promise<Asset> {
   try {
-    deps.files.commitAsset(temp);
+    await deps.files.commit("assets", temp);
   } catch (e) {
     deps.files.discard(temp);
     throw e;
@@ -272,15 +284,14 @@ export async function receiveUpload(deps: AssetDeps, requestId: string, id: stri
       return toAsset(current);
     });
   } catch (e) {
-    if (!isReferenced(deps.store, r.sha256)) deps.files.removeAsset(r.sha256);
+    if (!isReferenced(deps.store, temp.sha256)) await deps.files.delete("assets", temp.sha256);
     throw e;
   }
 }
 
-/** Download is an uploaded asset ready to be served: its row's facts and its file on disk. */
-/** Download is a stored file as a download address answers it. */
+/** Download is a stored file as a download address answers it: its row's facts and its stored bytes. */
 export interface Download {
-  file: BunFile;
+  file: StoredFile;
   sha256: string;
   mediaType: string;
   filename: string;
@@ -291,7 +302,7 @@ export function openDownload(deps: AssetDeps, id: string, token: unknown): Downl
   checkAssetAddress(deps, "download", id, token);
   const r = addressedRow(deps, id);
   if (r.status !== "uploaded") throw notFound(id);
-  return { file: deps.files.openAsset(r.sha256), sha256: r.sha256, mediaType: r.media_type, filename: r.filename };
+  return { file: deps.files.open("assets", r.sha256), sha256: r.sha256, mediaType: r.media_type, filename: r.filename };
 }
 
 /** sweepAssets deletes registrations whose upload address has expired (each with an `asset.expired` event) and
@@ -303,6 +314,6 @@ export function sweepAssets(deps: AssetDeps): { expiredRegistrations: number; te
 
 /** sweepOrphanFiles deletes stored files that no uploaded asset points at (a crash between an upload's rename and
  * its commit, or between a deletion's commit and its unlink). It walks the whole store, so it runs at start. */
-export function sweepOrphanFiles(deps: AssetDeps): number {
-  return deps.files.sweepAssets((sha256) => isReferenced(deps.store, sha256));
+export function sweepOrphanFiles(deps: AssetDeps): Promise<number> {
+  return deps.files.sweep("assets", (sha256) => isReferenced(deps.store, sha256));
 }

@@ -22,7 +22,13 @@ const PASSWORD_ATTEMPTS: Readonly<Record<string, string>> = { [SIGN_IN_PATH]: "s
 
 /** authRoutes mounts the console session endpoints. */
 export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
-  const limiter = new RateLimiter(SIGN_IN_PER_MINUTE, () => app.clock.now().getTime());
+  const limiter = new RateLimiter({
+    scope: "sign-in",
+    perMinute: SIGN_IN_PER_MINUTE,
+    now: () => app.clock.now().getTime(),
+    counters: app.counters,
+    onUnavailable: (err) => app.log.warn({ err }, "rate counters unavailable; counting in this process"),
+  });
   const secure = app.config.publicUrl.startsWith("https:");
   const cookie = (value: string, maxAgeSeconds: number) =>
     `${app.config.sessionCookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
@@ -31,10 +37,10 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
     .use(auth)
     // onRequest runs before the body is read: every attempt counts, a malformed, too deep or invalid body too (issue 16).
     // A password change's current password is a password guess like a sign-in: the same limiter counts both.
-    .onRequest(({ request }) => {
+    .onRequest(async ({ request }) => {
       const attempt = request.method === "POST" ? PASSWORD_ATTEMPTS[new URL(request.url).pathname] : undefined;
       if (attempt === undefined) return;
-      const retryAfter = limiter.hit(meta.of(request).clientAddress);
+      const retryAfter = await limiter.hit(meta.of(request).clientAddress);
       if (retryAfter !== null) throw new ApiError("RATE_LIMITED", `Too many ${attempt} attempts; try again later.`, { retryAfter });
     })
     .post(

@@ -22,9 +22,12 @@ import {
   listRenders,
   openResult,
   previewHtml,
+  previewUse,
   resultOf,
+  usesOf,
   waitForRender,
 } from "./service";
+import { withAssetBytes } from "./asset-bytes";
 
 // A preview answers the PDF itself; it waits as long as a render may take, within the ?wait bound.
 const PREVIEW_WAIT_SECONDS = 60;
@@ -40,7 +43,8 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       (ctx) =>
         once(ctx, async (kept) => {
           const { body, query, principal, set } = ctx;
-          const render = kept(202, () => createRender(d, workspaceOf(principal), body));
+          const ws = workspaceOf(principal);
+          const render = await withAssetBytes(d, ws, usesOf([body]), (dd) => kept(202, () => createRender(dd, ws, body)));
           const waited = query.wait === undefined ? render : await waitForRender(d, workspaceOf(principal), render, Number(query.wait));
           // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
           set.status = isFinal(waited) ? 200 : 202;
@@ -51,9 +55,10 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
     .post(
       "/v1/renders/batch",
       (ctx) =>
-        once(ctx, (kept) => {
+        once(ctx, async (kept) => {
           ctx.set.status = 202;
-          return kept(202, () => createBatch(d, workspaceOf(ctx.principal), ctx.body.items, ctx.body.merge));
+          const ws = workspaceOf(ctx.principal);
+          return withAssetBytes(d, ws, usesOf(ctx.body.items), (dd) => kept(202, () => createBatch(dd, ws, ctx.body.items, ctx.body.merge)));
         }),
       { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
@@ -89,14 +94,18 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       async ({ params, body, query, principal, set }) => {
         const ws = workspaceOf(principal);
         const request = body ?? {};
-        if (query.format === "html")
-          return new Response(previewHtml(d, ws, params.id, request), { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
-        const render = await waitForRender(d, ws, createPreview(d, ws, params.id, request), PREVIEW_WAIT_SECONDS);
+        const uses = [previewUse(params.id, request)];
+        if (query.format === "html") {
+          const html = await withAssetBytes(d, ws, uses, (dd) => previewHtml(dd, ws, params.id, request));
+          return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
+        }
+        const created = await withAssetBytes(d, ws, uses, (dd) => createPreview(dd, ws, params.id, request));
+        const render = await waitForRender(d, ws, created, PREVIEW_WAIT_SECONDS);
         if (render.status !== "succeeded") {
           set.status = isFinal(render) ? 200 : 202;
           return render;
         }
-        return new Response(resultOf(d, render.id).file, { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
+        return new Response(resultOf(d, render.id).file.body(), { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
       },
       {
         auth: { scope: "render:create" },

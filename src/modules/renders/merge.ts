@@ -36,7 +36,7 @@ export async function mergedBatch(deps: RenderDeps, workspaceId: string, batchId
   const { renderMaxPages, renderMaxOutputBytes } = deps.config;
   const merged = await PDFDocument.create();
   for (const item of items) {
-    const file = deps.files.openOutput(item.output_sha256!);
+    const file = deps.files.open("outputs", item.output_sha256!);
     if (!(await file.exists())) throw new ApiError("NOT_FOUND", `Render ${item.id} of batch ${batchId} has no PDF any more.`);
     const source = await PDFDocument.load(await file.bytes(), { updateMetadata: false });
     for (const page of await merged.copyPages(source, source.getPageIndices())) merged.addPage(page);

@@ -18,6 +18,7 @@ import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
+import { AssetBytesNeeded, type AssetBytes, type TemplateUse } from "./asset-bytes";
 import type { Store } from "../../store/open";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
@@ -40,6 +41,8 @@ export interface RenderDeps {
   worker: RenderQueue;
   /** The render queue renders are added to and cancelled in. */
   queue: Queue;
+  /** The bytes of the assets a request's jobs embed, read before planning (withAssetBytes, asset-bytes.ts). */
+  assetBytes?: AssetBytes;
 }
 
 /** RenderQueue is what the render services need of the worker. */
@@ -92,7 +95,12 @@ function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
   return (assetId) => {
     const asset = uploadedAsset(deps.store, workspaceId, assetId);
     if (!asset) return null;
-    return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes: () => deps.files.readAsset(asset.sha256) };
+    const bytes = () => {
+      const read = deps.assetBytes?.get(asset.sha256);
+      if (!read) throw new AssetBytesNeeded(assetId, asset.sha256);
+      return read;
+    };
+    return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes };
   };
 }
 
@@ -123,6 +131,13 @@ function planRequest(deps: RenderDeps, workspaceId: string, request: RenderReque
   return signature ? { ...planned, job: { ...planned.job, signature } } : planned;
 }
 
+/** templateUse answers the template and version a render request renders, or null for a document or HTML. */
+export function templateUse(request: RenderRequest): TemplateUse | null {
+  if (request.templateId === undefined) return null;
+  // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
+  return { templateId: request.templateId, which: request.version ?? (request.test ? "draft" : "latest") };
+}
+
 function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned & { signature?: SignatureSettings } {
   const given = (["templateId", "document", "html"] as const).filter((field) => request[field] !== undefined);
   if (given.length !== 1) throw badRequest(at, "give exactly one of templateId, document or html");
@@ -134,11 +149,10 @@ function planSource(deps: RenderDeps, workspaceId: string, request: RenderReques
   const common = { test, metadata: request.metadata ?? {} };
   const fail = request.failOnBlockedResources ? { failOnBlockedResources: true } : {};
   const find = assetFinder(deps, workspaceId);
-  if (request.templateId !== undefined) {
-    // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
-    const which = request.version ?? (test ? "draft" : "latest");
-    const { pdf, ...plan } = templatePlan(deps, workspaceId, request.templateId, which, request.data ?? {}, at);
-    const filename = request.filename ?? `${request.templateId}.pdf`;
+  const use = templateUse(request);
+  if (use) {
+    const { pdf, ...plan } = templatePlan(deps, workspaceId, use.templateId, use.which, request.data ?? {}, at);
+    const filename = request.filename ?? `${use.templateId}.pdf`;
     const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
     return { ...common, ...plan, job, source: "template", filename };
   }
@@ -237,16 +251,26 @@ export function createBatch(deps: RenderDeps, workspaceId: string, items: Render
  * has a documentsPerMonth allowance (spec 2.2), a real one otherwise. */
 export function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Render {
   const test = getAllowances(deps.store, workspaceId).documentsPerMonth !== null;
-  const { pdf, ...plan } = templatePlan(deps, workspaceId, templateId, request.version ?? "draft", request.data ?? {}, "");
+  const { pdf, ...plan } = templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data ?? {}, "");
   const filename = `${templateId}-preview.pdf`;
   // A preview is marked TEST even where it counts as a real render: it is never the document itself.
   const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find: assetFinder(deps, workspaceId), test: true, filename, at: "" });
   return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "preview", test, metadata: {}, filename }])[0]!);
 }
 
+/** previewUse answers the version a preview renders: the draft unless the request names a version. */
+export function previewUse(templateId: string, request: PreviewRequest): TemplateUse {
+  return { templateId, which: request.version ?? "draft" };
+}
+
+/** usesOf answers the templates a set of render requests renders. */
+export function usesOf(requests: readonly RenderRequest[]): TemplateUse[] {
+  return requests.flatMap((r) => templateUse(r) ?? []);
+}
+
 /** previewHtml answers the HTML a template preview would print (no render is created, nothing is counted). */
 export function previewHtml(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): string {
-  return templatePlan(deps, workspaceId, templateId, request.version ?? "draft", request.data ?? {}, "").job.html;
+  return templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data ?? {}, "").job.html;
 }
 
 /** createReportRender queues the PDF of a report: a real render of the template's newest (or given) version. */
@@ -332,5 +356,5 @@ export function openResult(deps: RenderDeps, id: string, token: unknown): Downlo
 export function resultOf(deps: RenderDeps, id: string): Download {
   const r = deps.store.get<{ filename: string; output_sha256: string | null }>("SELECT filename, output_sha256 FROM renders WHERE id = $id AND status = 'succeeded'", { id });
   if (!r?.output_sha256) throw new ApiError("NOT_FOUND", `Render ${id} has no PDF.`);
-  return { file: deps.files.openOutput(r.output_sha256), sha256: r.output_sha256, mediaType: "application/pdf", filename: r.filename };
+  return { file: deps.files.open("outputs", r.output_sha256), sha256: r.output_sha256, mediaType: "application/pdf", filename: r.filename };
 }

@@ -12,6 +12,7 @@ import { allowanceRefusal, chargeAllowances, readUse, type Demand } from "../ren
 import { getAllowances } from "../workspaces/service";
 import type { ReportBody, StringRenderBody, StringRenderResult } from "./model";
 import { createReportRender, type RenderDeps } from "../renders/service";
+import { withAssetBytes } from "../renders/asset-bytes";
 
 /** ReportDeps is what reports work with: the store, the clock, the asset files, and the renders a PDF report queues. */
 export interface ReportDeps {
@@ -49,10 +50,10 @@ async function workbookBytes(deps: ReportDeps, workspaceId: string, id: string):
     });
   const asset = uploadedAsset(deps.store, workspaceId, id);
   if (asset?.kind !== "workbook") throw invalid();
-  const file = deps.files.openAsset(asset.sha256);
   // Deleted between the query and here: the same answer as if it had been gone before.
-  if (!(await file.exists())) throw invalid();
-  return new Uint8Array(await file.arrayBuffer());
+  const bytes = await deps.files.read("assets", asset.sha256);
+  if (!bytes) throw invalid();
+  return bytes;
 }
 
 async function xlsxReport(deps: ReportDeps, workspaceId: string, body: ReportBody): Promise<ReportOutcome> {
@@ -74,9 +75,10 @@ async function xlsxReport(deps: ReportDeps, workspaceId: string, body: ReportBod
 
 /** pdfReport queues a PDF report: a real render of the template (its newest or given version) with the data, answered
  * 202 like POST /v1/renders; it sends its end event like any render (spec 6). */
-export function pdfReport(deps: ReportDeps, workspaceId: string, body: ReportBody): ReportOutcome {
+export async function pdfReport(deps: ReportDeps, workspaceId: string, body: ReportBody): Promise<ReportOutcome> {
   if (body.templateId === undefined) throw badRequest([{ path: "/templateId", message: "is required when format is pdf" }]);
-  const render = createReportRender(deps.renders, workspaceId, { templateId: body.templateId, version: body.version, data: body.data, filename: body.filename });
+  const report = { templateId: body.templateId, version: body.version, data: body.data, filename: body.filename };
+  const render = await withAssetBytes(deps.renders, workspaceId, [{ templateId: body.templateId, which: body.version ?? "latest" }], (renders) => createReportRender(renders, workspaceId, report));
   return { kind: "pdf", status: 202, body: render };
 }
 

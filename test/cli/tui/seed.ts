@@ -60,21 +60,22 @@ export function seedStore(): Seeded {
      VALUES ($id, $ws, 'https://hooks.acme.test/renderd', '["render.succeeded","render.failed"]', 'x', $now, $now)`,
     { id: endpointId, ws: ws.acme, now: clock.now().toISOString() },
   );
+  const SEED_LEASE = { owner: "prc_seed", expiresAt: "2999-01-01T00:00:00.000Z" };
   // Three renders that waited 2 s and printed 1, 2 and 3 s, finishing within the last 5 minutes.
   for (const printSeconds of [1, 2, 3]) {
     const id = insertRender(store, clock, ws.acme);
     clock.advance(2000);
-    store.tx(() => claimRender(store, clock, id));
+    store.tx(() => claimRender(store, clock, id, SEED_LEASE));
     clock.advance(printSeconds * 1000);
     store.tx(() => endRender(store, clock, id, ["processing"], { status: "succeeded", outputSha256: "0".repeat(64), pages: 1, bytes: 1000 }));
     clock.advance(60_000);
   }
   const failedId = insertRender(store, clock, ws.globex);
-  store.tx(() => claimRender(store, clock, failedId));
+  store.tx(() => claimRender(store, clock, failedId, SEED_LEASE));
   clock.advance(500);
   store.tx(() => endRender(store, clock, failedId, ["processing"], { status: "failed", code: "RENDER_TIMEOUT", message: "too slow" }));
   const processingId = insertRender(store, clock, ws.globex);
-  store.tx(() => claimRender(store, clock, processingId));
+  store.tx(() => claimRender(store, clock, processingId, SEED_LEASE));
   const queuedId = insertRender(store, clock, ws.acme, true);
   // The endpoint answers 503: its deliveries are retrying.
   store.run(

@@ -1,0 +1,97 @@
+/** store/files-disk: the FileStore of one appliance — files under DATA_DIR (`assets/`, `outputs/`), written durably
+ * (the file, then its folder's rename, are synced: DESIGN.md 1 synchronous=FULL). */
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { contentKey, isSha256, type FileArea, type FileStore, type StoredFile } from "./files";
+import { fsyncDir, once, Staging, type TempFile, type WriteOptions } from "./files-staging";
+
+/** DiskFiles keeps the files of both areas under DATA_DIR, beside the SQLite store. */
+export class DiskFiles implements FileStore {
+  private readonly staging: Staging;
+
+  constructor(private readonly dataDir: string) {
+    this.staging = new Staging(dataDir);
+    for (const area of ["assets", "outputs"] as const) mkdirSync(join(dataDir, area), { recursive: true });
+  }
+
+  /** path answers where the file with this sha256 lives on disk (tests and backups read DATA_DIR directly). */
+  path(area: FileArea, sha256: string): string {
+    return join(this.dataDir, contentKey(area, sha256));
+  }
+
+  writeTemp(owner: string, source: AsyncIterable<Uint8Array> | null, options: WriteOptions): Promise<TempFile> {
+    return this.staging.writeTemp(owner, source, options);
+  }
+
+  discard(temp: TempFile): void {
+    this.staging.discard(temp);
+  }
+
+  isHeldBy(owner: string): boolean {
+    return this.staging.isHeldBy(owner);
+  }
+
+  sweepTemp(): number {
+    return this.staging.sweepTemp();
+  }
+
+  async commit(area: FileArea, temp: TempFile): Promise<void> {
+    const target = this.path(area, temp.sha256);
+    mkdirSync(dirname(target), { recursive: true });
+    // Identical bytes may already be there: the rename replaces them, atomically.
+    renameSync(temp.path, target);
+    this.staging.release(temp);
+    // The rename itself must survive a power cut, like the row that will point at it.
+    fsyncDir(dirname(target));
+  }
+
+  async put(area: FileArea, owner: string, bytes: Uint8Array): Promise<string> {
+    const temp = await this.staging.writeTemp(owner, once(bytes), { maxBytes: bytes.byteLength });
+    await this.commit(area, temp);
+    return temp.sha256;
+  }
+
+  open(area: FileArea, sha256: string): StoredFile {
+    const file = Bun.file(this.path(area, sha256));
+    // A BunFile body is sent with its length, straight from the file.
+    return { exists: () => file.exists(), bytes: () => file.bytes(), body: () => file };
+  }
+
+  async read(area: FileArea, sha256: string): Promise<Uint8Array | null> {
+    const file = Bun.file(this.path(area, sha256));
+    return (await file.exists()) ? await file.bytes() : null;
+  }
+
+  async stat(area: FileArea, sha256: string): Promise<{ size: number } | null> {
+    const path = this.path(area, sha256);
+    try {
+      const s = statSync(path);
+      return s.isFile() ? { size: s.size } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async delete(area: FileArea, sha256: string): Promise<void> {
+    rmSync(this.path(area, sha256), { force: true });
+  }
+
+  async sweep(area: FileArea, keep: (sha256: string) => boolean): Promise<number> {
+    const root = join(this.dataDir, area);
+    let removed = 0;
+    for (const a of readdirSync(root)) {
+      const dirA = join(root, a);
+      if (!/^[a-f0-9]{2}$/.test(a) || !statSync(dirA).isDirectory()) continue;
+      for (const b of readdirSync(dirA)) {
+        const dirB = join(dirA, b);
+        if (!/^[a-f0-9]{2}$/.test(b) || !statSync(dirB).isDirectory()) continue;
+        for (const name of readdirSync(dirB)) {
+          if (!isSha256(name) || name.slice(0, 4) !== a + b || keep(name)) continue;
+          rmSync(join(dirB, name), { force: true });
+          removed += 1;
+        }
+      }
+    }
+    return removed;
+  }
+}

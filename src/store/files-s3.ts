@@ -1,0 +1,106 @@
+/** store/files-s3: the FileStore on an S3-compatible bucket (S3_BUCKET; docs/scale-out.md), through Bun's built-in
+ * S3Client, so that several renderd processes on several hosts share the files. Keys are `<area>/ab/cd/<sha256>`, as
+ * on disk. Uploads are staged and checked on local disk first (files-staging.ts), then sent to the bucket. */
+import { S3Client } from "bun";
+import { contentKey, isSha256, type FileArea, type FileStore, type StoredFile } from "./files";
+import { Staging, type TempFile, type WriteOptions } from "./files-staging";
+
+/** S3Settings are the bucket and its credentials (the runtime's own S3_* names). */
+export interface S3Settings {
+  bucket: string;
+  endpoint?: string;
+  region?: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** S3Files keeps the files of both areas in one bucket. */
+export class S3Files implements FileStore {
+  private readonly staging: Staging;
+  private readonly client: S3Client;
+
+  constructor(dataDir: string, settings: S3Settings) {
+    this.staging = new Staging(dataDir);
+    this.client = new S3Client(settings);
+  }
+
+  writeTemp(owner: string, source: AsyncIterable<Uint8Array> | null, options: WriteOptions): Promise<TempFile> {
+    return this.staging.writeTemp(owner, source, options);
+  }
+
+  discard(temp: TempFile): void {
+    this.staging.discard(temp);
+  }
+
+  isHeldBy(owner: string): boolean {
+    return this.staging.isHeldBy(owner);
+  }
+
+  sweepTemp(): number {
+    return this.staging.sweepTemp();
+  }
+
+  async commit(area: FileArea, temp: TempFile): Promise<void> {
+    // An object appears whole or not at all; identical bytes already there are replaced by the same bytes.
+    await this.client.write(contentKey(area, temp.sha256), Bun.file(temp.path));
+    this.staging.discard(temp);
+  }
+
+  async put(area: FileArea, _owner: string, bytes: Uint8Array): Promise<string> {
+    const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+    await this.client.write(contentKey(area, sha256), bytes);
+    return sha256;
+  }
+
+  open(area: FileArea, sha256: string): StoredFile {
+    const file = this.client.file(contentKey(area, sha256));
+    // An S3File given to a Response would answer a redirect to the bucket: stream it through instead.
+    return { exists: () => file.exists(), bytes: () => file.bytes(), body: () => file.stream() };
+  }
+
+  async read(area: FileArea, sha256: string): Promise<Uint8Array | null> {
+    const file = this.client.file(contentKey(area, sha256));
+    try {
+      return await file.bytes();
+    } catch (e) {
+      if (isMissing(e)) return null;
+      throw e;
+    }
+  }
+
+  async stat(area: FileArea, sha256: string): Promise<{ size: number } | null> {
+    try {
+      return { size: (await this.client.stat(contentKey(area, sha256))).size };
+    } catch (e) {
+      if (isMissing(e)) return null;
+      throw e;
+    }
+  }
+
+  async delete(area: FileArea, sha256: string): Promise<void> {
+    // Deleting a key that is not there succeeds (S3 semantics), as rm -f does.
+    await this.client.delete(contentKey(area, sha256));
+  }
+
+  async sweep(area: FileArea, keep: (sha256: string) => boolean): Promise<number> {
+    let removed = 0;
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await this.client.list({ prefix: `${area}/`, maxKeys: 1000, ...(startAfter ? { startAfter } : {}) });
+      const keys = (page.contents ?? []).map((c) => c.key);
+      for (const key of keys) {
+        const name = key.slice(key.lastIndexOf("/") + 1);
+        if (!isSha256(name) || key !== contentKey(area, name) || keep(name)) continue;
+        await this.client.delete(key);
+        removed += 1;
+      }
+      if (!page.isTruncated || keys.length === 0) return removed;
+      startAfter = keys.at(-1);
+    }
+  }
+}
+
+/** isMissing tells whether an S3 error says the key does not exist (a GET and a HEAD both answer NoSuchKey). */
+function isMissing(e: unknown): boolean {
+  return (e as { code?: string })?.code === "NoSuchKey";
+}

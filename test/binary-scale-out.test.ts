@@ -1,0 +1,48 @@
+/** binary-scale-out: the compiled binary (dist/renderd) on an S3-compatible bucket and Redis — Bun's S3Client and
+ * RedisClient are the runtime's own, and this shows they work inside `bun build --compile` output. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { S3Client } from "bun";
+import { ROOT, startServe, type ServeProcess } from "./serve-process";
+import { startRedis, type TestRedis } from "./http/redis-server";
+import { startS3, type TestBucket } from "./store/s3-server";
+
+let bucket: TestBucket;
+let redis: TestRedis;
+let serve: ServeProcess;
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, "dist/renderd"))) {
+    const build = Bun.spawnSync([process.execPath, "run", "scripts/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    expect(build.exitCode, build.stderr.toString()).toBe(0);
+  }
+  [bucket, redis] = await Promise.all([startS3(), startRedis()]);
+  const s3 = bucket.settings;
+  serve = await startServe([join(ROOT, "dist/renderd")], {
+    S3_BUCKET: s3.bucket,
+    S3_ENDPOINT: s3.endpoint!,
+    S3_REGION: s3.region!,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    REDIS_URL: redis.url,
+  });
+});
+afterAll(async () => {
+  await serve?.stop();
+  await Promise.all([bucket?.stop(), redis?.stop()]);
+});
+
+test("dist/renderd stores a render's PDF in the bucket, streams it back, and counts requests in Redis", async () => {
+  const key = serve.makeKey(["render:create", "render:read"]);
+  const render = await serve.call("/v1/renders?wait=30", key, { html: "<p>printed by the binary</p>" });
+  expect([render.status, render.body.status]).toEqual([200, "succeeded"]);
+  const address = new URL(render.body.result.downloadUrl);
+  const pdf = await fetch(`${serve.url}${address.pathname}${address.search}`, { redirect: "manual" });
+  expect(pdf.status).toBe(200);
+  const bytes = new Uint8Array(await pdf.arrayBuffer());
+  const sha = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  expect(await new S3Client(bucket.settings).exists(`outputs/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`)).toBe(true);
+  const keys = Bun.spawnSync(["redis-cli", "-u", redis.url, "--scan", "--pattern", "renderd:rate:api:*"], { stdout: "pipe" }).stdout.toString().trim();
+  expect(keys).not.toBe("");
+});
