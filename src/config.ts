@@ -107,6 +107,7 @@ export const OPTIONS = {
   trustedProxyRanges: { env: "TRUSTED_PROXY_RANGES", flag: "--trusted-proxy-ranges", help: "CIDR list of proxies whose X-Forwarded-For is believed", fallback: () => "", parse: cidrs },
   webhookAllowHttp: { env: "WEBHOOK_ALLOW_HTTP", flag: "--webhook-allow-http", help: "accept http:// webhook URLs (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
   webhookAllowPrivate: { env: "WEBHOOK_ALLOW_PRIVATE", flag: "--webhook-allow-private", help: "accept webhook URLs on private addresses (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
+  destinationAllowPrivate: { env: "DESTINATION_ALLOW_PRIVATE", flag: "--destination-allow-private", help: "accept destinations on private or loopback hosts and plain-http endpoints (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
   signatureTimestampUrl: { env: "SIGNATURE_TIMESTAMP_URL", flag: "--signature-timestamp-url", help: "RFC 3161 timestamp authority for signed PDFs (PAdES B-T; default none: B-B)", fallback: () => undefined, parse: url },
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", flag: "--shutdown-grace-ms", help: "on SIGTERM, how long printing renders may finish before they are requeued, 0 to 10 min", fallback: () => "20000", parse: integer(0, 600_000) },
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },

@@ -6,7 +6,7 @@
  *     ├──cancel──▶ cancelled   └──process stopped or died──▶ queued (after a crash: once; the second time failed)
  *
  * A final state is written with its usage record (2.10), the return of the month's document when a real render did
- * not produce one (2.3), and its end event (6): one transaction (STYLE habit 4).
+ * not produce one (2.3), its end event (6) and its deliveries made due or failed (issue 14): one transaction (STYLE habit 4).
  */
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
@@ -14,6 +14,7 @@ import type { RenderWarning } from "../render/warnings";
 import type { Store } from "../store/open";
 import type { RenderStatus } from "../store/render-status";
 import { enqueueEndEvent } from "../webhooks/events";
+import { settleDeliveries } from "../destinations/deliveries";
 import { recordRenderEnd } from "../ledger/usage-days";
 import { addToCounter, dayOf, monthOf } from "../ledger/counters";
 
@@ -68,6 +69,7 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
     test: row.test === 1,
     errorCode: end.status === "failed" ? end.code : undefined,
   });
+  settleDeliveries(store, renderId, succeeded, now);
   return true;
 }
 
