@@ -1,5 +1,5 @@
-/** destinations/dispatcher: the loop that claims due deliveries and sends each render's file to its destination. Rows are
- * the queue and the webhook schedule (webhooks/retry.ts) paces the retries, so a restart loses none. */
+/** destinations/dispatcher: due deliveries claimed on the webhooks' claim loop and sent to their destinations; the webhook
+ * schedule (webhooks/retry.ts) paces the retries. Rows are the queue, so a restart loses none. */
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
@@ -8,6 +8,7 @@ import type { DestinationOptions } from "../webhooks/destinations";
 import { nextAttemptAt } from "../webhooks/retry";
 import { decryptSecret } from "../webhooks/secret-box";
 import { onDeliveriesDue } from "./deliveries";
+import { ClaimLoop } from "../webhooks/claim-loop";
 import type { DestinationConfig, DestinationType } from "./settings";
 import { deliver } from "./transports";
 
@@ -23,6 +24,8 @@ export const DELIVERY_TIMEOUT_MS = 60_000;
 
 const POLL_MS = 1000;
 const CONCURRENCY = 8;
+// One destination that hangs until the timeout holds at most this many slots, so the others' deliveries go on.
+const PER_DESTINATION = 4;
 // A claimed row is left alone this long past the attempt's timeout; only a crash mid-attempt lets a lease run out.
 const LEASE_MARGIN_MS = 60_000;
 
@@ -66,109 +69,75 @@ export function openConfig(secretKey: string, row: { id: string; type: Destinati
   return { type: row.type, config: { ...JSON.parse(row.config), ...JSON.parse(secrets) } } as DestinationConfig;
 }
 
-/** DeliveryDispatcher sends due deliveries, at most `concurrency` at once; start/stop like every supervised piece (STYLE habit 8). */
+/** A finished attempt, written by the next tick. */
+interface Finished {
+  job: Job;
+  at: Date;
+  outcome: Outcome;
+}
+
+/** DeliveryDispatcher sends due deliveries on the webhooks' claim loop (webhooks/claim-loop.ts), at most `concurrency` at
+ * once and PER_DESTINATION to one destination; start/stop like every supervised piece (STYLE habit 8). */
 export class DeliveryDispatcher {
-  private readonly inflight = new Map<string, Promise<void>>();
   private readonly timeoutMs: number;
-  private readonly concurrency: number;
-  private scheduled = false;
-  private stopping = false;
-  private poller: ReturnType<typeof setInterval> | null = null;
-  private unsubscribe: (() => void) | null = null;
+  private readonly loop: ClaimLoop<Job, Job, Finished>;
 
   constructor(private readonly options: DeliveryDispatcherOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-    this.concurrency = options.concurrency ?? CONCURRENCY;
+    this.loop = new ClaimLoop(
+      { store: options.store, log: options.log, what: "destination deliveries", concurrency: options.concurrency ?? CONCURRENCY, perKey: PER_DESTINATION, pollMs: options.pollMs ?? POLL_MS },
+      {
+        candidates: (limit, busy) => this.candidates(limit, busy),
+        take: (job) => this.take(job),
+        keyOf: (job) => job.destination_id,
+        attempt: (job) => this.attempt(job),
+        record: (finished) => this.record(finished),
+      },
+    );
   }
 
   /** start begins polling for due deliveries and listens for renders that make some due in this process. */
   start(): void {
-    if (this.poller) return;
-    this.unsubscribe = onDeliveriesDue(this.options.store, () => this.notify());
-    this.poller = setInterval(() => this.notify(), this.options.pollMs ?? POLL_MS);
-    this.notify();
-  }
-
-  /** notify asks for a tick soon; a timer, since settleDeliveries calls it inside the render's transaction. */
-  notify(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setTimeout(() => {
-      this.scheduled = false;
-      this.tick();
-    }, 0);
+    this.loop.start((notify) => onDeliveriesDue(this.options.store, notify));
   }
 
   /** runOnce sends everything due now and waits until no attempt is in flight: tests call it instead of sleeping. */
-  async runOnce(): Promise<void> {
-    for (;;) {
-      this.tick();
-      if (this.inflight.size === 0) return;
-      await Promise.all([...this.inflight.values()]);
-    }
+  runOnce(): Promise<void> {
+    return this.loop.runOnce();
   }
 
   /** stop claims nothing more and waits for the attempts in flight, so their outcomes are written before the store closes. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.poller) clearInterval(this.poller);
-    this.poller = null;
-    this.unsubscribe?.();
-    while (this.inflight.size > 0) await Promise.all([...this.inflight.values()]);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  private tick(): void {
-    const free = this.stopping ? 0 : this.concurrency - this.inflight.size;
-    if (free <= 0) return;
-    let jobs: Job[];
-    try {
-      jobs = this.options.store.tx(() => this.claim(free));
-    } catch (err) {
-      this.options.log.error({ err }, "claiming destination deliveries failed");
-      return;
-    }
-    for (const job of jobs) {
-      const attempt = this.attempt(job).then(() => {
-        this.inflight.delete(job.id);
-        this.notify();
-      });
-      this.inflight.set(job.id, attempt);
-    }
-  }
-
-  /** claim leases up to `limit` due deliveries, as the webhook dispatcher does: a lease that runs out (a crash) frees the row. */
-  private claim(limit: number): Job[] {
-    const { store, clock } = this.options;
-    const now = clock.now();
-    const rows = store.all<Job>(
+  private candidates(limit: number, busy: string[]): Job[] {
+    return this.options.store.all<Job>(
       `SELECT d.id, d.destination_id, s.type, s.config, s.secrets_encrypted, d.attempts, d.filename, d.subject, r.output_sha256
        FROM destination_deliveries d
          JOIN destinations s ON s.id = d.destination_id
          JOIN renders r ON r.id = d.render_id
        WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
+         AND d.destination_id NOT IN (SELECT value FROM json_each($busy))
        ORDER BY d.next_attempt_at, d.id
        LIMIT $limit`,
-      { now: now.toISOString(), limit: limit + this.inflight.size },
+      { now: this.options.clock.now().toISOString(), busy: JSON.stringify(busy), limit },
     );
-    const lease = new Date(now.getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    const jobs = rows.filter((r) => !this.inflight.has(r.id)).slice(0, limit);
-    for (const job of jobs) store.run("UPDATE destination_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: job.id, lease });
-    return jobs;
   }
 
-  private async attempt(job: Job): Promise<void> {
+  // A lease that runs out (a crash mid-attempt) frees the row for the next start.
+  private take(job: Job): Job {
+    const lease = new Date(this.options.clock.now().getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
+    this.options.store.run("UPDATE destination_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: job.id, lease });
+    return job;
+  }
+
+  private async attempt(job: Job): Promise<Finished> {
     const at = this.options.clock.now();
-    let outcome: Outcome;
     try {
-      outcome = { location: await this.send(job), error: null };
+      return { job, at, outcome: { location: await this.send(job), error: null } };
     } catch (err) {
-      outcome = { location: null, error: err instanceof Error && err.message ? err.message : DELIVERY_ERROR.internal };
-    }
-    try {
-      this.options.store.tx(() => this.record(job, at, outcome));
-    } catch (err) {
-      // The lease runs out and the row is tried again.
-      this.options.log.error({ err, deliveryId: job.id }, "recording a destination delivery failed");
+      return { job, at, outcome: { location: null, error: err instanceof Error && err.message ? err.message : DELIVERY_ERROR.internal } };
     }
   }
 
@@ -182,7 +151,7 @@ export class DeliveryDispatcher {
   }
 
   /** record writes an attempt's outcome: delivered, pending with the next attempt's time, or failed after the last (spec 6.5 (3) schedule). */
-  private record(job: Job, at: Date, outcome: Outcome): void {
+  private record({ job, at, outcome }: Finished): void {
     const attempts = job.attempts + 1;
     const next = outcome.error === null ? null : nextAttemptAt(at, attempts);
     const status = outcome.error === null ? "delivered" : next ? "pending" : "failed";

@@ -92,6 +92,17 @@ describe("destinations CRUD", () => {
     expect(audit).not.toContain(SECRETS[1]);
   });
 
+  test("credentials that no longer decrypt (another SECRET_KEY) make the test say so; a PATCH giving them again mends it", async () => {
+    const d = ok(await create("http", httpConfig()), 201);
+    t.server.store.run("UPDATE destinations SET secrets_encrypted = 'c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5IGVudGlyZWx5' WHERE id = $id", { id: d.id });
+    expect(ok(await t.call(`/v1/destinations/${d.id}`, { key }), 200).config).toEqual({ url: `${http.url}/in`, method: "PUT" });
+    const broken = ok(await t.call(`/v1/destinations/${d.id}/test`, { key, method: "POST" }), 200);
+    expect(broken).toEqual({ ok: false, error: expect.stringContaining("cannot be decrypted") });
+    ok(await t.call(`/v1/destinations/${d.id}`, { key, method: "PATCH", body: { config: { headers: { authorization: "Bearer again" } } } }), 200);
+    expect(ok(await t.call(`/v1/destinations/${d.id}/test`, { key, method: "POST" }), 200).ok).toBe(true);
+    expect(http.requests.at(-1)!.headers.get("authorization")).toBe("Bearer again");
+  });
+
   test("another workspace's destination is 404; without destination:manage it is 403", async () => {
     const d = ok(await create("http", httpConfig()), 201);
     const ws = createWorkspace(t.server.store, t.clock, { actor: CLI_ACTOR, requestId: "test" }, { name: "Other", slug: "other-dest" });

@@ -8,7 +8,7 @@ import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
 import type { DestinationOptions } from "../../webhooks/destinations";
 import { encryptSecret } from "../../webhooks/secret-box";
-import { openConfig } from "../../destinations/dispatcher";
+import { DELIVERY_ERROR, openConfig } from "../../destinations/dispatcher";
 import { checkHost } from "../../destinations/hosts";
 import { configProblems, keepMasked, maskConfig, splitSecrets, type DestinationConfig, type DestinationType } from "../../destinations/settings";
 import { deliver } from "../../destinations/transports";
@@ -112,9 +112,9 @@ export function getDestination(store: Store, workspaceId: string, id: string, se
  * the result is checked whole, host included. No change writes no event. */
 export async function updateDestination(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string, input: UpdateDestinationBody, deps: DestinationDeps): Promise<Destination> {
   const before = destinationRow(store, workspaceId, id);
-  const stored = openConfig(deps.secretKey, before);
-  if (input.config !== undefined && !stored) throw new ApiError("CONFLICT", "The destination's credentials cannot be decrypted (SECRET_KEY changed?); delete it and create it again.");
-  const config = input.config === undefined ? null : keepMasked(stored!.config as Fields, { ...(stored!.config as Fields), ...input.config });
+  // Credentials that no longer decrypt (SECRET_KEY changed) are left out: the PATCH must give them again, or the check refuses it.
+  const stored = (openConfig(deps.secretKey, before)?.config ?? JSON.parse(before.config)) as Fields;
+  const config = input.config === undefined ? null : keepMasked(stored, { ...stored, ...input.config });
   if (config) await checkedConfig(before.type, config, deps.hosts);
   return store.tx(() => {
     const r = destinationRow(store, workspaceId, id);
@@ -126,7 +126,7 @@ export async function updateDestination(store: Store, clock: Clock, ctx: ChangeC
       params.name = input.name;
       metadata.name = input.name;
     }
-    if (config && JSON.stringify(config) !== JSON.stringify(stored!.config)) {
+    if (config && JSON.stringify(config) !== JSON.stringify(stored)) {
       const { plain, sealed } = seal(deps.secretKey, id, r.type, config);
       sets.push("config = $plain", "secrets_encrypted = $sealed");
       Object.assign(params, { plain, sealed });
@@ -154,7 +154,7 @@ export function deleteDestination(store: Store, clock: Clock, ctx: ChangeContext
 export async function testDestination(store: Store, clock: Clock, workspaceId: string, id: string, deps: DestinationDeps): Promise<DestinationTestResult> {
   const r = destinationRow(store, workspaceId, id);
   const destination = openConfig(deps.secretKey, r);
-  if (!destination) return { ok: false, error: "The destination's credentials cannot be decrypted (SECRET_KEY changed?); save them again with PATCH." };
+  if (!destination) return { ok: false, error: DELIVERY_ERROR.secrets };
   const at = clock.now().toISOString();
   const file = {
     bytes: new TextEncoder().encode(`renderd destination test for ${r.name} (${r.id}) at ${at}\n`),
