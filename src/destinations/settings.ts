@@ -112,7 +112,7 @@ export function splitSecrets(type: DestinationType, config: Fields): { plain: Fi
 }
 
 /** maskConfig answers a config as the API shows it: each credential replaced by MASK (a header keeps its name). */
-export function maskConfig(type: DestinationType, plain: Fields, secrets: Fields): Fields {
+export function maskConfig(plain: Fields, secrets: Fields): Fields {
   const masked: Fields = { ...plain };
   for (const [k, v] of Object.entries(secrets)) {
     if (v === undefined) continue;

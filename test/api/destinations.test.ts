@@ -82,6 +82,10 @@ describe("destinations CRUD", () => {
     expect(renamed.config).toEqual({ url: `${http.url}/in`, method: "POST", headers: { authorization: "********", "x-extra": "********" } });
     const tested = ok(await t.call(`/v1/destinations/${d.id}/test`, { key, method: "POST" }), 200);
     expect(tested.ok).toBe(true);
+    const s3d = ok(await create("s3", s3Config()), 201);
+    const unprefixed = ok(await t.call(`/v1/destinations/${s3d.id}`, { key, method: "PATCH", body: { config: { prefix: null } } }), 200);
+    expect(unprefixed.config.prefix).toBeUndefined();
+    expect(unprefixed.config.secretAccessKey).toBe("********");
     const got = http.requests.at(-1)!;
     expect(got.method).toBe("POST");
     expect(got.headers.get("authorization")).toBe(SECRETS[1]);

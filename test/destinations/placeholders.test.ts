@@ -26,7 +26,7 @@ describe("credentials", () => {
   test("split, mask (a header keeps its name) and keep a masked value sent back", () => {
     const { plain, secrets } = splitSecrets("http", { url: "https://x.example", method: "PUT", headers: { authorization: "Bearer t", "x-a": "1" } });
     expect(plain).toEqual({ url: "https://x.example", method: "PUT" });
-    expect(maskConfig("http", plain, secrets)).toEqual({ url: "https://x.example", method: "PUT", headers: { authorization: MASK, "x-a": MASK } });
+    expect(maskConfig(plain, secrets)).toEqual({ url: "https://x.example", method: "PUT", headers: { authorization: MASK, "x-a": MASK } });
     const stored = { ...plain, ...secrets };
     expect(keepMasked(stored, { ...plain, headers: { authorization: MASK, "x-a": "2", "x-b": MASK } }).headers).toEqual({ authorization: "Bearer t", "x-a": "2", "x-b": MASK });
     expect(keepMasked({ password: "p" }, { password: MASK }).password).toBe("p");

@@ -30,7 +30,8 @@ export type Destination = Static<typeof Destination>;
 export const CreateDestinationBody = Type.Object({ name: Name, type: DestinationType, config: Config }, closed);
 export type CreateDestinationBody = Static<typeof CreateDestinationBody>;
 
-/** PATCH: `config` fields sent replace the stored ones; a credential left out, or sent back as `********`, is kept. */
+/** PATCH: `config` fields sent replace the stored ones (null removes one); a credential left out, or sent back as
+ * `********`, is kept. */
 export const UpdateDestinationBody = Type.Object({ name: Type.Optional(Name), config: Type.Optional(Config) }, closed);
 export type UpdateDestinationBody = Static<typeof UpdateDestinationBody>;
 

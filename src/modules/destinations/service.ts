@@ -46,7 +46,7 @@ function toDestination(r: DestinationRow, secretKey: string): Destination {
   const opened = openConfig(secretKey, r);
   const plain = JSON.parse(r.config) as Fields;
   const { secrets } = splitSecrets(r.type, (opened?.config ?? {}) as Fields);
-  return { id: r.id, name: r.name, type: r.type, config: maskConfig(r.type, plain, secrets), createdAt: r.created_at, updatedAt: r.updated_at };
+  return { id: r.id, name: r.name, type: r.type, config: maskConfig(plain, secrets), createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
 /** destinationRow answers a destination of the workspace; another workspace's is 404 too (DESIGN.md 2). */
@@ -70,6 +70,10 @@ async function checkedConfig(type: DestinationType, config: Fields, hosts: Desti
 function seal(secretKey: string, id: string, type: DestinationType, config: Fields): { plain: string; sealed: string } {
   const { plain, secrets } = splitSecrets(type, config);
   return { plain: JSON.stringify(plain), sealed: encryptSecret(secretKey, id, JSON.stringify(secrets)) };
+}
+
+function withoutNulls(fields: Fields): Fields {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null));
 }
 
 function countDestinations(store: Store, workspaceId: string): number {
@@ -114,7 +118,8 @@ export async function updateDestination(store: Store, clock: Clock, ctx: ChangeC
   const before = destinationRow(store, workspaceId, id);
   // Credentials that no longer decrypt (SECRET_KEY changed) are left out: the PATCH must give them again, or the check refuses it.
   const stored = (openConfig(deps.secretKey, before)?.config ?? JSON.parse(before.config)) as Fields;
-  const config = input.config === undefined ? null : keepMasked(stored, { ...stored, ...input.config });
+  // A field sent as null is removed (an optional one such as `prefix`).
+  const config = input.config === undefined ? null : withoutNulls(keepMasked(stored, { ...stored, ...input.config }));
   if (config) await checkedConfig(before.type, config, deps.hosts);
   return store.tx(() => {
     const r = destinationRow(store, workspaceId, id);
