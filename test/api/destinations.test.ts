@@ -174,6 +174,18 @@ describe("destinations 4xx", () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details).toEqual([{ path: "/destinationIds/0", message: "no destination dst_nope in this workspace; list them with GET /v1/destinations" }]);
   });
+
+  test("a template's default naming a deleted destination is refused for its renders, unless the render gives its own list", async () => {
+    const d = ok(await create("http", httpConfig()), 201);
+    const tpl = ok(await t.call("/v1/templates", { key, body: { name: "Defaulted", content: { type: "text", text: "x" }, destinationIds: [d.id] } }), 201);
+    ok(await t.call(`/v1/destinations/${d.id}`, { key, method: "DELETE" }), 200);
+    const refused = await t.call("/v1/renders", { key, body: { templateId: tpl.id, test: true } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details[0]).toEqual({ path: "/destinationIds/0", message: expect.stringContaining("the template's default destinationIds") });
+    const own = await t.call("/v1/renders", { key, body: { templateId: tpl.id, test: true, destinationIds: [] } });
+    expect(own.status).toBe(202);
+    expect(own.body.deliveries).toBeUndefined();
+  });
 });
 
 describe("deliveries", () => {
