@@ -29,9 +29,13 @@ export async function checkHost(destination: DestinationConfig, options: Destina
   } catch {
     return { ok: false, path: "/config/endpoint", reason: "The endpoint is not a valid URL." };
   }
-  if (url.startsWith("http:") && !options.allowHttp) return { ok: false, path, reason: "The URL must use https (http is accepted only when the server runs with DESTINATION_ALLOW_PRIVATE=1)." };
+  if (/^http:/i.test(url) && !options.allowHttp) return { ok: false, path, reason: "The URL must use https (http is accepted only when the server runs with DESTINATION_ALLOW_PRIVATE=1)." };
   const check = await checkDestination(url, options);
-  if (!check.ok) return { ok: false, path, reason: options.allowPrivate ? check.reason : `${check.reason} Private and loopback hosts need DESTINATION_ALLOW_PRIVATE=1.` };
+  if (!check.ok) {
+    // Name the setting only where it would let the host through (not for a name that does not resolve).
+    const relaxed = !options.allowPrivate && (await checkDestination(url, { ...options, allowPrivate: true })).ok;
+    return { ok: false, path, reason: relaxed ? `${check.reason} Private and loopback hosts need DESTINATION_ALLOW_PRIVATE=1.` : check.reason };
+  }
   return { ok: true, host: check.url.hostname.replace(/^\[|\]$/g, ""), address: check.address, url: check.url };
 }
 

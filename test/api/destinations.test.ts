@@ -163,6 +163,8 @@ describe("destinations 4xx", () => {
       expect(res.body.error.details[0].message).toContain("DESTINATION_ALLOW_PRIVATE=1");
     }
     expect((await create("http", httpConfig({ url: "https://files.example.com/in" }), "public", strict, strictKey)).status).toBe(201);
+    const unknown = await create("http", httpConfig({ url: "https://nowhere.example.com/in" }), "x", strict, strictKey);
+    expect(unknown.body.error.details).toEqual([{ path: "/config/url", message: "The URL's host (nowhere.example.com) does not resolve." }]);
   });
 
   test("a render naming more than 5 destinations, or one that does not exist, is 400 pointing at it", async () => {
