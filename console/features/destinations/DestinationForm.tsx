@@ -34,13 +34,15 @@ export function DestinationForm({ initial, submitLabel, pending, error, onSubmit
       aria-label={submitLabel}
       onSubmit={(e) => {
         e.preventDefault();
+        let parsed: Record<string, unknown>;
         try {
-          const parsed = JSON.parse(config) as Record<string, unknown>;
-          setParseError(null);
-          onSubmit({ name, type, config: parsed });
+          parsed = JSON.parse(config) as Record<string, unknown>;
         } catch (err) {
           setParseError(`The config is not JSON: ${(err as Error).message}`);
+          return;
         }
+        setParseError(null);
+        onSubmit({ name, type, config: parsed });
       }}
     >
       <label>
