@@ -53,7 +53,7 @@ async function run(cmd: string[]): Promise<string> {
   return out;
 }
 
-/** startSshd runs `/usr/sbin/sshd -D` on a free port with its own config and host key; the current user (root in CI) signs
+/** startSftpTarget runs `/usr/sbin/sshd -D` on a free port with its own config and host key; the current user (root in CI) signs
  * in with a generated key only. */
 export async function startSftpTarget(): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), "renderd-sshd-"));
@@ -62,7 +62,8 @@ export async function startSftpTarget(): Promise<Sshd> {
   writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "client_key.pub")));
   const fingerprint = (await run(["ssh-keygen", "-lf", join(dir, "host_key.pub")])).split(" ")[1]!;
   const upload = join(dir, "upload");
-  await run(["mkdir", "-p", upload, "/run/sshd"]);
+  // sshd started by root wants its privilege-separation folder; an unprivileged sshd serves only its own user and needs none.
+  await run(["mkdir", "-p", upload, ...(process.getuid?.() === 0 ? ["/run/sshd"] : [])]);
   const port = await freePort();
   const user = (await run(["id", "-un"])).trim();
   writeFileSync(
