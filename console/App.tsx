@@ -20,6 +20,7 @@ import { RenderPage, RendersPage } from "./features/renders/RendersPage";
 import { TemplatesPage } from "./features/templates/TemplatesPage";
 import { UsagePage } from "./features/usage/UsagePage";
 import { WebhookPage, WebhooksPage } from "./features/webhooks/WebhooksPage";
+import { DestinationPage, DestinationsPage } from "./features/destinations/DestinationsPage";
 
 // The template page carries CodeMirror; it is loaded only when a template is opened.
 const TemplatePage = lazy(() => import("./features/templates/TemplatePage"));
@@ -65,6 +66,8 @@ function SignedIn() {
           {access.manager ? <Route path="/api-keys" component={ApiKeysPage} /> : null}
           {access.manager ? <Route path="/webhooks" component={WebhooksPage} /> : null}
           {access.manager ? <Route path="/webhooks/:id">{(p) => <WebhookPage id={p.id} />}</Route> : null}
+          {access.manager ? <Route path="/destinations" component={DestinationsPage} /> : null}
+          {access.manager ? <Route path="/destinations/:id">{(p) => <DestinationPage id={p.id} />}</Route> : null}
           {access.manager ? <Route path="/audit" component={AuditPage} /> : null}
           {access.manager ? <Route path="/members" component={MembersPage} /> : null}
           {access.platformAdmin ? <Route path="/platform" component={PlatformPage} /> : null}

@@ -18,6 +18,7 @@ import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
 import { authRoutes } from "./modules/auth";
 import { certificateRoutes } from "./modules/certificates";
+import { destinationRoutes } from "./modules/destinations";
 import { docsRoutes } from "./modules/docs";
 import type { RouteLike } from "./modules/docs/openapi";
 import { renderResultRoutes, renderRoutes } from "./modules/renders";
@@ -97,6 +98,7 @@ export function createApi(app: AppContext): Api {
     .use(auditRoutes(app, auth))
     .use(webhookEndpointRoutes(app, auth, meta))
     .use(certificateRoutes(app, auth, meta))
+    .use(destinationRoutes(app, auth, meta))
     .use(assetRoutes(app, auth, meta))
     .use(reportRoutes(app, auth))
     .use(templateRoutes(app, auth, meta))

@@ -21,6 +21,8 @@ import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
 import { Dispatcher } from "./webhooks/dispatcher";
+import { DeliveryDispatcher } from "./destinations/dispatcher";
+import { hostOptions } from "./destinations/hosts";
 import { VERSION } from "./version";
 
 export interface ServerOptions {
@@ -44,6 +46,8 @@ export interface RunningServer {
   files: FileStore;
   /** webhooks is the delivery dispatcher; `webhooks.runOnce()` sends what is due now (tests, benchmarks). */
   webhooks: Dispatcher;
+  /** deliveries sends renders' files to their destinations; `deliveries.runOnce()` sends what is due now (tests). */
+  deliveries: DeliveryDispatcher;
   /** pendingRequests answers how many requests the public port is answering now (a stop lets these finish). */
   pendingRequests(): number;
   /** pool is the supervised Chromium pool (its browsers' pids and stats are for operators and tests). */
@@ -153,6 +157,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     metrics,
   });
   webhooks.start();
+  const deliveries = new DeliveryDispatcher({ store, clock, log, files, secretKey: config.secretKey, hosts: hostOptions(config, options.resolve) });
+  deliveries.start();
   log.info({ port: pub.port, internalPort: internal.port, dataDir: config.dataDir }, "renderd listening");
   let stopping: Promise<void> | null = null;
   return {
@@ -162,6 +168,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store,
     files,
     webhooks,
+    deliveries,
     pendingRequests: () => pub.pendingRequests,
     pool: renderPool,
     worker: renderWorker,
@@ -175,7 +182,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // elsewhere). The dispatcher finishes its attempts in flight so their outcomes are recorded before the store
         // closes; renders being printed get SHUTDOWN_GRACE_MS to finish, then go back to the queue (and requests waiting
         // on them answer), for the next start to print. The internal port answers until then: the TUI sees the drain.
-        await Promise.all([pub.stop(false), webhooks.stop(), renderWorker.stop(config.shutdownGraceMs)]);
+        await Promise.all([pub.stop(false), webhooks.stop(), deliveries.stop(), renderWorker.stop(config.shutdownGraceMs)]);
         await internal.stop(false);
         await renderPool.stop();
         counters?.close();

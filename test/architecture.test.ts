@@ -15,7 +15,7 @@ const LAYERS: { name: string; prefixes: string[] }[] = [
   { name: "lib", prefixes: ["lib/", "version.ts", "errors.ts", "logger.ts", "config.ts"] },
   { name: "store", prefixes: ["store/", "ledger/", "metrics/"] },
   { name: "auth/http/pdf", prefixes: ["auth/", "http/", "backup/", "pdf/"] },
-  { name: "render/webhooks/queue", prefixes: ["render/", "webhooks/", "queue/"] },
+  { name: "render/webhooks/queue", prefixes: ["render/", "webhooks/", "destinations/", "queue/"] },
   { name: "context", prefixes: ["context.ts"] },
   { name: "modules", prefixes: ["modules/"] },
   { name: "app", prefixes: ["app.ts", "bootstrap.ts", "server.ts", "doctor/"] },

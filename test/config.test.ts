@@ -22,6 +22,7 @@ describe("loadConfig", () => {
       retentionDays: 30,
       webhookAllowHttp: false,
       webhookAllowPrivate: false,
+      destinationAllowPrivate: false,
       trustedProxyRanges: [],
     });
   });

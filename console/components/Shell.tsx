@@ -17,7 +17,7 @@ interface NavItem {
 const everyone = () => true;
 const managers = (a: Access) => a.manager;
 
-// The labels are the stable accessible names of issue 11; Webhooks is hidden from members (spec 5.3.8).
+// The labels are the stable accessible names of issue 11; Webhooks and Destinations are hidden from members (spec 5.3.8).
 const NAV: NavItem[] = [
   { href: "/", label: "Overview", show: everyone },
   { href: "/templates", label: "Templates", show: everyone },
@@ -25,6 +25,7 @@ const NAV: NavItem[] = [
   { href: "/assets", label: "Assets", show: everyone },
   { href: "/api-keys", label: "API keys", show: managers },
   { href: "/webhooks", label: "Webhooks", show: managers },
+  { href: "/destinations", label: "Destinations", show: managers },
   { href: "/audit", label: "Audit log", show: managers },
   { href: "/usage", label: "Usage", show: everyone },
   { href: "/limits", label: "Limits", show: everyone },

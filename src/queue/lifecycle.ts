@@ -9,7 +9,7 @@
  * died (its lease ran out, or it was found processing at start) is taken back by takeBackRenders.
  *
  * A final state is written with its usage record (2.10), the return of the month's document when a real render did
- * not produce one (2.3), and its end event (6): one transaction (STYLE habit 4).
+ * not produce one (2.3), its end event (6) and its deliveries made due or failed (issue 14): one transaction (STYLE habit 4).
  */
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
@@ -17,6 +17,7 @@ import type { RenderWarning } from "../render/warnings";
 import type { Store } from "../store/open";
 import type { RenderStatus } from "../store/render-status";
 import { enqueueEndEvent } from "../webhooks/events";
+import { settleDeliveries } from "../destinations/deliveries";
 import { recordRenderEnd } from "../ledger/usage-days";
 import { addToCounter, dayOf, monthOf } from "../ledger/counters";
 
@@ -73,6 +74,7 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
     test: row.test === 1,
     errorCode: end.status === "failed" ? end.code : undefined,
   });
+  settleDeliveries(store, renderId, succeeded, now);
   return true;
 }
 

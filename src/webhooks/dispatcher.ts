@@ -9,6 +9,7 @@ import { nextAttemptAt, TIMEOUT_MS } from "./retry";
 import { decryptSecret } from "./secret-box";
 import { signatureHeader } from "./sign";
 import { sweepWebhookHistory } from "./retention";
+import { ClaimLoop } from "./claim-loop";
 
 /** spec 6.3: `<service>-webhooks/1`. */
 export const USER_AGENT = "renderd-webhooks/1";
@@ -87,80 +88,68 @@ interface Finished {
   outcome: Outcome;
 }
 
-/** Dispatcher sends due deliveries, at most `concurrency` at once and `perEndpoint` to one endpoint; start/stop like every
- * supervised piece (STYLE habit 8). */
+/** Dispatcher sends due deliveries, at most `concurrency` at once and `perEndpoint` to one endpoint, on the shared claim
+ * loop (claim-loop.ts); start/stop like every supervised piece (STYLE habit 8). */
 export class Dispatcher {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly timeoutMs: number;
-  private readonly concurrency: number;
-  private readonly perEndpoint: number;
-  private readonly endpointLoad = new Map<string, number>();
-  private readonly pollMs: number;
-  private readonly inflight = new Map<string, Promise<void>>();
-  private finished: Finished[] = [];
-  private scheduled = false;
-  private stopping = false;
-  private poller: ReturnType<typeof setInterval> | null = null;
+  private readonly loop: ClaimLoop<JobRow, Job, Finished>;
   private sweeper: ReturnType<typeof setInterval> | null = null;
-  private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly options: DispatcherOptions) {
     this.store = options.store;
     this.clock = options.clock;
     this.log = options.log;
     this.timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
-    this.concurrency = options.concurrency ?? CONCURRENCY;
-    this.perEndpoint = options.perEndpoint ?? PER_ENDPOINT;
-    this.pollMs = options.pollMs ?? POLL_MS;
+    this.loop = new ClaimLoop(
+      {
+        store: options.store,
+        log: options.log,
+        what: "webhook deliveries",
+        concurrency: options.concurrency ?? CONCURRENCY,
+        perKey: options.perEndpoint ?? PER_ENDPOINT,
+        pollMs: options.pollMs ?? POLL_MS,
+      },
+      {
+        candidates: (limit, busy) => this.candidates(limit, busy),
+        take: (row) => this.take(row),
+        keyOf: (row) => row.endpoint_id,
+        attempt: (job) => this.attempt(job),
+        record: (finished) => this.record(finished),
+      },
+    );
   }
 
   /** start begins polling for due deliveries, listens for new ones written in this process, and sweeps old history. */
   start(): void {
-    if (this.poller) return;
-    this.unsubscribe = onEndEvent(this.store, () => this.notify());
-    this.poller = setInterval(() => this.notify(), this.pollMs);
+    if (!this.loop.start((notify) => onEndEvent(this.store, notify))) return;
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
     this.sweep();
-    this.notify();
   }
 
   /** notify asks for a tick soon; calls before it runs share it (one transaction). */
   notify(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    // A timer, never a direct call: enqueueEndEvent calls this inside the render's transaction, whose rows show once it commits.
-    setTimeout(() => {
-      this.scheduled = false;
-      this.tick();
-    }, 0);
+    this.loop.notify();
   }
 
   /** runOnce sends everything due now and waits until no attempt is in flight and every outcome is written: tests and
    * benchmarks call it instead of sleeping. */
-  async runOnce(): Promise<void> {
-    for (;;) {
-      this.tick();
-      if (this.inflight.size === 0) return;
-      await Promise.all([...this.inflight.values()]);
-    }
+  runOnce(): Promise<void> {
+    return this.loop.runOnce();
   }
 
   /** inFlight answers how many attempts are being sent now. */
   get inFlight(): number {
-    return this.inflight.size;
+    return this.loop.inFlight;
   }
 
   /** stop claims nothing more and waits for the attempts in flight, so their outcomes are recorded before the store closes. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.poller) clearInterval(this.poller);
     if (this.sweeper) clearInterval(this.sweeper);
-    this.poller = this.sweeper = null;
-    this.unsubscribe?.();
-    while (this.inflight.size > 0) await Promise.all([...this.inflight.values()]);
-    this.tick();
+    this.sweeper = null;
+    await this.loop.stop();
   }
 
   private sweep(): void {
@@ -172,47 +161,9 @@ export class Dispatcher {
     }
   }
 
-  /**
-   * tick writes the outcomes of the attempts that ended and claims due deliveries for the free slots, in one transaction:
-   * one commit per tick rather than two per delivery (synchronous=FULL makes each commit a sync to disk). Outcomes are written
-   * before the claim, so a row that just failed is never claimed again on its old due time.
-   */
-  private tick(): void {
-    const finished = this.finished;
-    this.finished = [];
-    const free = this.stopping ? 0 : this.concurrency - this.inflight.size;
-    if (finished.length === 0 && free <= 0) return;
-    let jobs: Job[];
-    try {
-      jobs = this.store.tx(() => {
-        for (const f of finished) this.record(f);
-        return free > 0 ? this.claim(free) : [];
-      });
-    } catch (err) {
-      // Unwritten outcomes are not lost for good: their leases run out and those rows are sent again (spec 6.5 (4)).
-      this.log.error({ err }, "recording or claiming webhook deliveries failed");
-      return;
-    }
-    for (const job of jobs) {
-      this.endpointLoad.set(job.endpoint_id, (this.endpointLoad.get(job.endpoint_id) ?? 0) + 1);
-      const attempt = this.attempt(job).then((f) => {
-        this.finished.push(f);
-        this.inflight.delete(job.id);
-        const load = this.endpointLoad.get(job.endpoint_id)! - 1;
-        if (load > 0) this.endpointLoad.set(job.endpoint_id, load);
-        else this.endpointLoad.delete(job.endpoint_id);
-        this.notify();
-      });
-      this.inflight.set(job.id, attempt);
-    }
-  }
-
-  /** claim leases up to `limit` due deliveries; one whose endpoint is disabled fails instead, unsent (spec 3.1). Inside tick's transaction. */
-  private claim(limit: number): Job[] {
-    const now = this.clock.now();
-    const nowIso = now.toISOString();
-    const busy = [...this.endpointLoad].filter(([, load]) => load >= this.perEndpoint).map(([id]) => id);
-    const rows = this.store.all<JobRow>(
+  /** candidates reads due deliveries with what their attempt needs, endpoints at their cap left out. Inside the loop's transaction. */
+  private candidates(limit: number, busy: string[]): JobRow[] {
+    return this.store.all<JobRow>(
       `SELECT d.id, d.endpoint_id, d.attempts, e.url, e.enabled, e.secret_encrypted, e.previous_secret_encrypted,
          e.previous_secret_expires_at, v.id AS event_id, v.type, v.render_id, v.status AS event_status, v.test, v.error_code,
          v.created_at AS event_created_at
@@ -223,48 +174,41 @@ export class Dispatcher {
          AND d.endpoint_id NOT IN (SELECT value FROM json_each($busy))
        ORDER BY d.next_attempt_at, d.id
        LIMIT $limit`,
-      // Endpoints at their cap are left out in SQL, so a long backlog of one never hides the others' due rows. Rows this
-      // process is still sending are skipped below, even if a moved clock made their lease look expired.
-      { now: nowIso, busy: JSON.stringify(busy), limit: 2 * limit + this.inflight.size },
+      { now: this.clock.now().toISOString(), busy: JSON.stringify(busy), limit },
     );
-    const claimed = new Map<string, number>();
-    const jobs: Job[] = [];
-    const lease = new Date(now.getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    for (const r of rows) {
-      if (this.inflight.has(r.id) || jobs.length >= limit) continue;
-      const load = (this.endpointLoad.get(r.endpoint_id) ?? 0) + (claimed.get(r.endpoint_id) ?? 0);
-      if (load >= this.perEndpoint) continue;
-      if (r.enabled !== 1) {
-        // spec 3.1 and 3.5: the next attempt was reached while the endpoint is disabled; no request, no attempt counted.
-        this.store.run(
-          `UPDATE webhook_deliveries SET status = 'failed', last_error = $error, next_attempt_at = NULL, lease_expires_at = NULL
-           WHERE id = $id`,
-          { id: r.id, error: LAST_ERROR.disabled },
-        );
-        continue;
-      }
-      this.store.run("UPDATE webhook_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: r.id, lease });
-      claimed.set(r.endpoint_id, (claimed.get(r.endpoint_id) ?? 0) + 1);
-      jobs.push({
-        id: r.id,
-        endpoint_id: r.endpoint_id,
-        attempts: r.attempts,
-        url: r.url,
-        secret_encrypted: r.secret_encrypted,
-        previous_secret_encrypted: r.previous_secret_encrypted,
-        previous_secret_expires_at: r.previous_secret_expires_at,
-        event: {
-          id: r.event_id,
-          type: r.type,
-          render_id: r.render_id,
-          status: r.event_status,
-          test: r.test,
-          error_code: r.error_code,
-          created_at: r.event_created_at,
-        },
-      });
+  }
+
+  /** take leases a due delivery; one whose endpoint is disabled fails instead, unsent (spec 3.1). Inside the loop's transaction. */
+  private take(r: JobRow): Job | null {
+    if (r.enabled !== 1) {
+      // spec 3.1 and 3.5: the next attempt was reached while the endpoint is disabled; no request, no attempt counted.
+      this.store.run(
+        `UPDATE webhook_deliveries SET status = 'failed', last_error = $error, next_attempt_at = NULL, lease_expires_at = NULL
+         WHERE id = $id`,
+        { id: r.id, error: LAST_ERROR.disabled },
+      );
+      return null;
     }
-    return jobs;
+    const lease = new Date(this.clock.now().getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
+    this.store.run("UPDATE webhook_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: r.id, lease });
+    return {
+      id: r.id,
+      endpoint_id: r.endpoint_id,
+      attempts: r.attempts,
+      url: r.url,
+      secret_encrypted: r.secret_encrypted,
+      previous_secret_encrypted: r.previous_secret_encrypted,
+      previous_secret_expires_at: r.previous_secret_expires_at,
+      event: {
+        id: r.event_id,
+        type: r.type,
+        render_id: r.render_id,
+        status: r.event_status,
+        test: r.test,
+        error_code: r.error_code,
+        created_at: r.event_created_at,
+      },
+    };
   }
 
   private async attempt(job: Job): Promise<Finished> {

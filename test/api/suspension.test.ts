@@ -16,6 +16,7 @@ const ALLOWED_WRITES: Record<string, string> = {
   "POST /v1/api-keys/:id/revoke": "takes access away",
   "DELETE /v1/api-keys/:id": "takes access away",
   "DELETE /v1/webhook-endpoints/:id": "stops deliveries",
+  "DELETE /v1/destinations/:id": "stops deliveries",
   "POST /v1/renders/:id/cancel": "stops work",
   "PUT /v1/companies/:id/allowances": "a platform administrator acts on the workspace in the path (and restores it)",
   "PUT /uploads/:id": "a signed address issued before the suspension; no new one is issued",
@@ -33,7 +34,7 @@ let pendingUpload: { uploadUrl: string; uploadHeaders: Record<string, string> };
 beforeAll(async () => {
   // openssl makes the example certificate valid from now, so the server's clock must be past its making.
   const pkcs12 = Buffer.from(makePkcs12()).toString("base64");
-  t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", DESTINATION_ALLOW_PRIVATE: "1" });
   t.clock.set(new Date());
   admin = await t.signIn();
   owner = await t.makeWorkspace("Suspended Co");
@@ -42,7 +43,7 @@ beforeAll(async () => {
   member = await t.signIn("member@suspended.test", "member-password-1");
 
   // One of each resource, made before the suspension, so that every read has something to read.
-  const key = t.makeKey(owner.id, ["template:write", "template:publish", "render:create", "render:read", "asset:manage", "webhook:manage", "certificate:manage", "admin:manage"]);
+  const key = t.makeKey(owner.id, ["template:write", "template:publish", "render:create", "render:read", "asset:manage", "webhook:manage", "certificate:manage", "destination:manage", "admin:manage"]);
   const created = async (path: string, body: unknown) => {
     const res = await t.call(path, { key, body });
     if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -51,6 +52,7 @@ beforeAll(async () => {
   ids.templates = (await created("/v1/templates", { name: "Note", content: { type: "text", text: "Hello" } })).id;
   await created(`/v1/templates/${ids.templates}/publish`, {});
   ids["webhook-endpoints"] = (await created("/v1/webhook-endpoints", { url: "http://127.0.0.1:9/in", eventTypes: ["render.failed"] })).id;
+  ids.destinations = (await created("/v1/destinations", { name: "Archive", type: "http", config: { url: "http://127.0.0.1:9/in", method: "PUT" } })).id;
   ids.certificates = (await created("/v1/certificates", { name: "Signing", pkcs12, password: "secret" })).id;
   ids["api-keys"] = (await t.call("/v1/api-keys", { cookie: owner.cookie, body: { name: "leaked", scopes: ["render:read"] } })).body.id;
   const uploaded = await created("/v1/assets", registration({ kind: "image", mediaType: "image/png", filename: "a.png", bytes: PNG }));
@@ -140,6 +142,7 @@ describe("a suspended workspace's console session", () => {
     expect((await t.call(`/v1/api-keys/${ids["api-keys"]}/revoke`, { cookie: owner.cookie, method: "POST" })).body).toEqual({ id: ids["api-keys"], revoked: true });
     expect((await t.call(`/v1/api-keys/${ids["api-keys"]}`, { cookie: owner.cookie, method: "DELETE" })).body).toEqual({ id: ids["api-keys"], deleted: true });
     expect((await t.call(`/v1/webhook-endpoints/${ids["webhook-endpoints"]}`, { cookie: owner.cookie, method: "DELETE" })).status).toBe(200);
+    expect((await t.call(`/v1/destinations/${ids.destinations}`, { cookie: owner.cookie, method: "DELETE" })).status).toBe(200);
     // A member's session: its scopes still apply (a member holds render:cancel, not admin:manage).
     expect((await t.call(`/v1/api-keys/${ids["api-keys"]}/revoke`, { cookie: member, method: "POST" })).body.error.message).toBe("This operation needs the admin:manage scope.");
 

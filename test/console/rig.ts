@@ -57,6 +57,8 @@ export async function startRig(): Promise<Rig> {
     // The webhook pages are tried against a local address that nobody answers.
     WEBHOOK_ALLOW_HTTP: "1",
     WEBHOOK_ALLOW_PRIVATE: "1",
+    // The destinations page delivers to an HTTP receiver on loopback.
+    DESTINATION_ALLOW_PRIVATE: "1",
   };
   const server = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], { cwd: work, env, stdout: "ignore", stderr: "inherit" });
   let browser: Browser | undefined;

@@ -93,6 +93,7 @@ describe("every page", () => {
     ["Assets", "assets"],
     ["API keys", "api-keys"],
     ["Webhooks", "webhooks"],
+    ["Destinations", "destinations"],
     ["Audit log", "audit-log"],
     ["Usage", "usage"],
     ["Limits", "limits"],

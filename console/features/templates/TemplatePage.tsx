@@ -22,7 +22,7 @@ function parse(text: string): Parsed {
 }
 
 // A record over the draft's fields: the type checker tells when the API adds one.
-const DRAFT_FIELDS: Record<keyof TemplateDraft, true> = { content: true, components: true, dataSchema: true, stylesheet: true, assetIds: true, page: true, header: true, footer: true, pdf: true, signature: true };
+const DRAFT_FIELDS: Record<keyof TemplateDraft, true> = { content: true, components: true, dataSchema: true, stylesheet: true, assetIds: true, page: true, header: true, footer: true, pdf: true, signature: true, destinationIds: true };
 
 /** patchOf turns the edited draft into a PATCH body: fields present are sent, fields removed are sent as null. */
 function patchOf(edited: Record<string, unknown>, before: TemplateDraft): UpdateTemplateBody {

@@ -47,7 +47,7 @@ export function recordAudit(store: Store, clock: Clock, ctx: ChangeContext, entr
 }
 
 /** The tables whose rows are audited resources that can be deleted. */
-export type DeletableTable = "assets" | "api_keys" | "templates" | "webhook_endpoints" | "certificates";
+export type DeletableTable = "assets" | "api_keys" | "templates" | "webhook_endpoints" | "certificates" | "destinations";
 
 /** deleteAudited deletes a resource's row, flags its earlier audit events as about a deleted resource and records the
  * deletion (spec 2.7 `resourceDeleted`); call it inside the store transaction of the deletion. */

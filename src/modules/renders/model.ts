@@ -6,6 +6,7 @@ import { PdfOptions } from "../../render/pdf-options";
 import { SignatureSettings } from "../../pdf/sign";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
 import { RENDER_STATUSES } from "../../store/render-status";
+import { DestinationIds, RenderDelivery } from "../destinations/model";
 
 export const RenderStatus = literalUnion(RENDER_STATUSES);
 
@@ -43,11 +44,13 @@ export const Render = Type.Object({
   error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
   /** A succeeded render's page asked for these and did not get them (absent when nothing was left out). */
   warnings: Type.Optional(Type.Array(RenderWarning, { maxItems: MAX_WARNINGS })),
+  /** Its deliveries to the destinations it named, in their order (issue 14; absent when it named none). */
+  deliveries: Type.Optional(Type.Array(RenderDelivery)),
 });
 export type Render = Static<typeof Render>;
 
 /** RenderRecord is a render without its signed result address: what the workspace export keeps (docs/members.md). */
-export const RenderRecord = Type.Composite([Type.Omit(Render, ["result"]), Type.Object({ result: Type.Optional(Type.Object(resultFacts)) })]);
+export const RenderRecord = Type.Composite([Type.Omit(Render, ["result", "deliveries"]), Type.Object({ result: Type.Optional(Type.Object(resultFacts)) })]);
 export type RenderRecord = Static<typeof RenderRecord>;
 
 /**
@@ -70,6 +73,8 @@ export const RenderRequest = Type.Object(
     pdf: Type.Optional(PdfOptions),
     /** Sign the PDF (issue 13); replaces the template's default signature. */
     signature: Type.Optional(SignatureSettings),
+    /** Deliver the file to these destinations once the render succeeds (issue 14); replaces the template's default list. */
+    destinationIds: Type.Optional(DestinationIds),
   },
   closed,
 );

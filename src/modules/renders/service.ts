@@ -24,6 +24,7 @@ import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../ass
 import type { Download } from "../assets/service";
 import { assertCertificateUsable } from "../certificates/service";
 import { checkTemplateAssets, templateForRender } from "../templates/service";
+import { deliveryTargets, queueDeliveries, renderDeliveries, type DeliveryTarget } from "../destinations/deliveries";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
 import type { Queue } from "../../queue/queue";
@@ -59,6 +60,9 @@ interface Planned {
   filename: string;
   metadata: RenderMetadata;
   job: PrintJob;
+  /** Where the file goes once the render succeeds, and the data its placeholders read (issue 14). */
+  deliveries?: DeliveryTarget[];
+  data?: unknown;
 }
 
 interface RenderRow {
@@ -114,7 +118,14 @@ function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string,
     const problems = validateData(template.source.dataSchema, data, `${at}/data`);
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
   }
-  return { templateId, templateVersion: template.version, pdf: template.pdf, signature: template.signature, job: templateJob(template, data, assetFinder(deps, workspaceId)) };
+  return {
+    templateId,
+    templateVersion: template.version,
+    pdf: template.pdf,
+    signature: template.signature,
+    destinationIds: template.destinationIds,
+    job: templateJob(template, data, assetFinder(deps, workspaceId)),
+  };
 }
 
 const documentNodes = new NodeChecker(DocumentNode, ["children"]);
@@ -125,10 +136,13 @@ const MAX_DOCUMENT_PROBLEMS = 20;
 /** planRequest checks one render request (its fields pointed at below `at`) and makes its job, with the signature it or
  * its template asks for (issue 13) once its certificate is found usable. */
 function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned {
-  const { signature: templateSignature, ...planned } = planSource(deps, workspaceId, request, at);
+  const { signature: templateSignature, destinationIds: templateDestinations, ...planned } = planSource(deps, workspaceId, request, at);
   const signature = request.signature ?? templateSignature;
   if (signature) assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`);
-  return signature ? { ...planned, job: { ...planned.job, signature } } : planned;
+  const ids = request.destinationIds ?? templateDestinations ?? [];
+  const deliveries = deliveryTargets(deps.store, workspaceId, ids, `${at}/destinationIds`, request.destinationIds ? "request" : "template");
+  const withDeliveries = { ...planned, deliveries, data: request.data };
+  return signature ? { ...withDeliveries, job: { ...planned.job, signature } } : withDeliveries;
 }
 
 /** templateUse answers the template and version a render request renders, or null for a document or HTML. */
@@ -138,7 +152,7 @@ export function templateUse(request: RenderRequest): TemplateUse | null {
   return { templateId: request.templateId, which: request.version ?? (request.test ? "draft" : "latest") };
 }
 
-function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned & { signature?: SignatureSettings } {
+function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned & { signature?: SignatureSettings; destinationIds?: string[] } {
   const given = (["templateId", "document", "html"] as const).filter((field) => request[field] !== undefined);
   if (given.length !== 1) throw badRequest(at, "give exactly one of templateId, document or html");
   if (request.templateId === undefined) {
@@ -190,6 +204,7 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: 
         job: JSON.stringify(plan.job),
         createdAt: now,
       });
+      if (plan.deliveries?.length) queueDeliveries(store, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: id });
       return store.get<RenderRow>("SELECT * FROM renders WHERE id = $id", { id })!;
     });
   });
@@ -220,7 +235,9 @@ export function renderRecordOf(r: RenderRow): RenderRecord {
 
 /** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. */
 function toRender(deps: RenderDeps, r: RenderRow): Render {
-  const { result, ...render } = renderRecordOf(r);
+  const { result, ...record } = renderRecordOf(r);
+  const deliveries = renderDeliveries(deps.store, r.id);
+  const render: Render = deliveries.length ? { ...record, deliveries } : record;
   if (!result) return render;
   const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
   const token = signToken(deps.config.secretKey, "result", r.id, expiresAt);

@@ -10,6 +10,7 @@ import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../..
 import { pointer } from "../../render/compile/pointer";
 import { TemplatePdfOptions } from "../../render/pdf-options";
 import { isObject } from "../../render/compile/values";
+import { DestinationIds } from "../destinations/model";
 
 const closed = { additionalProperties: false } as const;
 
@@ -36,13 +37,15 @@ export const TemplateDraft = Type.Object(
     pdf: Type.Optional(TemplatePdfOptions),
     /** The default signature of the template's renders (issue 13); a render's own `signature` replaces it. */
     signature: Type.Optional(SignatureSettings),
+    /** Where the template's renders are delivered (issue 14); a render's own `destinationIds` replaces the list. */
+    destinationIds: Type.Optional(DestinationIds),
   },
   closed,
 );
 export type TemplateDraft = Static<typeof TemplateDraft>;
 
 /** DRAFT_FIELDS are the body fields that make up the draft, in the order they are stored. */
-export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer", "pdf", "signature"] as const;
+export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer", "pdf", "signature", "destinationIds"] as const;
 
 export const Template = Type.Object({
   id: Identifier,
@@ -97,6 +100,7 @@ export const UpdateTemplateBody = Type.Object(
     footer: nullable(CompositionNode),
     pdf: nullable(TemplatePdfOptions),
     signature: nullable(SignatureSettings),
+    destinationIds: nullable(DestinationIds),
   },
   closed,
 );

@@ -72,7 +72,7 @@ function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>
 }
 
 function sourceOf(draft: TemplateDraft): TemplateSource {
-  const { assetIds: _, pdf: __, signature: ___, ...source } = draft;
+  const { assetIds: _, pdf: __, signature: ___, destinationIds: ____, ...source } = draft;
   return source;
 }
 
@@ -303,7 +303,7 @@ export function templateForRender(
   workspaceId: string,
   templateId: string,
   which: number | "draft" | "latest",
-): { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[]; pdf?: TemplatePdfOptions; signature?: SignatureSettings } {
+): { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[]; pdf?: TemplatePdfOptions; signature?: SignatureSettings; destinationIds?: string[] } {
   const r = templateRow(store, workspaceId, templateId);
   let version: number | null = null;
   let draft: TemplateDraft;
@@ -315,5 +315,5 @@ export function templateForRender(
     draft = JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft;
   }
   // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
-  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf, signature: draft.signature };
+  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds };
 }

@@ -1,0 +1,177 @@
+/** destinations/dispatcher: due deliveries claimed on the webhooks' claim loop and sent to their destinations; the webhook
+ * schedule (webhooks/retry.ts) paces the retries. Rows are the queue, so a restart loses none. */
+import type { Logger } from "pino";
+import type { Clock } from "../lib/clock";
+import type { FileStore } from "../store/files";
+import type { Store } from "../store/open";
+import type { DestinationOptions } from "../webhooks/destinations";
+import { nextAttemptAt } from "../webhooks/retry";
+import { decryptSecret } from "../webhooks/secret-box";
+import { onDeliveriesDue } from "./deliveries";
+import { ClaimLoop } from "../webhooks/claim-loop";
+import type { DestinationConfig, DestinationType } from "./settings";
+import { deliver } from "./transports";
+
+/** The lastError texts the dispatcher writes itself (a transport's own message otherwise). */
+export const DELIVERY_ERROR = {
+  secrets: "The destination's credentials cannot be decrypted (SECRET_KEY changed?); save them again with PATCH.",
+  gone: "The render's file is no longer kept (RETENTION_DAYS).",
+  internal: "The delivery failed unexpectedly; it will be tried again.",
+} as const;
+
+/** An attempt that takes longer fails: uploads are bigger than webhook bodies, so the limit is above spec 6.5's 10 s. */
+export const DELIVERY_TIMEOUT_MS = 60_000;
+
+const POLL_MS = 1000;
+const CONCURRENCY = 8;
+// One destination that hangs until the timeout holds at most this many slots, so the others' deliveries go on.
+const PER_DESTINATION = 4;
+// A claimed row is left alone this long past the attempt's timeout; only a crash mid-attempt lets a lease run out.
+const LEASE_MARGIN_MS = 60_000;
+
+export interface DeliveryDispatcherOptions {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  files: FileStore;
+  /** SECRET_KEY: opens the destinations' credentials. */
+  secretKey: string;
+  /** spec 6.7 as destinations apply it (hosts.ts), checked again before every attempt. */
+  hosts: DestinationOptions;
+  timeoutMs?: number;
+  pollMs?: number;
+  concurrency?: number;
+}
+
+interface Job {
+  id: string;
+  destination_id: string;
+  type: DestinationType;
+  config: string;
+  secrets_encrypted: string;
+  attempts: number;
+  filename: string;
+  subject: string | null;
+  output_sha256: string | null;
+}
+
+type Outcome = { location: string; error: null } | { location: null; error: string };
+
+/** mediaTypeOf answers the media type a render's output is sent with, from its file name. */
+export function mediaTypeOf(filename: string): string {
+  return filename.toLowerCase().endsWith(".xlsx") ? "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" : "application/pdf";
+}
+
+/** openConfig answers a destination's whole config, credentials opened, or null when they cannot be decrypted. */
+export function openConfig(secretKey: string, row: { id: string; type: DestinationType; config: string; secrets_encrypted: string }): DestinationConfig | null {
+  const secrets = decryptSecret(secretKey, row.id, row.secrets_encrypted);
+  if (secrets === null) return null;
+  return { type: row.type, config: { ...JSON.parse(row.config), ...JSON.parse(secrets) } } as DestinationConfig;
+}
+
+/** A finished attempt, written by the next tick. */
+interface Finished {
+  job: Job;
+  at: Date;
+  outcome: Outcome;
+}
+
+/** DeliveryDispatcher sends due deliveries on the webhooks' claim loop (webhooks/claim-loop.ts), at most `concurrency` at
+ * once and PER_DESTINATION to one destination; start/stop like every supervised piece (STYLE habit 8). */
+export class DeliveryDispatcher {
+  private readonly timeoutMs: number;
+  private readonly loop: ClaimLoop<Job, Job, Finished>;
+
+  constructor(private readonly options: DeliveryDispatcherOptions) {
+    this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.loop = new ClaimLoop(
+      { store: options.store, log: options.log, what: "destination deliveries", concurrency: options.concurrency ?? CONCURRENCY, perKey: PER_DESTINATION, pollMs: options.pollMs ?? POLL_MS },
+      {
+        candidates: (limit, busy) => this.candidates(limit, busy),
+        take: (job) => this.take(job),
+        keyOf: (job) => job.destination_id,
+        attempt: (job) => this.attempt(job),
+        record: (finished) => this.record(finished),
+      },
+    );
+  }
+
+  /** start begins polling for due deliveries and listens for renders that make some due in this process. */
+  start(): void {
+    this.loop.start((notify) => onDeliveriesDue(this.options.store, notify));
+  }
+
+  /** runOnce sends everything due now and waits until no attempt is in flight: tests call it instead of sleeping. */
+  runOnce(): Promise<void> {
+    return this.loop.runOnce();
+  }
+
+  /** stop claims nothing more and waits for the attempts in flight, so their outcomes are written before the store closes. */
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  private candidates(limit: number, busy: string[]): Job[] {
+    return this.options.store.all<Job>(
+      `SELECT d.id, d.destination_id, s.type, s.config, s.secrets_encrypted, d.attempts, d.filename, d.subject, r.output_sha256
+       FROM destination_deliveries d
+         JOIN destinations s ON s.id = d.destination_id
+         JOIN renders r ON r.id = d.render_id
+       WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
+         AND d.destination_id NOT IN (SELECT value FROM json_each($busy))
+       ORDER BY d.next_attempt_at, d.id
+       LIMIT $limit`,
+      { now: this.options.clock.now().toISOString(), busy: JSON.stringify(busy), limit },
+    );
+  }
+
+  // A lease that runs out (a crash mid-attempt) frees the row for the next start.
+  private take(job: Job): Job {
+    const lease = new Date(this.options.clock.now().getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
+    this.options.store.run("UPDATE destination_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: job.id, lease });
+    return job;
+  }
+
+  private async attempt(job: Job): Promise<Finished> {
+    const at = this.options.clock.now();
+    try {
+      return { job, at, outcome: { location: await this.send(job), error: null } };
+    } catch (err) {
+      return { job, at, outcome: { location: null, error: err instanceof Error && err.message ? err.message : DELIVERY_ERROR.internal } };
+    }
+  }
+
+  private async send(job: Job): Promise<string> {
+    const destination = openConfig(this.options.secretKey, { id: job.destination_id, type: job.type, config: job.config, secrets_encrypted: job.secrets_encrypted });
+    if (!destination) throw new Error(DELIVERY_ERROR.secrets);
+    const stored = job.output_sha256 ? await this.options.files.read("outputs", job.output_sha256) : null;
+    if (!stored) throw new Error(DELIVERY_ERROR.gone);
+    return deliver(destination, { bytes: new Uint8Array(stored), filename: job.filename, subject: job.subject ?? job.filename, mediaType: mediaTypeOf(job.filename) }, this.options.hosts, this.timeoutMs);
+  }
+
+  /** record writes an attempt's outcome: delivered, pending with the next attempt's time, or failed after the last (spec 6.5 (3) schedule). */
+  private record({ job, at, outcome }: Finished): void {
+    const attempts = job.attempts + 1;
+    const next = outcome.error === null ? null : nextAttemptAt(at, attempts);
+    const status = outcome.error === null ? "delivered" : next ? "pending" : "failed";
+    this.options.store.run(
+      `UPDATE destination_deliveries SET status = $status, attempts = $attempts, last_error = $error, last_attempt_at = $at,
+         next_attempt_at = $next, lease_expires_at = NULL, delivered_at = $delivered, location = $location
+       WHERE id = $id AND status = 'pending'`,
+      {
+        id: job.id,
+        status,
+        attempts,
+        error: outcome.error,
+        at: at.toISOString(),
+        next: next ? next.toISOString() : null,
+        delivered: outcome.error === null ? at.toISOString() : null,
+        location: outcome.location,
+      },
+    );
+    // Never the config or the error's stack: a transport's message names hosts and paths, never credentials.
+    const fields = { deliveryId: job.id, destinationId: job.destination_id, type: job.type, attempt: attempts, error: outcome.error };
+    if (status === "failed") this.options.log.warn(fields, "destination delivery failed for good");
+    else this.options.log.info({ ...fields, status }, "destination delivery attempt");
+  }
+}

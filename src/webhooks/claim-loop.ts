@@ -1,0 +1,147 @@
+/**
+ * claim-loop: the loop both delivery dispatchers run (webhooks/dispatcher.ts, destinations/dispatcher.ts). Rows are the
+ * queue: each tick writes the outcomes of the attempts that ended and leases due rows for the free slots, in one
+ * transaction, at most `concurrency` attempts at once and `perKey` to one endpoint or destination. A lease that runs out
+ * (a crash mid-attempt) frees its row for the next start, so a restart loses nothing.
+ */
+import type { Logger } from "pino";
+import type { Store } from "../store/open";
+
+/** What a dispatcher gives the loop: R is a due row as read, J the claimed job, F a finished attempt. */
+export interface ClaimLoopParts<R extends { id: string }, J, F> {
+  /** Due rows in the order to send them, at most `limit`, leaving out those whose key is in `busy`; inside the tick's transaction. */
+  candidates(limit: number, busy: string[]): R[];
+  /** Leases a row and answers its job, or settles it unsent and answers null; inside the tick's transaction. */
+  take(row: R): J | null;
+  /** The key `perKey` counts by: the endpoint or destination. */
+  keyOf(row: R): string;
+  /** Sends one job; it never throws (an unexpected error is an outcome too). */
+  attempt(job: J): Promise<F>;
+  /** Writes one finished attempt's outcome; inside the tick's transaction. */
+  record(finished: F): void;
+}
+
+export interface ClaimLoopOptions {
+  store: Store;
+  log: Logger;
+  /** Names the rows in the log: "webhook deliveries". */
+  what: string;
+  concurrency: number;
+  perKey: number;
+  pollMs: number;
+}
+
+/** ClaimLoop runs the parts' attempts; start/stop like every supervised piece (STYLE habit 8). */
+export class ClaimLoop<R extends { id: string }, J, F> {
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly load = new Map<string, number>();
+  private finished: F[] = [];
+  private scheduled = false;
+  private stopping = false;
+  private poller: ReturnType<typeof setInterval> | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly options: ClaimLoopOptions,
+    private readonly parts: ClaimLoopParts<R, J, F>,
+  ) {}
+
+  /** start polls for due rows and lets `listen` (new rows written in this process) call notify; answers false if running. */
+  start(listen: (notify: () => void) => () => void): boolean {
+    if (this.poller) return false;
+    this.unsubscribe = listen(() => this.notify());
+    this.poller = setInterval(() => this.notify(), this.options.pollMs);
+    this.notify();
+    return true;
+  }
+
+  /** notify asks for a tick soon; calls before it runs share it (one transaction). */
+  notify(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // A timer, never a direct call: rows are written inside the render's transaction and show once it commits.
+    setTimeout(() => {
+      this.scheduled = false;
+      this.tick();
+    }, 0);
+  }
+
+  /** runOnce sends everything due now and waits until no attempt is in flight and every outcome is written. */
+  async runOnce(): Promise<void> {
+    for (;;) {
+      this.tick();
+      if (this.inflight.size === 0) return;
+      await Promise.all([...this.inflight.values()]);
+    }
+  }
+
+  /** inFlight answers how many attempts are being sent now. */
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  /** stop claims nothing more and waits for the attempts in flight, so their outcomes are written before the store closes. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+    this.unsubscribe?.();
+    while (this.inflight.size > 0) await Promise.all([...this.inflight.values()]);
+    this.tick();
+  }
+
+  /**
+   * tick writes the outcomes of the attempts that ended and claims due rows for the free slots, in one transaction: one
+   * commit per tick rather than two per attempt (synchronous=FULL makes each commit a sync to disk). Outcomes are written
+   * before the claim, so a row that just failed is never claimed again on its old due time.
+   */
+  private tick(): void {
+    const finished = this.finished;
+    this.finished = [];
+    const free = this.stopping ? 0 : this.options.concurrency - this.inflight.size;
+    if (finished.length === 0 && free <= 0) return;
+    let claimed: Array<{ id: string; key: string; job: J }>;
+    try {
+      claimed = this.options.store.tx(() => {
+        for (const f of finished) this.parts.record(f);
+        return free > 0 ? this.claim(free) : [];
+      });
+    } catch (err) {
+      // Unwritten outcomes are not lost for good: their leases run out and those rows are sent again.
+      this.options.log.error({ err }, `recording or claiming ${this.options.what} failed`);
+      return;
+    }
+    for (const { id, key, job } of claimed) {
+      this.load.set(key, (this.load.get(key) ?? 0) + 1);
+      const attempt = this.parts.attempt(job).then((f) => {
+        this.finished.push(f);
+        this.inflight.delete(id);
+        const load = this.load.get(key)! - 1;
+        if (load > 0) this.load.set(key, load);
+        else this.load.delete(key);
+        this.notify();
+      });
+      this.inflight.set(id, attempt);
+    }
+  }
+
+  private claim(limit: number): Array<{ id: string; key: string; job: J }> {
+    const { perKey } = this.options;
+    const busy = [...this.load].filter(([, load]) => load >= perKey).map(([key]) => key);
+    // Keys at their cap are left out by the query, so a long backlog of one never hides the others' due rows. Rows this
+    // process is still sending are skipped here, even if a moved clock made their lease look expired.
+    const rows = this.parts.candidates(2 * limit + this.inflight.size, busy);
+    const perKeyClaimed = new Map<string, number>();
+    const claimed: Array<{ id: string; key: string; job: J }> = [];
+    for (const row of rows) {
+      if (this.inflight.has(row.id) || claimed.length >= limit) continue;
+      const key = this.parts.keyOf(row);
+      if ((this.load.get(key) ?? 0) + (perKeyClaimed.get(key) ?? 0) >= perKey) continue;
+      const job = this.parts.take(row);
+      if (job === null) continue;
+      perKeyClaimed.set(key, (perKeyClaimed.get(key) ?? 0) + 1);
+      claimed.push({ id: row.id, key, job });
+    }
+    return claimed;
+  }
+}
