@@ -7,6 +7,7 @@ import idempotency from "../../migrations/0005_idempotency.sql" with { type: "te
 import renderWarnings from "../../migrations/0006_render_warnings.sql" with { type: "text" };
 import certificates from "../../migrations/0007_certificates.sql" with { type: "text" };
 import pdfOptions from "../../migrations/0008_pdf_options.sql" with { type: "text" };
+import templateConversions from "../../migrations/0010_template_conversions.sql" with { type: "text" };
 
 /** MIGRATIONS lists every migration in order; a new file is added here and never edited once shipped. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
@@ -18,4 +19,5 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
   { version: 6, name: "0006_render_warnings", sql: renderWarnings },
   { version: 7, name: "0007_certificates", sql: certificates },
   { version: 8, name: "0008_pdf_options", sql: pdfOptions },
+  { version: 10, name: "0010_template_conversions", sql: templateConversions },
 ];

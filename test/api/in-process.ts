@@ -1,5 +1,5 @@
 /** in-process: the public API built without listening or starting Chromium, for tests of what needs only the routes
- * (the OpenAPI document, the reference page). The pool is made but never started: nothing here renders. */
+ * (the OpenAPI document, the reference page). The pool and the conversion runner are made but never started. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,8 @@ import { ManualClock } from "../../src/lib/clock";
 import { createLogger } from "../../src/logger";
 import { poolOptions, RenderPool } from "../../src/render/pool";
 import { RenderWorker } from "../../src/render/worker";
+import { namerOptions } from "../../src/modules/template-conversions/namer";
+import { ConversionRunner } from "../../src/modules/template-conversions/runner";
 import { FileStore } from "../../src/store/files";
 import { migrate } from "../../src/store/migrate";
 import { openStore } from "../../src/store/open";
@@ -30,7 +32,8 @@ export function buildApi(env: Record<string, string> = {}): InProcessApi {
   migrate(store, clock);
   const worker = new RenderWorker({ store, clock, log, files, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {
-    api: createApi({ config, store, clock, log, files, worker }),
+    // Neither is started: nothing here renders or converts.
+    api: createApi({ config, store, clock, log, files, worker, conversions: new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) }) }),
     dataDir,
     close() {
       store.close();

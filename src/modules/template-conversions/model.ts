@@ -1,0 +1,30 @@
+/** template-conversions/model: a conversion of a PDF asset into a template (issue 14, docs/conversions.md). */
+import { Type, type Static } from "@sinclair/typebox";
+import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
+
+const closed = { additionalProperties: false } as const;
+
+export const ConversionStatus = Type.Union([Type.Literal("queued"), Type.Literal("processing"), Type.Literal("succeeded"), Type.Literal("failed")]);
+export type ConversionStatus = Static<typeof ConversionStatus>;
+
+export const TemplateConversion = Type.Object({
+  id: Identifier,
+  assetId: Identifier,
+  status: ConversionStatus,
+  /** The template made, once succeeded. */
+  templateId: Type.Optional(Identifier),
+  /** Why it failed, once failed: what to do about it. */
+  error: Type.Optional(Type.String()),
+  /** Once succeeded: the values found in the source, valid against the template's dataSchema; rendering the template
+   * with them reproduces the source. */
+  sampleData: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  createdAt: IsoDateTime,
+  startedAt: Type.Optional(IsoDateTime),
+  finishedAt: Type.Optional(IsoDateTime),
+});
+export type TemplateConversion = Static<typeof TemplateConversion>;
+
+export const CreateConversionBody = Type.Object({ assetId: Identifier }, closed);
+export type CreateConversionBody = Static<typeof CreateConversionBody>;
+
+export const ConversionListQuery = Type.Object({ ...PageQueryFields }, closed);
