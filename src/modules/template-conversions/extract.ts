@@ -173,8 +173,8 @@ export async function extractPdf(bytes: Uint8Array): Promise<Extraction> {
   const pdfjs = await loadPdfJs();
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>["promise"]>;
   try {
-    // A copy: pdf.js takes the buffer over. No fonts are loaded for drawing; no script in the PDF is evaluated.
-    doc = await pdfjs.getDocument({ data: bytes.slice(), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0, stopAtErrors: true }).promise;
+    // A plain copy: pdf.js takes the buffer over and refuses a Node Buffer. No fonts are loaded for drawing; no script in the PDF is evaluated.
+    doc = await pdfjs.getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0, stopAtErrors: true }).promise;
   } catch (error) {
     const name = (error as Error).name;
     if (name === "PasswordException") throw new ConversionFailure("The PDF is password-protected; upload a copy without a password.");

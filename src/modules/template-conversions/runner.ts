@@ -35,6 +35,7 @@ export class ConversionRunner {
 
   /** start queues again what a stop or crash interrupted, then converts whatever waits. */
   start(): void {
+    this.stopped = false;
     const recovered = recoverConversions(this.options.store, this.options.clock);
     if (recovered.requeued || recovered.failed) this.options.log.info(recovered, "template conversions recovered after a restart");
     this.kick();
