@@ -119,6 +119,14 @@ function aligned(a: TextRun[], b: TextRun[]): boolean {
   return a.length === b.length && a.every((cell, i) => Math.abs(cell.x - b[i]!.x) < 2 || Math.abs(right(cell) - right(b[i]!)) < 2);
 }
 
+// A header names the columns when it has one cell over each: its cell overlaps the span the column's cells take.
+function heads(header: TextRun[], rows: Line[]): boolean {
+  return header.length === rows[0]!.runs.length && header.every((cell, c) => {
+    const column = rows.map((r) => r.runs[c]!);
+    return cell.x < Math.max(...column.map(right)) && right(cell) > Math.min(...column.map((r) => r.x));
+  });
+}
+
 const isRowLike = (line: Line) => line.runs.length >= 2 && line.runs.some((r) => NUMBER.test(r.text.trim()) || findValues(r.text).some((v) => v.kind === "amount"));
 
 /** findTables answers the groups of at least two consecutive lines on one page that have the same aligned cells, hold
@@ -140,7 +148,7 @@ function findTables(lines: Line[]): { header: Line | null; rows: Line[] }[] {
     }
     if (rows.length >= 2) {
       const above = lines[i - 1];
-      const header = above && above.page === rows[0]!.page && !isRowLike(above) && aligned(above.runs, rows[0]!.runs) ? above : null;
+      const header = above && above.page === rows[0]!.page && !isRowLike(above) && heads(above.runs, rows) ? above : null;
       tables.push({ header, rows });
     }
     i += rows.length;

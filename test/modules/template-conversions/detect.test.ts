@@ -1,0 +1,81 @@
+/** detect: which text is data (dates, amounts, e-mail addresses, document numbers), the names it gets, and which lines
+ * form a table — tables of cases over runs made by hand. */
+import { describe, expect, test } from "bun:test";
+import { detect, fieldName, findValues, uniqueName } from "../../../src/modules/template-conversions/detect";
+import type { TextRun } from "../../../src/modules/template-conversions/extract";
+
+const run = (text: string, x: number, baseline: number, width = text.length * 5): TextRun => ({
+  page: 0, x, baseline, width, fontSize: 10, fontFamily: "sans-serif", bold: false, italic: false, color: "#000000", ascent: 0.9, descent: -0.2, text,
+});
+
+describe("findValues", () => {
+  test.each([
+    ["Issued: 2026-03-10", [["date", "2026-03-10"]]],
+    ["Due 09/04/2026", [["date", "09/04/2026"]]],
+    ["March 10, 2026", [["date", "March 10, 2026"]]],
+    ["10 Mar 2026", [["date", "10 Mar 2026"]]],
+    ["Total: $2,283.50", [["amount", "$2,283.50"]]],
+    ["1.234,50 €", [["amount", "1.234,50 €"]]],
+    ["EUR 99.00", [["amount", "EUR 99.00"]]],
+    ["write to accounts@northwind.example today", [["email", "accounts@northwind.example"]]],
+    ["Invoice INV-2026-0042", [["reference", "INV-2026-0042"]]],
+    ["Order #10042", [["reference", "#10042"]]],
+    ["Payment within 30 days.", []],
+    ["Thank you", []],
+  ] as const)("%s", (text, expected) => {
+    expect(findValues(text).map((v) => [v.kind, text.slice(v.start, v.end)])).toEqual(expected.map((e) => [...e]));
+  });
+});
+
+describe("names", () => {
+  test.each([
+    ["Invoice number", "x", "invoiceNumber"],
+    ["Total due", "x", "totalDue"],
+    ["  ", "amount", "amount"],
+    ["The amount you owe us by the end", "x", "usByTheEnd"],
+    ["2026", "date", "date"],
+  ])("fieldName(%p) is %p", (label, fallback, expected) => expect(fieldName(label, fallback)).toBe(expected));
+
+  test("uniqueName numbers a name already taken", () => {
+    const taken = new Set<string>();
+    expect([uniqueName("date", taken), uniqueName("date", taken), uniqueName("date", taken)]).toEqual(["date", "date2", "date3"]);
+  });
+});
+
+describe("detect", () => {
+  test("a labelled value becomes a field named after its label; a value alone takes the label on its left", () => {
+    const found = detect([run("Invoice number: INV-7", 10, 20), run("Email", 10, 40, 25), run("ann@example.test", 100, 40)]);
+    expect(found.fields.map((f) => [f.name, f.value])).toEqual([
+      ["invoiceNumber", "INV-7"],
+      ["email", "ann@example.test"],
+    ]);
+    expect(found.blocks[0]!.pieces).toEqual(["Invoice number: ", { field: "invoiceNumber" }]);
+    expect(found.blocks[2]!.pieces).toEqual([{ field: "email" }]);
+  });
+
+  test("aligned lines with amounts at a steady pitch are a table, named by its header; a right-aligned column is told apart", () => {
+    const lines = [
+      [run("Item", 10, 100), run("Qty", 200, 100), run("Amount", 300, 100)],
+      [run("Paper", 10, 120), run("2", 200, 120), run("$10.00", 310, 120, 30)],
+      [run("Ink", 10, 140), run("1", 200, 140), run("$100.00", 305, 140, 35)],
+      [run("Total: $110.00", 10, 180)],
+    ].flat();
+    const found = detect(lines);
+    expect(found.tables).toHaveLength(1);
+    const table = found.tables[0]!;
+    expect(table.name).toBe("items");
+    expect(table.pitch).toBe(20);
+    expect(table.columns.map((c) => [c.name, c.align])).toEqual([["item", "left"], ["qty", "left"], ["amount", "right"]]);
+    expect(table.rows.map((r) => r.map((c) => c.text))).toEqual([["Paper", "2", "$10.00"], ["Ink", "1", "$100.00"]]);
+    // The header stays fixed text; the total is a field.
+    expect(found.blocks.map((b) => b.run.text)).toEqual(["Item", "Qty", "Amount", "Total: $110.00"]);
+    expect(found.fields).toEqual([{ name: "total", value: "$110.00", kind: "amount", label: "Total" }]);
+  });
+
+  test("lines at an uneven pitch, or with cells that do not align, are no table", () => {
+    const uneven = [run("A", 10, 100), run("1.00", 200, 100), run("B", 10, 120), run("2.00", 200, 120), run("C", 10, 160), run("3.00", 200, 160)];
+    expect(detect(uneven).tables[0]!.rows).toHaveLength(2);
+    const ragged = [run("A", 10, 100), run("1.00", 200, 100), run("B", 10, 120), run("2.00", 260, 120, 20)];
+    expect(detect(ragged).tables).toEqual([]);
+  });
+});
