@@ -5,11 +5,12 @@
  * counter, every refusal, the audit trail, a restart, and names from a model behind a local chat endpoint.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { PDFDocument } from "pdf-lib";
+import { PDFDocument, StandardFonts } from "pdf-lib";
 import { ok, startTestServer, type TestServer } from "../harness";
 import { local, PDF, PNG, uploadSample } from "../fixtures/assets";
 import { INVOICE_DATA, INVOICE_TEMPLATE } from "../fixtures/invoice";
 import { commonWords, pdfWords } from "../fixtures/pdf-words";
+import { poppler } from "../render/poppler";
 
 let t: TestServer;
 let key: string;
@@ -143,6 +144,39 @@ describe("a rendered invoice converted and rendered again", () => {
     expect(first.items[0].id).toBe(newer.id);
     expect(rest.items.map((c: any) => c.id)).toContain(conversion.id);
     expect(ok(await t.call("/v1/template-conversions?limit=0", { key }), 400).error.details).toEqual([{ path: "/limit", message: expect.any(String) }]);
+  });
+});
+
+describe("a PDF of two pages in a size of its own", () => {
+  test("each page becomes a page of the source's size, its text on it where it was", async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const first = doc.addPage([500, 700]);
+    first.drawText("Statement for March", { x: 60, y: 620, size: 18, font });
+    first.drawText("Opened: 2026-03-01", { x: 60, y: 590, size: 11, font });
+    first.drawLine({ start: { x: 60, y: 570 }, end: { x: 440, y: 570 }, thickness: 1 });
+    const second = doc.addPage([500, 700]);
+    second.drawText("Closing balance: 1,024.00 EUR", { x: 60, y: 620, size: 11, font });
+    second.drawText("Questions? Write to help@bank.example", { x: 60, y: 80, size: 9, font });
+    const source = await doc.save();
+    const done = await convert(await uploadPdf(source, "statement.pdf"));
+    expect(done.status).toBe("succeeded");
+    expect(done.sampleData).toEqual({ opened: "2026-03-01", closingBalance: "1,024.00 EUR", questionsWriteTo: "help@bank.example" });
+    const again = await renderPdf({ templateId: done.templateId, data: done.sampleData, test: true });
+    const info = poppler(again, (f) => ["pdfinfo", f]);
+    expect(info).toMatch(/Pages:\s+2\n/);
+    const [width, height] = /Page size:\s+([\d.]+) x ([\d.]+) pts/.exec(info)!.slice(1).map(Number);
+    expect(Math.abs(width! - 500)).toBeLessThan(1);
+    expect(Math.abs(height! - 700)).toBeLessThan(1);
+    const before = pdfWords(source);
+    const after = pdfWords(again);
+    const pairs = commonWords(before, after);
+    expect(pairs).toHaveLength(before.length);
+    for (const [i, j] of pairs) {
+      expect({ word: before[i]!.text, page: after[j]!.page }).toEqual({ word: before[i]!.text, page: before[i]!.page });
+      expect(Math.abs(after[j]!.xMin - before[i]!.xMin)).toBeLessThan(3);
+      expect(Math.abs(after[j]!.yMin - before[i]!.yMin)).toBeLessThan(3);
+    }
   });
 });
 

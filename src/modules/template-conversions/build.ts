@@ -22,12 +22,21 @@ interface Margins {
 const pt = (n: number) => `${Math.round(n * 100) / 100}pt`;
 const mm = (points: number) => `${(Math.max(0, points) * 25.4 / 72).toFixed(3)}mm`;
 
-const runTop = (r: TextRun) => r.baseline - r.ascent * r.fontSize;
+/** lineBoxAbove is how far above its baseline a run's line box starts: with line-height 1 the box is one font size
+ * tall and starts half the (negative) leading plus the ascent above the baseline. */
+const lineBoxAbove = (r: TextRun) => ((1 - (r.ascent - r.descent)) / 2 + r.ascent) * r.fontSize;
 
-// The margins are the empty border every page shares, in whole points, so the draft's page area holds all content.
+// The vertical extent of a run: its glyphs, or its line box where that reaches further.
+function runExtent(r: TextRun): { y0: number; y1: number } {
+  const boxTop = r.baseline - lineBoxAbove(r);
+  return { y0: Math.min(r.baseline - r.ascent * r.fontSize, boxTop), y1: Math.max(r.baseline - r.descent * r.fontSize, boxTop + r.fontSize) };
+}
+
+// The margins are the empty border every page shares, in whole points and one short, so the draft's page area holds
+// all content: a box reaching past it would print on a page of its own.
 function marginsOf(source: Extraction): Margins {
   const boxes = [
-    ...source.runs.map((r) => ({ page: r.page, x0: r.x, y0: runTop(r), x1: r.x + r.width, y1: r.baseline - r.descent * r.fontSize })),
+    ...source.runs.map((r) => ({ page: r.page, x0: r.x, x1: r.x + r.width, ...runExtent(r) })),
     ...[...source.shapes, ...source.images].map((s) => ({ page: s.page, x0: s.x, y0: s.y, x1: s.x + s.width, y1: s.y + s.height })),
   ];
   const m = { top: Infinity, right: Infinity, bottom: Infinity, left: Infinity };
@@ -38,18 +47,16 @@ function marginsOf(source: Extraction): Margins {
     m.right = Math.min(m.right, page.width - b.x1);
     m.bottom = Math.min(m.bottom, page.height - b.y1);
   }
-  const clamp = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.floor(n)) : 0);
+  const clamp = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.floor(n) - 1) : 0);
   return { top: clamp(m.top), right: clamp(m.right), bottom: clamp(m.bottom), left: clamp(m.left) };
 }
 
-/** textStyle places a run so that its baseline lands where the source's is: with line-height 1 a line box starts
- * half the (negative) leading plus the ascent above its baseline. */
+/** textStyle places a run so that its baseline lands where the source's is. */
 function textStyle(run: TextRun, left: number, baselineFromTop: number): Style {
-  const halfLeading = (1 - (run.ascent - run.descent)) / 2;
   const style: Style = {
     position: "absolute",
     left: pt(left),
-    top: pt(baselineFromTop - (halfLeading + run.ascent) * run.fontSize),
+    top: pt(baselineFromTop - lineBoxAbove(run)),
     fontSize: pt(run.fontSize),
     lineHeight: 1,
     whiteSpace: "pre",

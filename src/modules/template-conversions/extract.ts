@@ -152,7 +152,7 @@ function walkOperators(OPS: Ops, fnArray: number[], argsArray: unknown[][]) {
 
 // The family a browser knows the font by: "ABCDEF+LiberationSans-Bold" → "Liberation Sans".
 function familyOf(fontName: string | undefined, generic: string): string {
-  const base = (fontName ?? "").replace(/^[A-Z]{6}\+/, "").split(/[-,]/)[0]!.replace(/(MT|PS)$/, "");
+  const base = (fontName ?? "").replace(/^[A-Z]{6}\+/, "").split(/[-,]/)[0]!.replace(/(PS)?MT$|PS$/, "");
   const spaced = base.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[^A-Za-z0-9 ]/g, "").trim();
   const fallback = ["serif", "sans-serif", "monospace"].includes(generic) ? generic : "sans-serif";
   return spaced ? `"${spaced}", ${fallback}` : fallback;
