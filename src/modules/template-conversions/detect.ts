@@ -86,12 +86,21 @@ export function fieldName(label: string, fallback: string): string {
   return words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join("");
 }
 
-/** uniqueName answers `name`, or `name2`, `name3`… the first one not yet taken, and takes it. */
-export function uniqueName(name: string, taken: Set<string>): string {
-  let candidate = name;
-  for (let n = 2; taken.has(candidate); n++) candidate = `${name}${n}`;
-  taken.add(candidate);
-  return candidate;
+/** Names hands out property names once each: `name`, then `name2`, `name3`… */
+export class Names {
+  private readonly taken = new Set<string>();
+  // The next number to try per name, so that a thousand values with one label cost a thousand steps, not a million.
+  private readonly next = new Map<string, number>();
+
+  /** take answers `name`, or the first numbered form of it not yet handed out, and hands it out. */
+  take(name: string): string {
+    let n = this.next.get(name) ?? 1;
+    let candidate = n === 1 ? name : `${name}${n}`;
+    while (this.taken.has(candidate)) candidate = `${name}${++n}`;
+    this.next.set(name, n + 1);
+    this.taken.add(candidate);
+    return candidate;
+  }
 }
 
 interface Line {
@@ -156,19 +165,19 @@ function findTables(lines: Line[]): { header: Line | null; rows: Line[] }[] {
   return tables;
 }
 
-function tableOf(found: { header: Line | null; rows: Line[] }, taken: Set<string>): Table {
+function tableOf(found: { header: Line | null; rows: Line[] }, names: Names): Table {
   const rows = found.rows.map((l) => l.runs);
-  const own = new Set<string>();
+  const own = new Names();
   const columns = rows[0]!.map((_, c): TableColumn => {
     const cells = rows.map((r) => r[c]!);
     const lefts = cells.map((r) => r.x);
     const align = Math.max(...lefts) - Math.min(...lefts) < 1 ? "left" : "right";
     const header = found.header?.runs[c]?.text.trim() ?? "";
-    return { name: uniqueName(fieldName(header, `column${c + 1}`), own), header, x: Math.min(...lefts), right: Math.max(...cells.map(right)), align };
+    return { name: own.take(fieldName(header, `column${c + 1}`)), header, x: Math.min(...lefts), right: Math.max(...cells.map(right)), align };
   });
   const first = found.rows[0]!;
   const pitch = (found.rows.at(-1)!.baseline - first.baseline) / (found.rows.length - 1);
-  return { name: uniqueName("items", taken), page: first.page, pitch, columns, rows };
+  return { name: names.take("items"), page: first.page, pitch, columns, rows };
 }
 
 // The label of a value at the start of its run: the nearest run to its left on the same line, when there is one.
@@ -180,9 +189,9 @@ function labelLeftOf(line: Line, run: TextRun): string {
 /** detect splits a document's runs into tables, and blocks whose data-looking values become named fields. */
 export function detect(runs: TextRun[]): Detection {
   const lines = linesOf(runs);
-  const taken = new Set<string>();
+  const names = new Names();
   const found = findTables(lines);
-  const tables = found.map((t) => tableOf(t, taken));
+  const tables = found.map((t) => tableOf(t, names));
   const inTable = new Set(found.flatMap((t) => t.rows.flatMap((l) => l.runs)));
   const blocks: Block[] = [];
   const fields: Field[] = [];
@@ -195,7 +204,7 @@ export function detect(runs: TextRun[]): Detection {
         const literal = run.text.slice(at, value.start);
         if (literal) pieces.push(literal);
         const label = (at === 0 && value.start === 0 ? labelLeftOf(line, run) : literal).replace(/[:#]/g, " ").trim();
-        const name = uniqueName(fieldName(label, value.kind), taken);
+        const name = names.take(fieldName(label, value.kind));
         fields.push({ name, value: run.text.slice(value.start, value.end), kind: value.kind, label });
         pieces.push({ field: name });
         at = value.end;

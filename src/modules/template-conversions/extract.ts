@@ -224,6 +224,8 @@ export async function extractPdf(bytes: Uint8Array): Promise<Extraction> {
         });
       }
       page.cleanup();
+      // pdf.js's in-thread worker answers through promises only: give the event loop (requests, the render pool) a turn.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     return out;
   } finally {

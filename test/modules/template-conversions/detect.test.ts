@@ -1,7 +1,7 @@
 /** detect: which text is data (dates, amounts, e-mail addresses, document numbers), the names it gets, and which lines
  * form a table — tables of cases over runs made by hand. */
 import { describe, expect, test } from "bun:test";
-import { detect, fieldName, findValues, uniqueName } from "../../../src/modules/template-conversions/detect";
+import { detect, fieldName, findValues, Names } from "../../../src/modules/template-conversions/detect";
 import type { TextRun } from "../../../src/modules/template-conversions/extract";
 
 const run = (text: string, x: number, baseline: number, width = text.length * 5): TextRun => ({
@@ -36,9 +36,9 @@ describe("names", () => {
     ["2026", "date", "date"],
   ])("fieldName(%p) is %p", (label, fallback, expected) => expect(fieldName(label, fallback)).toBe(expected));
 
-  test("uniqueName numbers a name already taken", () => {
-    const taken = new Set<string>();
-    expect([uniqueName("date", taken), uniqueName("date", taken), uniqueName("date", taken)]).toEqual(["date", "date2", "date3"]);
+  test("Names numbers a name already handed out, and skips a numbered form taken as a name of its own", () => {
+    const names = new Names();
+    expect([names.take("date"), names.take("date2"), names.take("date"), names.take("date")]).toEqual(["date", "date2", "date3", "date4"]);
   });
 });
 
