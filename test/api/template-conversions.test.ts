@@ -29,10 +29,10 @@ afterAll(() => t.stop());
 beforeEach(() => t.clock.advance(61_000));
 
 /** renderPdf renders with ?wait and answers the PDF's bytes. */
-async function renderPdf(body: Record<string, unknown>, as = key): Promise<Uint8Array> {
-  const r = ok(await t.call("/v1/renders?wait=30", { key: as, body }), 200);
+async function renderPdf(body: Record<string, unknown>, as = key, server = t): Promise<Uint8Array> {
+  const r = ok(await server.call("/v1/renders?wait=30", { key: as, body }), 200);
   expect(r.status).toBe("succeeded");
-  return new Uint8Array(await (await fetch(local(t, r.result.downloadUrl))).arrayBuffer());
+  return new Uint8Array(await (await fetch(local(server, r.result.downloadUrl))).arrayBuffer());
 }
 
 async function uploadPdf(bytes: Uint8Array, filename = "invoice.pdf", as = key): Promise<string> {
@@ -292,9 +292,12 @@ describe("a restart", () => {
 });
 
 describe("names from a model (TEMPLATE_CONVERTER_URL)", () => {
-  test("a chat endpoint's answer renames fields, the table and a column; names it gets wrong are left alone", async () => {
+  test("a chat endpoint's answer renames fields, the table and a column, and groups rows into a table; what it gets wrong is left alone", async () => {
     const asked: any[] = [];
+    // One fixed answer for every question: its groups fit the team list below, and are ignored for the invoice
+    // (lines 2 to 4 of the invoice are lines of one cell).
     const answer = {
+      groups: [[2, 3, 4]],
       fields: { invoiceNumber: "documentNumber", issued: "issueDate", due: "not a name", email: "issueDate" },
       tables: { items: { name: "lines", columns: { unitPrice: "price", qty: "quantity" } } },
     };
@@ -320,6 +323,20 @@ describe("names from a model (TEMPLATE_CONVERTER_URL)", () => {
       expect(done.sampleData.lines[0]).toEqual({ description: "Consulting hours", quantity: "12", price: "$150.00", amount: "$1,800.00" });
       const template = ok(await withModel.call(`/v1/templates/${done.templateId}`, { key: modelKey }), 200);
       expect(Object.keys(template.draft.dataSchema.properties).sort()).toEqual(Object.keys(done.sampleData).sort());
+
+      // Rows without numbers: a table only because the model grouped them.
+      const doc = await PDFDocument.create();
+      const font = await doc.embedFont(StandardFonts.Helvetica);
+      const page = doc.addPage([595, 842]);
+      const lines = [["Team"], ["Name", "Role"], ["Ann Lee", "Writer"], ["Bo Chen", "Editor"], ["Cy Diaz", "Designer"]];
+      lines.forEach((cells, i) => cells.forEach((text, c) => page.drawText(text, { x: 60 + c * 200, y: 780 - i * 20, size: 11, font })));
+      const teamAsset = (await uploadSample(withModel, modelKey, { kind: "pdf", mediaType: "application/pdf", filename: "team.pdf", bytes: new Uint8Array(await doc.save()) })).id;
+      const team = await convert(teamAsset, modelKey, withModel);
+      expect(JSON.parse(asked[1].body.messages[1].content).lines.map((l: any) => l.index)).toEqual([1, 2, 3, 4]);
+      // The same answer names this table too: items → lines.
+      expect(team.sampleData).toEqual({ lines: [{ name: "Ann Lee", role: "Writer" }, { name: "Bo Chen", role: "Editor" }, { name: "Cy Diaz", role: "Designer" }] });
+      const words = pdfWords(await renderPdf({ templateId: team.templateId, data: team.sampleData, test: true }, modelKey, withModel)).map((w) => w.text);
+      expect(words).toEqual(["Team", "Name", "Role", "Ann", "Lee", "Writer", "Bo", "Chen", "Editor", "Cy", "Diaz", "Designer"]);
     } finally {
       await withModel.stop();
       model.stop(true);

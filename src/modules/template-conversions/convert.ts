@@ -1,9 +1,9 @@
-/** template-conversions/convert: PDF bytes to a template draft and its sample data — extract, detect, name, build. */
+/** template-conversions/convert: PDF bytes to a template draft and its sample data — extract, detect (and a model's
+ * groups and names), build. */
 import type { Logger } from "pino";
 import { buildDraft, type Built } from "./build";
-import { detect } from "./detect";
 import { ConversionFailure, extractPdf } from "./extract";
-import { nameWithModel, type NamerOptions } from "./namer";
+import { detectWithModel, type NamerOptions } from "./namer";
 
 /** convertPdf converts a PDF; throws ConversionFailure, whose message is the conversion's `error`, when it cannot. */
 export async function convertPdf(bytes: Uint8Array, namer: NamerOptions, log: Logger): Promise<Built> {
@@ -15,6 +15,6 @@ export async function convertPdf(bytes: Uint8Array, namer: NamerOptions, log: Lo
         : "The PDF has no text to convert: its pages are empty or drawn with shapes only.",
     );
   }
-  const found = await nameWithModel(detect(source.runs), namer, log);
+  const found = await detectWithModel(source.runs, namer, log);
   return buildDraft(source, found);
 }

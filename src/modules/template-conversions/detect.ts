@@ -138,31 +138,57 @@ function heads(header: TextRun[], rows: Line[]): boolean {
 
 const isRowLike = (line: Line) => line.runs.length >= 2 && line.runs.some((r) => NUMBER.test(r.text.trim()) || findValues(r.text).some((v) => v.kind === "amount"));
 
+// Consecutive lines on one page whose cells align and whose baselines follow at a steady pitch, from `rows[0]` on.
+function continues(rows: Line[], next: Line): boolean {
+  const last = rows.at(-1)!;
+  const steady = rows.length < 2 || Math.abs(next.baseline - last.baseline - (rows[1]!.baseline - rows[0]!.baseline)) < 1.5;
+  return next.page === last.page && aligned(last.runs, next.runs) && steady;
+}
+
+// A group of line indices (a model's answer) that can be a table: two or more consecutive lines of two or more cells.
+function groupRows(lines: Line[], group: number[]): Line[] | null {
+  if (group.length < 2 || !group.every((n, k) => Number.isInteger(n) && n === group[0]! + k && n >= 0 && n < lines.length)) return null;
+  const rows = [lines[group[0]!]!];
+  if (rows[0]!.runs.length < 2) return null;
+  for (const n of group.slice(1)) {
+    if (!continues(rows, lines[n]!)) return null;
+    rows.push(lines[n]!);
+  }
+  return rows;
+}
+
 /** findTables answers the groups of at least two consecutive lines on one page that have the same aligned cells, hold
- * a number or an amount, and follow each other at a steady pitch; with the header line above them when it aligns too. */
-function findTables(lines: Line[]): { header: Line | null; rows: Line[] }[] {
+ * a number or an amount, and follow each other at a steady pitch; with the header line above them when it aligns too.
+ * `groups` (line indices, from a model) are tables too when they align and keep their pitch, numbers or not. */
+function findTables(lines: Line[], groups: number[][]): { header: Line | null; rows: Line[] }[] {
+  const forced = new Map<number, Line[]>();
+  const claimed = new Set<number>();
+  for (const group of groups) {
+    const rows = groupRows(lines, group);
+    if (rows && !group.some((n) => claimed.has(n))) {
+      forced.set(group[0]!, rows);
+      for (const n of group) claimed.add(n);
+    }
+  }
   const tables: { header: Line | null; rows: Line[] }[] = [];
   let i = 0;
   while (i < lines.length) {
-    const rows = [lines[i]!];
-    if (isRowLike(lines[i]!)) {
-      for (let j = i + 1; j < lines.length; j++) {
-        const next = lines[j]!;
-        const last = rows.at(-1)!;
-        const pitch = next.baseline - last.baseline;
-        const steady = rows.length < 2 || Math.abs(pitch - (rows[1]!.baseline - rows[0]!.baseline)) < 1.5;
-        if (next.page !== last.page || !isRowLike(next) || !aligned(last.runs, next.runs) || !steady) break;
-        rows.push(next);
-      }
-    }
+    const rows = forced.get(i) ?? [lines[i]!];
+    if (!forced.has(i) && isRowLike(lines[i]!))
+      for (let j = i + 1; j < lines.length && !claimed.has(j) && isRowLike(lines[j]!) && continues(rows, lines[j]!); j++) rows.push(lines[j]!);
     if (rows.length >= 2) {
       const above = lines[i - 1];
-      const header = above && above.page === rows[0]!.page && !isRowLike(above) && heads(above.runs, rows) ? above : null;
+      const header = above && !claimed.has(i - 1) && above.page === rows[0]!.page && !isRowLike(above) && heads(above.runs, rows) ? above : null;
       tables.push({ header, rows });
     }
     i += rows.length;
   }
   return tables;
+}
+
+/** tableCandidates answers the lines of two or more cells, by their index in the document, for a model to group. */
+export function tableCandidates(runs: TextRun[]): { index: number; cells: string[] }[] {
+  return linesOf(runs).flatMap((line, index) => (line.runs.length >= 2 ? [{ index, cells: line.runs.map((r) => r.text) }] : []));
 }
 
 function tableOf(found: { header: Line | null; rows: Line[] }, names: Names): Table {
@@ -186,11 +212,12 @@ function labelLeftOf(line: Line, run: TextRun): string {
   return before && run.x - right(before) < 200 ? before.text : "";
 }
 
-/** detect splits a document's runs into tables, and blocks whose data-looking values become named fields. */
-export function detect(runs: TextRun[]): Detection {
+/** detect splits a document's runs into tables, and blocks whose data-looking values become named fields; `groups`
+ * are line indices (of tableCandidates) a model says form tables. */
+export function detect(runs: TextRun[], groups: number[][] = []): Detection {
   const lines = linesOf(runs);
   const names = new Names();
-  const found = findTables(lines);
+  const found = findTables(lines, groups);
   const tables = found.map((t) => tableOf(t, names));
   const inTable = new Set(found.flatMap((t) => t.rows.flatMap((l) => l.runs)));
   const blocks: Block[] = [];

@@ -1,7 +1,7 @@
 /** detect: which text is data (dates, amounts, e-mail addresses, document numbers), the names it gets, and which lines
  * form a table — tables of cases over runs made by hand. */
 import { describe, expect, test } from "bun:test";
-import { detect, fieldName, findValues, Names } from "../../../src/modules/template-conversions/detect";
+import { detect, fieldName, findValues, Names, tableCandidates } from "../../../src/modules/template-conversions/detect";
 import type { TextRun } from "../../../src/modules/template-conversions/extract";
 
 const run = (text: string, x: number, baseline: number, width = text.length * 5): TextRun => ({
@@ -77,5 +77,38 @@ describe("detect", () => {
     expect(detect(uneven).tables[0]!.rows).toHaveLength(2);
     const ragged = [run("A", 10, 100), run("1.00", 200, 100), run("B", 10, 120), run("2.00", 260, 120, 20)];
     expect(detect(ragged).tables).toEqual([]);
+  });
+
+  describe("groups a model names", () => {
+    // Rows without a number or an amount: the offline detector sees no table here.
+    const team = [
+      run("Team", 10, 20),
+      [run("Name", 10, 50), run("Role", 200, 50)],
+      [run("Ann Lee", 10, 70), run("Writer", 200, 70)],
+      [run("Bo Chen", 10, 90), run("Editor", 200, 90)],
+      [run("Cy Diaz", 10, 110), run("Designer", 200, 110)],
+    ].flat();
+
+    test("tableCandidates lists the lines of two or more cells by index", () => {
+      expect(tableCandidates(team).map((l) => l.index)).toEqual([1, 2, 3, 4]);
+      expect(tableCandidates(team)[1]).toEqual({ index: 2, cells: ["Ann Lee", "Writer"] });
+    });
+
+    test("a group of aligned consecutive lines is a table, with the header above it", () => {
+      expect(detect(team).tables).toEqual([]);
+      const table = detect(team, [[2, 3, 4]]).tables[0]!;
+      expect(table.columns.map((c) => c.name)).toEqual(["name", "role"]);
+      expect(table.rows.map((r) => r[0]!.text)).toEqual(["Ann Lee", "Bo Chen", "Cy Diaz"]);
+    });
+
+    test.each([
+      ["not consecutive", [[2, 4]]],
+      ["one line", [[2]]],
+      ["a line of one cell", [[0, 1]]],
+      ["out of range", [[4, 5]]],
+      ["not whole numbers", [[2.5, 3.5]]],
+    ])("a group %s is ignored", (_, groups) => {
+      expect(detect(team, groups).tables).toEqual([]);
+    });
   });
 });
