@@ -120,16 +120,27 @@ function tableNode(table: Table, m: Margins): CompositionNode {
   };
 }
 
-function sameShape(a: Shape, b: Shape): boolean {
-  return a.page === b.page && a.paint === b.paint && a.color === b.color && [a.x - b.x, a.y - b.y, a.width - b.width, a.height - b.height].every((d) => Math.abs(d) < 0.01);
+// Shapes painted twice (Chromium paints a table's shared borders once per cell) have one key, to a hundredth of a point.
+const shapeKey = (s: Shape) => [s.page, s.paint, s.color, ...[s.x, s.y, s.width, s.height].map((n) => Math.round(n * 100))].join(" ");
+
+/** MAX_CHILDREN is a container's limit on children (render/compile/model.ts). */
+const MAX_CHILDREN = 1000;
+
+// A page with more nodes than a container holds is split into containers without a position of their own, so that
+// every node is still placed from the page's corner.
+function within(children: CompositionNode[]): CompositionNode[] {
+  if (children.length <= MAX_CHILDREN) return children;
+  const groups: CompositionNode[] = [];
+  for (let i = 0; i < children.length; i += MAX_CHILDREN) groups.push({ type: "container", children: children.slice(i, i + MAX_CHILDREN) });
+  return within(groups);
 }
 
 /** buildDraft answers the template draft and sample data of a detected document. */
 export function buildDraft(source: Extraction, found: Detection): Built {
   const m = marginsOf(source);
-  const shapes: Shape[] = [];
-  // Chromium paints a table's shared borders once per cell; white fills only repaint the paper.
-  for (const s of source.shapes) if (!(s.paint === "fill" && s.color === "#ffffff") && !shapes.some((o) => sameShape(o, s))) shapes.push(s);
+  const keys = new Set<string>();
+  // White fills only repaint the paper.
+  const shapes = source.shapes.filter((s) => !(s.paint === "fill" && s.color === "#ffffff") && !keys.has(shapeKey(s)) && keys.add(shapeKey(s)));
   const pages = source.pages.map((page, index): CompositionNode => {
     const children: CompositionNode[] = [
       ...shapes.filter((s) => s.page === index).map((s) => shapeNode(s, m)),
@@ -140,7 +151,7 @@ export function buildDraft(source: Extraction, found: Detection): Built {
     // One point short of the page area, so that rounding never spills a page onto a blank one.
     const style: Style = { position: "relative", height: pt(page.height - m.top - m.bottom - 1) };
     if (index < source.pages.length - 1) style.breakAfter = "page";
-    return { type: "container", style, children };
+    return { type: "container", style, children: within(children) };
   });
   const first = source.pages[0]!;
   const properties: Record<string, DataSchema> = {};

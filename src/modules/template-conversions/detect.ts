@@ -79,11 +79,14 @@ export function findValues(text: string): Match[] {
   return found.sort((a, b) => a.start - b.start);
 }
 
+const MAX_NAME = 64;
+
 /** fieldName turns a label into a camelCase data property name, or answers `fallback` when it has no words. */
 export function fieldName(label: string, fallback: string): string {
   const words = label.match(/[A-Za-z][A-Za-z0-9]*/g)?.slice(-4) ?? [];
   if (words.length === 0) return fallback;
-  return words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join("");
+  // A data path segment is at most 128 characters (spec 2.12); a name is kept well inside it.
+  return words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join("").slice(0, MAX_NAME);
 }
 
 /** Names hands out property names once each: `name`, then `name2`, `name3`… */

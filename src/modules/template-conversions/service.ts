@@ -10,7 +10,7 @@ import { newId } from "../../lib/ids";
 import type { Store } from "../../store/open";
 import { recordAudit } from "../audit/service";
 import { createTemplate } from "../templates/service";
-import type { TemplateDraft } from "../templates/model";
+import { CreateTemplateBody, parseBody, type TemplateDraft } from "../templates/model";
 import { getAllowances } from "../workspaces/service";
 import type { ConversionStatus, CreateConversionBody, TemplateConversion } from "./model";
 
@@ -57,10 +57,11 @@ function conversionRow(store: Store, workspaceId: string, id: string): Conversio
 
 function assertPdfAsset(store: Store, workspaceId: string, assetId: string): void {
   const asset = store.get<{ kind: string; status: string }>("SELECT kind, status FROM assets WHERE id = $id AND workspace_id = $ws", { id: assetId, ws: workspaceId });
-  const at = [{ path: "/assetId", message: "" }];
-  if (!asset) throw new ApiError("NOT_FOUND", `Asset ${assetId} was not found; upload the PDF as an asset of kind pdf first.`, { details: [{ ...at[0], message: "no such asset in this workspace" }] });
-  if (asset.status !== "uploaded") throw new ApiError("ASSET_INVALID", `Asset ${assetId} has not been uploaded yet; send its bytes to the upload address, then convert it.`, { details: [{ ...at[0], message: "not uploaded yet" }] });
-  if (asset.kind !== "pdf") throw new ApiError("ASSET_INVALID", `Asset ${assetId} is a ${asset.kind} asset; a conversion takes a PDF (an asset of kind pdf).`, { details: [{ ...at[0], message: `is a ${asset.kind} asset, not a pdf` }] });
+  const at = (message: string) => ({ details: [{ path: "/assetId", message }] });
+  // DESIGN.md 2: another workspace's asset is not found either.
+  if (!asset) throw new ApiError("NOT_FOUND", `Asset ${assetId} was not found; upload the PDF as an asset of kind pdf first.`, at("no such asset in this workspace"));
+  if (asset.status !== "uploaded") throw new ApiError("ASSET_INVALID", `Asset ${assetId} has not been uploaded yet; send its bytes to the upload address, then convert it.`, at("not uploaded yet"));
+  if (asset.kind !== "pdf") throw new ApiError("ASSET_INVALID", `Asset ${assetId} is a ${asset.kind} asset; a conversion takes a PDF (an asset of kind pdf).`, at(`is a ${asset.kind} asset, not a pdf`));
 }
 
 /** conversionsThisMonth answers the conversions created this UTC month, whatever became of them (spec 2.3). */
@@ -116,7 +117,9 @@ const requesterOf = (r: ConversionRow): ChangeContext => ({ actor: JSON.parse(r.
 /** succeedConversion creates the template and records the conversion's success in one transaction. */
 export function succeedConversion(store: Store, clock: Clock, r: ConversionRow, name: string, draft: TemplateDraft, sampleData: Record<string, unknown>): void {
   store.tx(() => {
-    const template = createTemplate(store, clock, requesterOf(r), r.workspace_id, { name, description: `Converted from PDF asset ${r.asset_id}.`, ...draft });
+    // Checked as a client's body would be, so the draft is one a PATCH of it would accept too.
+    const body = parseBody(CreateTemplateBody, { name, description: `Converted from PDF asset ${r.asset_id}.`, ...draft });
+    const template = createTemplate(store, clock, requesterOf(r), r.workspace_id, body);
     store.run("UPDATE template_conversions SET status = 'succeeded', template_id = $tpl, sample_data = $sample, finished_at = $now WHERE id = $id", {
       id: r.id,
       tpl: template.id,
