@@ -207,6 +207,23 @@ describe("PDFs that cannot be converted", () => {
   });
 });
 
+describe("an asset deleted while its conversion waits", () => {
+  test("the conversion fails and says to upload the PDF again", async () => {
+    const asset = await uploadPdf(await invoice(), "gone.pdf");
+    await t.server.conversions.stop();
+    let id: string;
+    try {
+      id = ok(await t.call("/v1/template-conversions", { key, body: { assetId: asset } }), 202).id;
+      ok(await t.call(`/v1/assets/${asset}`, { key, method: "DELETE" }), 200);
+    } finally {
+      t.server.conversions.start();
+    }
+    await t.server.conversions.idle();
+    const failed = ok(await t.call(`/v1/template-conversions/${id!}`, { key }), 200);
+    expect(failed).toMatchObject({ status: "failed", error: `Asset ${asset} was deleted before it could be converted; upload the PDF again.` });
+  });
+});
+
 describe("refusals", () => {
   test("an asset that is not a PDF: 422 ASSET_INVALID at /assetId", async () => {
     const png = (await uploadSample(t, key, { kind: "image", mediaType: "image/png", filename: "pixel.png", bytes: PNG })).id;

@@ -174,7 +174,7 @@ export async function extractPdf(bytes: Uint8Array): Promise<Extraction> {
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>["promise"]>;
   try {
     // A plain copy: pdf.js takes the buffer over and refuses a Node Buffer. No fonts are loaded for drawing; no script in the PDF is evaluated.
-    doc = await pdfjs.getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0, stopAtErrors: true }).promise;
+    doc = await pdfjs.getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
   } catch (error) {
     const name = (error as Error).name;
     if (name === "PasswordException") throw new ConversionFailure("The PDF is password-protected; upload a copy without a password.");

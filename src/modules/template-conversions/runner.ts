@@ -45,9 +45,13 @@ export class ConversionRunner {
   kick(): void {
     if (this.running || this.stopped) return;
     // A macrotask: the request that kicked answers before any conversion work starts.
-    this.running = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => this.drain()).finally(() => {
-      this.running = null;
-    });
+    this.running = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => this.drain())
+      // Only the store can fail here (a conversion's own failure is recorded in convert); the next kick or start retries.
+      .catch((error: unknown) => this.options.log.error({ err: error }, "template conversion runner stopped on an error"))
+      .finally(() => {
+        this.running = null;
+      });
   }
 
   /** idle resolves when nothing is being converted (tests, stop). */
