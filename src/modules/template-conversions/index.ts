@@ -6,7 +6,7 @@ import { workspaceOf } from "../../auth/principal";
 import type { AppContext } from "../../context";
 import type { RequestMeta } from "../../http/request-meta";
 import { IdParams, Page } from "../../http/schemas";
-import { ConversionListQuery, CreateConversionBody, TemplateConversion } from "./model";
+import { ConversionListQuery, ConversionSummary, CreateConversionBody, TemplateConversion } from "./model";
 import { createConversion, getConversion, listConversions } from "./service";
 
 /** templateConversionRoutes mounts /v1/template-conversions. */
@@ -26,7 +26,7 @@ export function templateConversionRoutes(app: AppContext, auth: AuthPlugin, meta
     .get("/v1/template-conversions", ({ query, principal }) => listConversions(app.store, workspaceOf(principal), query), {
       auth: { scope: "template:read" },
       query: ConversionListQuery,
-      response: Page(TemplateConversion),
+      response: Page(ConversionSummary),
     })
     .get("/v1/template-conversions/:id", ({ params, principal }) => getConversion(app.store, workspaceOf(principal), params.id), {
       auth: { scope: "template:read" },

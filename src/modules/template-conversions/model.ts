@@ -4,9 +4,11 @@ import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 
 const closed = { additionalProperties: false } as const;
 
+/** ConversionStatus: queued until the runner takes it, processing while it converts, then succeeded or failed. */
 export const ConversionStatus = Type.Union([Type.Literal("queued"), Type.Literal("processing"), Type.Literal("succeeded"), Type.Literal("failed")]);
 export type ConversionStatus = Static<typeof ConversionStatus>;
 
+/** TemplateConversion is one conversion of a PDF asset into a template (docs/conversions.md). */
 export const TemplateConversion = Type.Object({
   id: Identifier,
   assetId: Identifier,
@@ -24,6 +26,11 @@ export const TemplateConversion = Type.Object({
 });
 export type TemplateConversion = Static<typeof TemplateConversion>;
 
+/** ConversionSummary is a list item: the conversion without its sampleData, which may be large. */
+export const ConversionSummary = Type.Omit(TemplateConversion, ["sampleData"]);
+export type ConversionSummary = Static<typeof ConversionSummary>;
+
+/** CreateConversionBody names the PDF asset to convert. */
 export const CreateConversionBody = Type.Object({ assetId: Identifier }, closed);
 export type CreateConversionBody = Static<typeof CreateConversionBody>;
 

@@ -12,7 +12,7 @@ import { recordAudit } from "../audit/service";
 import { createTemplate } from "../templates/service";
 import { CreateTemplateBody, parseBody, type TemplateDraft } from "../templates/model";
 import { getAllowances } from "../workspaces/service";
-import type { ConversionStatus, CreateConversionBody, TemplateConversion } from "./model";
+import type { ConversionStatus, ConversionSummary, CreateConversionBody, TemplateConversion } from "./model";
 
 /** ConversionRow is a row of template_conversions. */
 export interface ConversionRow {
@@ -96,9 +96,10 @@ export function getConversion(store: Store, workspaceId: string, id: string): Te
   return toConversion(conversionRow(store, workspaceId, id));
 }
 
-/** listConversions answers one page of the workspace's conversions, newest first. */
-export function listConversions(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: TemplateConversion[]; nextCursor?: string } {
-  return selectPage(store, query, { from: "template_conversions", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, toConversion);
+/** listConversions answers one page of the workspace's conversions, newest first, without their sample data. */
+export function listConversions(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: ConversionSummary[]; nextCursor?: string } {
+  const select = "id, workspace_id, asset_id, status, template_id, error, NULL AS sample_data, attempts, requested_by, request_id, created_at, started_at, finished_at";
+  return selectPage(store, query, { select, from: "template_conversions", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, toConversion);
 }
 
 /** claimNextConversion marks the oldest queued conversion processing and answers it, or null when none waits. */
