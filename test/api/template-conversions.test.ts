@@ -101,6 +101,7 @@ describe("a rendered invoice converted and rendered again", () => {
     expect(dataSchema.required).toEqual(expect.arrayContaining(["invoiceNumber", "issued", "due", "email", "totalDue", "items"]));
     const json = JSON.stringify(content);
     expect(json).toContain('"type":"repeat"');
+    expect(json.match(/"textAlign":"right"/g)).toHaveLength(3);
     expect(json).toContain('{"parts":["Invoice number: ",{"path":["invoiceNumber"]}]}');
     // The table's rules and the rule above the total are drawn; the title keeps its colour and weight.
     expect(json).toContain('"backgroundColor":"#333333"');
@@ -119,12 +120,16 @@ describe("a rendered invoice converted and rendered again", () => {
     expect(off).toEqual([]);
   });
 
-  test("other data renders in the draft: more table rows and other values", async () => {
-    const data = { ...conversion.sampleData, invoiceNumber: "INV-2026-0099", items: [...conversion.sampleData.items, { description: "Binding", qty: "2", unitPrice: "$5.00", amount: "$10.00" }] };
-    const words = pdfWords(await renderPdf({ templateId: conversion.templateId, data, test: true })).map((w) => w.text);
-    expect(words).toContain("INV-2026-0099");
-    expect(words).toContain("Binding");
-    expect(words).not.toContain("INV-2026-0042");
+  test("other data renders in the draft: more table rows and other values, right-aligned numbers still end in line", async () => {
+    const data = { ...conversion.sampleData, invoiceNumber: "INV-2026-0099", items: [...conversion.sampleData.items, { description: "Binding", qty: "200", unitPrice: "$5.00", amount: "$12,345.00" }] };
+    const words = pdfWords(await renderPdf({ templateId: conversion.templateId, data, test: true }));
+    const texts = words.map((w) => w.text);
+    expect(texts).toContain("INV-2026-0099");
+    expect(texts).toContain("Binding");
+    expect(texts).not.toContain("INV-2026-0042");
+    const rightOf = (text: string) => words.find((w) => w.text === text)!.xMax;
+    expect(Math.abs(rightOf("$12,345.00") - rightOf("$1,800.00"))).toBeLessThan(1);
+    expect(Math.abs(rightOf("200") - rightOf("12"))).toBeLessThan(1);
   });
 
   test("creation and success are audited, the template's creation on behalf of the key that asked", async () => {
