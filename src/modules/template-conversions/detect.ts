@@ -57,7 +57,9 @@ const PATTERNS: { kind: ValueKind; re: RegExp }[] = [
   },
   {
     kind: "amount",
-    re: /(?:[$€£¥]\s?-?|\b(?:USD|EUR|GBP|CHF|JPY) ?-?|-?\b)\d{1,3}(?:[,.' \u00a0]?\d{3})*[.,]\d{2}\b(?: ?(?:€|EUR|USD|GBP|CHF))?/g,
+    // Thousands are grouped by a comma, a dot, an apostrophe or a no-break space, never a plain space: "2 100.00" is
+    // a count and an amount.
+    re: /(?:[$€£¥]\s?-?|\b(?:USD|EUR|GBP|CHF|JPY) ?-?|-?\b)\d{1,3}(?:[,.'\u00a0\u202f]?\d{3})*[.,]\d{2}\b(?: ?(?:€|EUR|USD|GBP|CHF))?/g,
   },
   { kind: "reference", re: /#\d{3,}\b|\b[A-Z]{2,}[-/]?\d+(?:[-/][A-Z0-9]+)*\b/g },
 ];

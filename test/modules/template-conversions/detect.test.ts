@@ -17,6 +17,8 @@ describe("findValues", () => {
     ["Total: $2,283.50", [["amount", "$2,283.50"]]],
     ["1.234,50 €", [["amount", "1.234,50 €"]]],
     ["EUR 99.00", [["amount", "EUR 99.00"]]],
+    ["1\u202f234,50 €", [["amount", "1\u202f234,50 €"]]],
+    ["Pay 2 100.00", [["amount", "100.00"]]],
     ["write to accounts@northwind.example today", [["email", "accounts@northwind.example"]]],
     ["Invoice INV-2026-0042", [["reference", "INV-2026-0042"]]],
     ["Order #10042", [["reference", "#10042"]]],
