@@ -158,14 +158,24 @@ function familyOf(fontName: string | undefined, generic: string): string {
   return spaced ? `"${spaced}", ${fallback}` : fallback;
 }
 
-function nearestColor(texts: TextOrigin[], x: number, y: number): string {
-  let best: TextOrigin | undefined;
-  let distance = Infinity;
-  for (const t of texts) {
-    const d = Math.abs(t.x - x) + Math.abs(t.y - y);
-    if (d < distance) [best, distance] = [t, d];
-  }
-  return best && distance < 2 ? best.color : "#000000";
+const originKey = (x: number, y: number) => `${Math.round(x)} ${Math.round(y)}`;
+
+/** colorFinder answers the fill colour a text item was shown in: the one of the text shown where the item starts
+ * (looked up by the rounded point, else the nearest within 2 points), black when none is. */
+function colorFinder(texts: TextOrigin[]): (x: number, y: number) => string {
+  const exact = new Map<string, string>();
+  for (const t of texts) if (!exact.has(originKey(t.x, t.y))) exact.set(originKey(t.x, t.y), t.color);
+  return (x, y) => {
+    const found = exact.get(originKey(x, y));
+    if (found) return found;
+    let best: TextOrigin | undefined;
+    let distance = Infinity;
+    for (const t of texts) {
+      const d = Math.abs(t.x - x) + Math.abs(t.y - y);
+      if (d < distance) [best, distance] = [t, d];
+    }
+    return best && distance < 2 ? best.color : "#000000";
+  };
 }
 
 /** extractPdf reads every page of a PDF; throws ConversionFailure when the file is not a PDF it can read. */
@@ -199,6 +209,7 @@ export async function extractPdf(bytes: Uint8Array): Promise<Extraction> {
       const walked = walkOperators(pdfjs.OPS as unknown as Ops, list.fnArray, list.argsArray);
       for (const s of walked.shapes) out.shapes.push({ ...toRect(s.box), color: s.color, paint: s.paint, lineWidth: s.lineWidth });
       for (const b of walked.images) out.images.push(toRect(b));
+      const colorAt = colorFinder(walked.texts);
       const content = await page.getTextContent();
       for (const item of content.items) {
         if (!("str" in item) || item.str.trim() === "") continue;
@@ -217,7 +228,7 @@ export async function extractPdf(bytes: Uint8Array): Promise<Extraction> {
           fontFamily: familyOf(font.name, style?.fontFamily ?? "sans-serif"),
           bold: Boolean(font.bold || font.black) || /Bold|Black|Heavy|Semibold/i.test(font.name ?? ""),
           italic: Boolean(font.italic) || /Italic|Oblique/i.test(font.name ?? ""),
-          color: nearestColor(walked.texts, e!, f!),
+          color: colorAt(e!, f!),
           ascent: style?.ascent ?? 0.8,
           descent: style?.descent ?? -0.2,
           text: item.str,
