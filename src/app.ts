@@ -26,6 +26,7 @@ import { exportRoutes } from "./modules/export";
 import { healthRoutes } from "./modules/health";
 import { memberRoutes } from "./modules/members";
 import { reportRoutes } from "./modules/reports";
+import { templateConversionRoutes } from "./modules/template-conversions";
 import { templateRoutes } from "./modules/templates";
 import { usageRoutes } from "./modules/usage";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints";
@@ -102,6 +103,7 @@ export function createApi(app: AppContext): Api {
     .use(assetRoutes(app, auth, meta))
     .use(reportRoutes(app, auth))
     .use(templateRoutes(app, auth, meta))
+    .use(templateConversionRoutes(app, auth, meta))
     .use(usageRoutes(app, auth))
     .use(renderRoutes(app, auth))
     .use(renderResultRoutes(app))

@@ -122,6 +122,8 @@ export const OPTIONS = {
   destinationAllowPrivate: { env: "DESTINATION_ALLOW_PRIVATE", flag: "--destination-allow-private", help: "accept destinations on private or loopback hosts and plain-http endpoints (self-hosted relaxation of spec 6.7)", fallback: () => "0", parse: boolean },
   signatureTimestampUrl: { env: "SIGNATURE_TIMESTAMP_URL", flag: "--signature-timestamp-url", help: "RFC 3161 timestamp authority for signed PDFs (PAdES B-T; default none: B-B)", fallback: () => undefined, parse: url },
   renderLeaseMs: { env: "RENDER_LEASE_MS", flag: "--render-lease-ms", help: "how long a claimed render stays this process's unless renewed (renewed every third of it while printing), 3 s to 1 h", fallback: () => "30000", parse: integer(3000, 3_600_000) },
+  templateConverterUrl: { env: "TEMPLATE_CONVERTER_URL", flag: "--template-converter-url", help: "OpenAI-compatible API base (…/v1) whose chat model names the fields and groups the table rows of templates made from a PDF (default none: offline only)", fallback: () => undefined, parse: url },
+  templateConverterModel: { env: "TEMPLATE_CONVERTER_MODEL", flag: "--template-converter-model", help: "model name sent to TEMPLATE_CONVERTER_URL", fallback: () => "default", parse: text },
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", flag: "--shutdown-grace-ms", help: "on SIGTERM, how long printing renders may finish before they are requeued, 0 to 10 min", fallback: () => "20000", parse: integer(0, 600_000) },
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
   // Scale-out (docs/scale-out.md). The S3_* names are the runtime's own; secrets are never echoed in an error.

@@ -18,6 +18,8 @@ export interface AppContext {
   files: FileStore;
   /** The render queue's runner: routes kick it, wait on it and cancel through it. */
   worker: RenderWorker;
+  /** The template conversions' runner: a created conversion kicks it (modules/template-conversions/runner.ts). */
+  conversions: { kick(): void };
   /** DNS for the webhook destination check (spec 6.7); tests inject fake answers. Default: the system resolver. */
   resolve?: Resolver;
   /** Where the rate limits count (spec 8.3): shared in Redis with REDIS_URL; in this process when absent. */

@@ -9,6 +9,8 @@ import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
 import { pdfSealer } from "./modules/renders/seal-pdf";
+import { namerOptions } from "./modules/template-conversions/namer";
+import { ConversionRunner } from "./modules/template-conversions/runner";
 import { poolOptions, RenderPool } from "./render/pool";
 import { RenderWorker } from "./render/worker";
 import { SqliteQueue } from "./queue/sqlite";
@@ -54,6 +56,8 @@ export interface RunningServer {
   pool: RenderPool;
   /** worker runs the render queue on the pool. */
   worker: RenderWorker;
+  /** conversions runs the template conversions (`conversions.idle()` waits for the queue to empty: tests). */
+  conversions: ConversionRunner;
   /** api is the public port's handler (its route list is read by tests). */
   api: Api;
   /** metrics is what /metrics on the internal port exposes. */
@@ -78,6 +82,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;
   let worker: RenderWorker | undefined;
+  let conversions: ConversionRunner | undefined;
   let publicServer: Server<undefined> | undefined;
   let internalServer: Server<undefined> | undefined;
   let api: Api | undefined;
@@ -95,7 +100,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
     worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
-    const handler = createApi({ config, store, clock, log, files, worker, metrics, counters, resolve: options.resolve });
+    conversions = new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) });
+    conversions.start();
+    const handler = createApi({ config, store, clock, log, files, worker, conversions, metrics, counters, resolve: options.resolve });
     api = handler;
     const consolePage = consoleHandler();
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
@@ -137,6 +144,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     publicServer?.stop(true);
     internalServer?.stop(true);
     await worker?.stop();
+    await conversions?.stop();
     await pool?.stop();
     counters?.close();
     store.close();
@@ -146,6 +154,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const internal = internalServer;
   const renderPool = pool;
   const renderWorker = worker;
+  const conversionRunner = conversions;
   const webhooks = new Dispatcher({
     store,
     clock,
@@ -172,6 +181,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     pendingRequests: () => pub.pendingRequests,
     pool: renderPool,
     worker: renderWorker,
+    conversions: conversionRunner,
     api,
     metrics,
     stop() {
@@ -182,7 +192,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // elsewhere). The dispatcher finishes its attempts in flight so their outcomes are recorded before the store
         // closes; renders being printed get SHUTDOWN_GRACE_MS to finish, then go back to the queue (and requests waiting
         // on them answer), for the next start to print. The internal port answers until then: the TUI sees the drain.
-        await Promise.all([pub.stop(false), webhooks.stop(), deliveries.stop(), renderWorker.stop(config.shutdownGraceMs)]);
+        await Promise.all([pub.stop(false), webhooks.stop(), deliveries.stop(), renderWorker.stop(config.shutdownGraceMs), conversionRunner.stop()]);
         await internal.stop(false);
         await renderPool.stop();
         counters?.close();

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { textIn } from "./pdf/appearance";
+import { PDFDocument, StandardFonts } from "pdf-lib";
 import { makePkcs12, poppler } from "./pdf/certs";
 import { freePort, waitFor } from "./serve-process";
 
@@ -80,6 +81,40 @@ test("the compiled binary signs a render with an uploaded PKCS#12, visible box i
     proc.kill("SIGTERM");
   }
   expect(await proc.exited).toBe(0);
+});
+
+test("the compiled binary converts a PDF into a template (pdf.js and its worker are embedded)", async () => {
+  const [port, internalPort] = [await freePort(), await freePort()];
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: join(work, "data-convert"), LOG_LEVEL: "warn", RENDERD_ADMIN_PASSWORD: "binary-test-pw" };
+  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], { cwd: work, env, stdout: "pipe", stderr: "pipe" });
+  try {
+    await waitFor(`http://127.0.0.1:${port}/health`, 15_000);
+    const created = Bun.spawnSync([binary, "keys", "create", "--workspace", "default", "--name", "converter", "--scope", "asset:manage,template:write,template:read", "--json"], { cwd: work, env });
+    expect(created.exitCode, created.stderr.toString()).toBe(0);
+    const headers = { "x-api-key": JSON.parse(created.stdout.toString()).secret, "content-type": "application/json" };
+    const doc = await PDFDocument.create();
+    doc.addPage([595, 842]).drawText("Invoice INV-0042 due 2026-04-09", { x: 50, y: 780, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
+    const pdf = new Uint8Array(await doc.save());
+    const sha256 = new Bun.CryptoHasher("sha256").update(pdf).digest("hex");
+    const registered = await fetch(`http://127.0.0.1:${port}/v1/assets`, { method: "POST", headers, body: JSON.stringify({ kind: "pdf", filename: "invoice.pdf", mediaType: "application/pdf", size: pdf.byteLength, sha256 }) });
+    const asset = await registered.json();
+    const upload = new URL(asset.uploadUrl);
+    expect((await fetch(`http://127.0.0.1:${port}${upload.pathname}${upload.search}`, { method: "PUT", headers: asset.uploadHeaders, body: pdf })).status).toBe(200);
+    const conversion = await (await fetch(`http://127.0.0.1:${port}/v1/template-conversions`, { method: "POST", headers, body: JSON.stringify({ assetId: asset.id }) })).json();
+    let done = conversion;
+    for (let i = 0; i < 100 && (done.status === "queued" || done.status === "processing"); i++) {
+      await Bun.sleep(100);
+      done = await (await fetch(`http://127.0.0.1:${port}/v1/template-conversions/${conversion.id}`, { headers })).json();
+    }
+    expect(done.status, JSON.stringify(done)).toBe("succeeded");
+    expect(done.sampleData).toEqual({ invoice: "INV-0042", due: "2026-04-09" });
+  } finally {
+    proc.kill("SIGTERM");
+  }
+  expect(await proc.exited).toBe(0);
+  // pdf.js warns about drawing packages it cannot load; renderd's output keeps to its own lines.
+  const output = (await new Response(proc.stdout).text()) + (await new Response(proc.stderr).text());
+  expect(output).not.toContain("Warning:");
 });
 
 test("the compiled binary backs up, verifies and restores (tar-stream is embedded) and its doctor starts Chromium", () => {

@@ -27,6 +27,14 @@ describe("loadConfig", () => {
     });
   });
 
+  test("the template converter's model is off unless TEMPLATE_CONVERTER_URL is set; a trailing slash is dropped", () => {
+    expect(loadConfig({})).toMatchObject({ templateConverterUrl: undefined, templateConverterModel: "default" });
+    expect(loadConfig({ TEMPLATE_CONVERTER_URL: "http://127.0.0.1:11434/v1/", TEMPLATE_CONVERTER_MODEL: "llama3" })).toMatchObject({
+      templateConverterUrl: "http://127.0.0.1:11434/v1",
+      templateConverterModel: "llama3",
+    });
+  });
+
   test("flags win over the environment", () => {
     expect(loadConfig({ PORT: "9000" }, { port: "9100" }).port).toBe(9100);
   });
@@ -43,6 +51,7 @@ describe("loadConfig", () => {
     [{ TRUSTED_PROXY_RANGES: "10.0.0.0/33" }, "TRUSTED_PROXY_RANGES=10.0.0.0/33"],
     [{ TRUSTED_PROXY_RANGES: "proxy.local" }, "TRUSTED_PROXY_RANGES=proxy.local"],
     [{ WEBHOOK_ALLOW_HTTP: "maybe" }, "WEBHOOK_ALLOW_HTTP=maybe"],
+    [{ TEMPLATE_CONVERTER_URL: "localhost:11434" }, "TEMPLATE_CONVERTER_URL=localhost:11434"],
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL=loud"],
     [{ PUBLIC_URL: "ftp://x" }, "PUBLIC_URL=ftp://x"],
     [{ SECRET_KEY: "short" }, "SECRET_KEY"],

@@ -2,10 +2,11 @@
  * renders (RETENTION_DAYS) never lowers them. */
 import type { Store } from "../store/open";
 
-/** documents: real documents of a UTC month; test_renders: test renders created on a UTC day. */
-export type CounterName = "documents" | "test_renders";
+/** documents: real documents of a UTC month; test_renders: test renders created on a UTC day; template_conversions:
+ * conversions of a PDF into a template created in a UTC month, whatever their outcome (spec 2.3). */
+export type CounterName = "documents" | "test_renders" | "template_conversions";
 
-/** monthOf answers the UTC month of a time, `YYYY-MM`: the period of `documents`. */
+/** monthOf answers the UTC month of a time, `YYYY-MM`: the period of `documents` and `template_conversions`. */
 export function monthOf(at: Date | string): string {
   return new Date(at).toISOString().slice(0, 7);
 }

@@ -8,6 +8,7 @@ import renderWarnings from "../../migrations/0006_render_warnings.sql" with { ty
 import certificates from "../../migrations/0007_certificates.sql" with { type: "text" };
 import pdfOptions from "../../migrations/0008_pdf_options.sql" with { type: "text" };
 import destinations from "../../migrations/0009_destinations.sql" with { type: "text" };
+import templateConversions from "../../migrations/0010_template_conversions.sql" with { type: "text" };
 import renderLeases from "../../migrations/0011_render_leases.sql" with { type: "text" };
 
 /** MIGRATIONS lists every migration in order; a new file is added here and never edited once shipped. */
@@ -21,5 +22,6 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
   { version: 7, name: "0007_certificates", sql: certificates },
   { version: 8, name: "0008_pdf_options", sql: pdfOptions },
   { version: 9, name: "0009_destinations", sql: destinations },
+  { version: 10, name: "0010_template_conversions", sql: templateConversions },
   { version: 11, name: "0011_render_leases", sql: renderLeases },
 ];

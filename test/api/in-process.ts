@@ -1,5 +1,5 @@
 /** in-process: the public API built without listening or starting Chromium, for tests of what needs only the routes
- * (the OpenAPI document, the reference page). The pool is made but never started: nothing here renders. */
+ * (the OpenAPI document, the reference page). The pool and the conversion runner are made but never started. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,8 @@ import { poolOptions, RenderPool } from "../../src/render/pool";
 import { SqliteQueue } from "../../src/queue/sqlite";
 import { RenderWorker } from "../../src/render/worker";
 import { DiskFiles } from "../../src/store/files-disk";
+import { namerOptions } from "../../src/modules/template-conversions/namer";
+import { ConversionRunner } from "../../src/modules/template-conversions/runner";
 import { migrate } from "../../src/store/migrate";
 import { openStore } from "../../src/store/open";
 
@@ -32,7 +34,8 @@ export function buildApi(env: Record<string, string> = {}): InProcessApi {
   const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
   const worker = new RenderWorker({ store, clock, log, files, queue, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {
-    api: createApi({ config, store, clock, log, files, worker }),
+    // Neither is started: nothing here renders or converts.
+    api: createApi({ config, store, clock, log, files, worker, conversions: new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) }) }),
     dataDir,
     close() {
       store.close();

@@ -59,6 +59,9 @@ beforeAll(async () => {
   expect((await put(t, uploaded.uploadUrl, PNG, uploaded.uploadHeaders)).status).toBe(200);
   ids.assets = uploaded.id;
   signed.downloads = (await t.call(`/v1/assets/${uploaded.id}`, { key })).body.downloadUrl;
+  const pdf = await created("/v1/assets", registration({ kind: "pdf", mediaType: "application/pdf", filename: "c.pdf", bytes: PDF }));
+  expect((await put(t, pdf.uploadUrl, PDF, pdf.uploadHeaders)).status).toBe(200);
+  ids["template-conversions"] = (await created("/v1/template-conversions", { assetId: pdf.id })).id;
   const pending = await created("/v1/assets", registration({ kind: "pdf", mediaType: "application/pdf", filename: "b.pdf", bytes: PDF }));
   pendingUpload = pending;
   const printed = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>before</p>" } });

@@ -3,16 +3,16 @@ import type { Clock } from "../../lib/clock";
 import { dayOf, monthOf, readCounter } from "../../ledger/counters";
 import type { Store } from "../../store/open";
 import { storedBytes } from "../assets/service";
+import { conversionsThisMonth } from "../template-conversions/service";
 import type { UsageCounters } from "./model";
 
-/** usageCounters answers a workspace's counters now. No template is created from a PDF in this appliance (that needs
- * an AI service it does not have), so templateConversionsThisMonth stays 0. */
+/** usageCounters answers a workspace's counters now. */
 export function usageCounters(store: Store, clock: Clock, workspaceId: string): UsageCounters {
   const now = clock.now();
   return {
     documentsThisMonth: readCounter(store, workspaceId, "documents", monthOf(now)),
     storageBytes: storedBytes(store, workspaceId),
     testRendersToday: readCounter(store, workspaceId, "test_renders", dayOf(now)),
-    templateConversionsThisMonth: 0,
+    templateConversionsThisMonth: conversionsThisMonth(store, clock, workspaceId),
   };
 }

@@ -1,0 +1,93 @@
+/** template-conversions/runner: converts queued conversions one at a time, in this process but off the request path
+ * and apart from the render pool (a conversion needs no Chromium). Rows in the store are the queue, so a restart
+ * loses none (service.ts recoverConversions). */
+import type { Logger } from "pino";
+import type { Clock } from "../../lib/clock";
+import { uploadedAsset } from "../../store/assets";
+import type { FileStore } from "../../store/files";
+import type { Store } from "../../store/open";
+import { convertPdf } from "./convert";
+import { ConversionFailure } from "./extract";
+import type { NamerOptions } from "./namer";
+import { claimNextConversion, failConversion, recoverConversions, succeedConversion, type ConversionRow } from "./service";
+
+export interface RunnerOptions {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  files: FileStore;
+  namer: NamerOptions;
+}
+
+const MAX_NAME = 200;
+
+// "Invoice March.pdf" → "Invoice March"; the template name keeps within its 200 characters.
+function templateName(filename: string): string {
+  return (filename.replace(/\.pdf$/i, "").trim() || "Converted PDF").slice(0, MAX_NAME);
+}
+
+/** ConversionRunner works through the queued conversions; `kick` wakes it when one is created. */
+export class ConversionRunner {
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: RunnerOptions) {}
+
+  /** start queues again what a stop or crash interrupted, then converts whatever waits. */
+  start(): void {
+    this.stopped = false;
+    const recovered = recoverConversions(this.options.store, this.options.clock);
+    if (recovered.requeued || recovered.failed) this.options.log.info(recovered, "template conversions recovered after a restart");
+    this.kick();
+  }
+
+  /** kick starts the loop unless it runs already; it returns at once. */
+  kick(): void {
+    if (this.running || this.stopped) return;
+    // A macrotask: the request that kicked answers before any conversion work starts.
+    this.running = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => this.drain())
+      // Only the store can fail here (a conversion's own failure is recorded in convert); the next kick or start retries.
+      .catch((error: unknown) => this.options.log.error({ err: error }, "template conversion runner stopped on an error"))
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  /** idle resolves when nothing is being converted (tests, stop). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** stop lets the conversion in hand finish and takes no other; what is still queued waits for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.idle();
+  }
+
+  private async drain(): Promise<void> {
+    const { store, clock } = this.options;
+    while (!this.stopped) {
+      const r = claimNextConversion(store, clock);
+      if (!r) return;
+      await this.convert(r);
+    }
+  }
+
+  private async convert(r: ConversionRow): Promise<void> {
+    const { store, clock, log, files, namer } = this.options;
+    const asset = uploadedAsset(store, r.workspace_id, r.asset_id);
+    if (!asset) return failConversion(store, clock, r, `Asset ${r.asset_id} was deleted before it could be converted; upload the PDF again.`);
+    try {
+      const bytes = await files.read("assets", asset.sha256);
+      if (!bytes) return failConversion(store, clock, r, `The bytes of asset ${r.asset_id} are missing from the file store; upload the PDF again.`);
+      const built = await convertPdf(bytes, namer, log);
+      succeedConversion(store, clock, r, templateName(asset.filename), built.draft, built.sampleData);
+      log.info({ conversionId: r.id, workspaceId: r.workspace_id }, "template conversion succeeded");
+    } catch (error) {
+      if (!(error instanceof ConversionFailure)) log.error({ err: error, conversionId: r.id }, "template conversion failed unexpectedly");
+      const message = error instanceof ConversionFailure ? error.message : "The conversion failed on our side; start a new conversion, and report it if it fails again.";
+      failConversion(store, clock, r, message);
+    }
+  }
+}
