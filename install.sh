@@ -26,8 +26,9 @@ say "node $(node --version), npm $(npm --version)"
 # openssl:             the signing tests make their PKCS#12 certificates and a timestamp authority with it
 # ca-certificates:     TLS roots for outbound webhook deliveries
 # ghostscript:         the PDF/A conversion of renders with pdf.standard (docs/pdf.md)
+# qpdf:                the tests check the structure of finished PDFs (qpdf --check)
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript)
+packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript qpdf)
 if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
   say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
 else
