@@ -3,7 +3,7 @@
  * `tmp/uploads/`. Swapping the
  * embedded store for object storage later means replacing this module, nothing above it. */
 import { createHash } from "node:crypto";
-import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { dirname, join } from "node:path";
 import type { BunFile } from "bun";
@@ -54,6 +54,17 @@ export function fsyncDir(dir: string): void {
 }
 
 const datasync = promisify(fdatasync);
+const fsyncFd = promisify(fsync);
+
+/** fsyncDirOffLoop is fsyncDir with the flush in the thread pool: a directory fsync blocks for milliseconds. */
+async function fsyncDirOffLoop(dir: string): Promise<void> {
+  const fd = openSync(dir, "r");
+  try {
+    await fsyncFd(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** contentPath answers where the file with this sha256 lives under `root`: `<root>/ab/cd/<sha256>` (content-addressed);
  * anything but a sha256 is refused (no path tricks). */
@@ -108,7 +119,10 @@ export class FileStore {
   /** writeOutput stores a render output durably under its sha256 and answers the sha256. */
   async writeOutput(owner: string, bytes: Uint8Array): Promise<string> {
     const temp = await this.writeTemp(owner, once(bytes), { maxBytes: bytes.byteLength });
-    this.commit(temp, this.outputPath(temp.sha256));
+    const target = this.outputPath(temp.sha256);
+    this.move(temp, target);
+    // Durable before the render's final state is written (the caller awaits this), without holding the event loop.
+    await fsyncDirOffLoop(dirname(target));
     return temp.sha256;
   }
 
@@ -204,12 +218,16 @@ export class FileStore {
   }
 
   private commit(temp: TempFile, target: string): string {
-    mkdirSync(dirname(target), { recursive: true });
-    renameSync(temp.path, target);
-    this.held.delete(temp.path);
+    this.move(temp, target);
     // The rename itself must survive a power cut, like the row that will point at it.
     fsyncDir(dirname(target));
     return target;
+  }
+
+  private move(temp: TempFile, target: string): void {
+    mkdirSync(dirname(target), { recursive: true });
+    renameSync(temp.path, target);
+    this.held.delete(temp.path);
   }
 
   /** removeAsset deletes the stored bytes with this sha256, if any (synchronous, see commitAsset). */
