@@ -18,6 +18,7 @@ import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
 import { finishPdf, type FinishDeps } from "./finish";
+import { GroupCommit } from "./group-commit";
 import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
 
 export interface WorkerOptions {
@@ -49,12 +50,6 @@ const SWEEP_EVERY_MS = 60 * 60_000;
 class Cancelled extends Error {}
 class Stopping extends Error {}
 
-/** An end waiting for the group commit: its state change, and how to answer its render's run(). */
-interface Ending {
-  write: () => boolean;
-  settle: (stored: boolean | Error) => void;
-}
-
 interface Running {
   workspaceId: string;
   startedAt: Date;
@@ -62,11 +57,15 @@ interface Running {
   done: Promise<void>;
 }
 
+/** A render claimed for a free page, counted as running before it starts. */
+type Claimed = { claim: Claim; running: Running };
+
 /** RenderWorker owns the queue of one renderd process. */
 export class RenderWorker {
   private readonly running = new Map<string, Running>();
   private readonly waiters = new Map<string, Set<() => void>>();
-  private endings: Ending[] = [];
+  /** Ends renders that finish together in one transaction, which claims the next ones for the pages they free. */
+  private readonly ends: GroupCommit<Claimed[]>;
   /** The queue this worker takes renders from (read for its depth by /metrics). */
   readonly queue: Queue;
   private kicked = false;
@@ -76,6 +75,12 @@ export class RenderWorker {
 
   constructor(private readonly options: WorkerOptions) {
     this.queue = options.queue ?? new SqliteQueue(options.store, options.clock, options.files);
+    this.ends = new GroupCommit(
+      options.store,
+      (ending) => this.claimFree(ending),
+      (claimed) => claimed.forEach(({ claim }) => this.running.delete(claim.renderId)),
+      (claimed) => this.startAll(claimed),
+    );
   }
 
   /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
@@ -161,9 +166,9 @@ export class RenderWorker {
 
   /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending — and counts
    * each as running at once. */
-  private claimFree(freeing = 0): { claim: Claim; running: Running }[] {
+  private claimFree(freeing = 0): Claimed[] {
     const { clock, concurrency } = this.options;
-    const claimed: { claim: Claim; running: Running }[] = [];
+    const claimed: Claimed[] = [];
     while (!this.stopped && this.running.size - freeing < concurrency) {
       const claim = this.queue.claim();
       if (!claim) break;
@@ -174,47 +179,8 @@ export class RenderWorker {
     return claimed;
   }
 
-  private startAll(claimed: { claim: Claim; running: Running }[]): void {
+  private startAll(claimed: Claimed[]): void {
     for (const { claim, running } of claimed) running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal);
-  }
-
-  /** completeTogether ends a render as succeeded in the transaction shared by every render that ends in this turn of
-   * the event loop, which also claims the renders for the pages they free: one commit (one WAL fsync under
-   * synchronous=FULL) instead of two per render. Resolves once that transaction has committed, so nothing is answered
-   * before it is durable; false when the render was cancelled meanwhile. */
-  private completeTogether(renderId: string, printed: Parameters<Queue["complete"]>[1]): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      const settle = (stored: boolean | Error) => (stored instanceof Error ? reject(stored) : resolve(stored));
-      if (this.endings.push({ write: () => this.queue.complete(renderId, printed), settle }) === 1) setImmediate(() => this.commitEndings());
-    });
-  }
-
-  private commitEndings(): void {
-    const endings = this.endings;
-    this.endings = [];
-    const results: (boolean | Error)[] = [];
-    let claimed: { claim: Claim; running: Running }[] = [];
-    try {
-      this.options.store.tx(() => {
-        // Each end is a savepoint of its own: one that throws fails its render only.
-        for (const ending of endings) {
-          try {
-            results.push(ending.write());
-          } catch (e) {
-            results.push(e instanceof Error ? e : new Error(String(e)));
-          }
-        }
-        // The ending renders' pages are free for the next claims in the same transaction.
-        claimed = this.claimFree(endings.length);
-      });
-    } catch (e) {
-      // Rolled back: the claims too.
-      for (const { claim } of claimed) this.running.delete(claim.renderId);
-      claimed = [];
-      results.splice(0, results.length, ...endings.map(() => (e instanceof Error ? e : new Error(String(e)))));
-    }
-    endings.forEach((ending, i) => ending.settle(results[i]!));
-    this.startAll(claimed);
   }
 
   private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
@@ -227,7 +193,7 @@ export class RenderWorker {
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
       const sha256 = await files.writeOutput(id, pdf);
-      const stored = await this.completeTogether(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings });
+      const stored = await this.ends.write(() => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }));
       if (!stored) this.dropOutput(sha256);
       ended(stored ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };
