@@ -94,7 +94,7 @@ export async function buildSheetsWorkbook(data: unknown, sheets: SheetDefinition
         worksheet.addRow(values).commit();
         // A committed row's XML is queued on the sheet's stream and its buffers are let go when the event loop turns;
         // without a turn now and then the writer's garbage piles up (bench/xlsx.ts, 100,000 rows × 6 columns: peak
-        // RSS ~280 MB without, 200–270 MB with a turn every 100 rows). exceljs's JSZip keeps the sheet's XML until
+        // RSS 283–289 MB without, 240–272 MB with a turn every 100 rows). exceljs's JSZip keeps the sheet's XML until
         // the workbook is committed all the same.
         if (index % ROWS_PER_TURN === ROWS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
       }

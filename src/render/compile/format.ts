@@ -74,7 +74,7 @@ export function formatProblem(format: ValueFormat): string | undefined {
 
 // Every render's formatters come from here: building an Intl object costs far more than using it (a DateTimeFormat
 // ~0.06 ms), and renders of a template repeat the same few formats. Keyed by what the Intl object depends on;
-// bounded, since a format can come from a request's data-free template draft of any shape.
+// bounded (the oldest goes first), since drafts and previews can bring formats of every shape.
 const shared = new Map<string, Formatter>();
 const MAX_SHARED = 1000;
 
