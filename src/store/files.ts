@@ -3,7 +3,7 @@
  * `tmp/uploads/`. Swapping the
  * embedded store for object storage later means replacing this module, nothing above it. */
 import { createHash } from "node:crypto";
-import { closeSync, fdatasync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fsync, fsyncSync, mkdirSync, open, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { dirname, join } from "node:path";
 import type { BunFile } from "bun";
@@ -55,6 +55,7 @@ export function fsyncDir(dir: string): void {
 
 const datasync = promisify(fdatasync);
 const fsyncFd = promisify(fsync);
+const openFd = promisify(open);
 
 /** fsyncDirOffLoop is fsyncDir with the flush in the thread pool: a directory fsync blocks for milliseconds. */
 async function fsyncDirOffLoop(dir: string): Promise<void> {
@@ -165,7 +166,9 @@ export class FileStore {
     let bytes = 0;
     let fd: number | undefined;
     try {
-      fd = openSync(path, "wx", 0o600);
+      // In the thread pool: creating a file waits for the filesystem's journal while another render's fsync commits
+      // it (ext4), which held the event loop for milliseconds per render under load (docs/performance.md).
+      fd = await openFd(path, "wx", 0o600);
       if (source) {
         const chunks = source[Symbol.asyncIterator]();
         for (;;) {
