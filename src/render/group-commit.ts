@@ -17,9 +17,9 @@ export class GroupCommit<T> {
   private pending: Change[] = [];
 
   /**
-   * @param within runs inside the transaction after the changes, given how many were written (its result is kept
-   *   only if the transaction commits).
-   * @param committed gets `within`'s result once committed, or runs with nothing after a rollback.
+   * @param within runs inside the transaction after the changes, given how many there were.
+   * @param rolledBack gets `within`'s result when the transaction did not commit after all (to undo what it counted).
+   * @param committed gets `within`'s result once the transaction has committed.
    */
   constructor(
     private readonly store: Store,
