@@ -2,7 +2,7 @@
  * metadata: the information dictionary and XMP packet of a finished PDF (docs/pdf.md "Metadata"), written two ways with
  * the same result: through pdf-lib on a document finish.ts has loaded anyway, or — for a plain render, whose PDF needs
  * nothing else — appended to Chromium's file as an incremental update (pdf/revision.ts), which costs a fraction of a
- * pdf-lib load and save and grows the file by ~1.5 kB instead of rewriting it.
+ * pdf-lib load and save and grows the file by ~1.7 kB instead of rewriting it.
  */
 import { PDFDocument, PDFHexString, PDFName, PDFString } from "pdf-lib";
 import { VERSION } from "../version";
