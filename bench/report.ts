@@ -18,7 +18,7 @@ const median = (xs: number[]) => {
 
 /** SPLIT_HEADER heads the per-document split that splitRow writes. */
 export const SPLIT_HEADER = [
-  "| series | POST→200 | accept: HTTP in, check, compile, insert | queue | print: pool.render() | commit: finish, store, final state | answer: wake, HTTP out | renderd CPU | Chromium CPU |",
+  "| series | POST→200 | accept: HTTP in, check, compile, insert | queue | print: pool.render() | commit: finish, PDF stored, final state written | answer: final COMMIT, wake, HTTP out | renderd CPU | Chromium CPU |",
   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 ];
 

@@ -143,7 +143,8 @@ export interface Timing {
   queue: number;
   /** startedAt → finishedAt: pool.render() (page wait, setContent, pdf), PDF written, final state committed. */
   print: number;
-  /** finishedAt → 200 read: waking the ?wait request, reading the render back, signing its URL, the answer. */
+  /** finishedAt → 200 read: the final transaction's COMMIT (finishedAt is stamped inside it), waking the ?wait
+   * request, reading the render back, signing its URL, the answer. */
   answer: number;
   pages: number;
 }
