@@ -30,8 +30,9 @@ say "node $(node --version), npm $(npm --version)"
 # redis-server:        REDIS_URL's rate counters; the tests start their own on a free port (docs/scale-out.md)
 # postgresql:          the shared store of issue 15 (docs/scale-out.md); installed now, used by its tests next
 # openssh-server:      the sshd the SFTP destination tests start on a loopback port (test/destinations/servers.ts)
+# qpdf:                the tests check the structure of finished PDFs (qpdf --check)
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql openssh-server)
+packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql openssh-server qpdf)
 if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
   say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
 else

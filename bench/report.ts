@@ -16,18 +16,30 @@ const median = (xs: number[]) => {
   return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
 };
 
-/** breakdown is one line of the time table: where a series' renders spent their time (medians). */
-export function breakdown(label: string, run: Run, poolMs: Map<string, number>): string {
+/** SPLIT_HEADER heads the per-document split that splitRow writes. */
+export const SPLIT_HEADER = [
+  "| series | POST→200 | accept: HTTP in, check, compile, insert | queue | print: pool.render() | commit: finish, PDF stored, final state written | answer: final COMMIT, wake, HTTP out | renderd CPU | Chromium CPU |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+];
+
+/** splitRow is one line of the per-document split: where a series' renders spent their time (medians, ms; the print
+ * step told apart from the commit by the server's "render succeeded" lines) and the CPU per document, renderd's own
+ * process against its Chromium's. */
+export function splitRow(label: string, run: Run, cpu: CpuReport, poolMs: Map<string, number>): string {
   const t = run.timings;
-  const pool = t.map((x) => poolMs.get(x.id)).filter((x): x is number => x !== undefined);
+  const withPool = t.filter((x) => poolMs.has(x.id));
+  const ms = (xs: number[]) => (xs.length ? median(xs).toFixed(1) : "–");
+  const per = (total: number) => (total / run.figures.documents).toFixed(1);
   const cells = [
     label,
-    median(t.map((x) => x.ms)).toFixed(0),
-    median(t.map((x) => x.accept)).toFixed(0),
-    median(t.map((x) => x.queue)).toFixed(0),
-    median(t.map((x) => x.print)).toFixed(0),
-    pool.length ? median(pool).toFixed(0) : "–",
-    median(t.map((x) => x.answer)).toFixed(0),
+    ms(t.map((x) => x.ms)),
+    ms(t.map((x) => x.accept)),
+    ms(t.map((x) => x.queue)),
+    ms(withPool.map((x) => poolMs.get(x.id)!)),
+    ms(withPool.map((x) => x.print - poolMs.get(x.id)!)),
+    ms(t.map((x) => x.answer)),
+    per(cpu.renderd),
+    per(cpu.browser + cpu.renderers + cpu["gpu, utility"]),
   ];
   return `| ${cells.join(" | ")} |`;
 }

@@ -26,16 +26,15 @@ export interface Server {
   base: string;
   key: string;
   pid: number;
-  /** renderId → pool.render() ms, from the server's "render succeeded" lines (with --profile only). */
+  /** renderId → pool.render() ms, from the server's "render succeeded" lines. */
   poolMs: Map<string, number>;
   stop(): Promise<void>;
 }
 
-/** ServerOptions: the binary (its `serve` unless `command` is given), RENDER_WORKERS, --profile's log level, more environment. */
+/** ServerOptions: the binary (its `serve` unless `command` is given), RENDER_WORKERS, more environment. */
 export interface ServerOptions {
   binary: string;
   workers?: string;
-  profile?: boolean;
   env?: Record<string, string>;
   command?: string[];
 }
@@ -51,7 +50,8 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     INTERNAL_PORT: String(freePort()),
     HOST: "127.0.0.1",
     PUBLIC_URL: base,
-    LOG_LEVEL: options.profile ? "info" : "warn",
+    // The default level: a render's "render succeeded" line gives its pool.render() time, and costs what it costs in use.
+    LOG_LEVEL: "info",
     RENDERD_ADMIN_PASSWORD: PASSWORD,
     API_RATE_LIMIT_PER_MINUTE: "10000000",
   };
@@ -143,7 +143,8 @@ export interface Timing {
   queue: number;
   /** startedAt → finishedAt: pool.render() (page wait, setContent, pdf), PDF written, final state committed. */
   print: number;
-  /** finishedAt → 200 read: waking the ?wait request, reading the render back, signing its URL, the answer. */
+  /** finishedAt → 200 read: the final transaction's COMMIT (finishedAt is stamped inside it), waking the ?wait
+   * request, reading the render back, signing its URL, the answer. */
   answer: number;
   pages: number;
 }

@@ -66,9 +66,9 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** startServe spawns `command serve` (the compiled binary or `bun cli/main.ts`) and waits for its ports. */
-export async function startServe(command: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), "renderd-serve-"));
+/** startServe spawns `command serve` (the compiled binary or `bun cli/main.ts`) and waits for its ports; on a new
+ * DATA_DIR unless given one (a restart on what a previous process left). */
+export async function startServe(command: string[], env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), "renderd-serve-"))): Promise<ServeProcess> {
   const [port, internalPort] = [await freePort(), await freePort()];
   const proc = Bun.spawn([...command, "serve", "--port", String(port), "--internal-port", String(internalPort), "--host", "127.0.0.1"], {
     cwd: ROOT,

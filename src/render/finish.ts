@@ -8,13 +8,12 @@
  * then the page and byte limits are checked on the result, as the pool checks the printed PDF. The password and
  * the signature (docs/pdf.md) come after all of these: any later change would break a signature.
  */
-import { AFRelationship, degrees, PDFDocument, PDFName, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
+import { AFRelationship, degrees, PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
 import { ApiError } from "../errors";
-import { VERSION } from "../version";
-import type { FacturX, Finishing, PdfMetadata, PdfStandard } from "./pdf-options";
+import { appendMetadata, setMetadata } from "./metadata";
+import type { Finishing } from "./pdf-options";
 import { convertToPdfA } from "./pdfa";
 import type { AssetBody } from "./print";
-import { xmpPacket } from "./xmp";
 
 /** FinishDeps is what finishing needs beyond the PDF: the workspace's asset bytes and the limits. */
 export interface FinishDeps {
@@ -31,13 +30,13 @@ export interface Finished {
   bytes: number;
 }
 
-/** PRODUCER names renderd and its version in every finished PDF. */
-export const PRODUCER = `renderd ${VERSION}`;
-
 /** finishPdf applies a render's finishing to its printed PDF and checks the limits on the result; a job queued before
  * finishing existed has none, and its PDF is stored as printed. */
 export async function finishPdf(printed: Finished, finishing: Finishing | undefined, deps: FinishDeps): Promise<Finished> {
   if (!finishing) return printed;
+  const plain = !finishing.testMark && !finishing.attachAssetIds?.length && !finishing.standard && !finishing.embeddedFiles?.length;
+  const appended = plain ? appendMetadata(printed.pdf, finishing.metadata) : null;
+  if (appended) return checked(appended, printed.pages, deps);
   let doc = await PDFDocument.load(printed.pdf, { updateMetadata: false });
   if (finishing.testMark) {
     const font = await doc.embedFont(StandardFonts.HelveticaBold);
@@ -50,7 +49,11 @@ export async function finishPdf(printed: Finished, finishing: Finishing | undefi
   for (const file of finishing.embeddedFiles ?? []) await embed(doc, file, deps);
   setMetadata(doc, finishing.metadata, finishing.standard, finishing.facturX);
   // PDF/A-2 allows object streams, but validators and older readers check PDF/A files more easily without them.
-  const pdf = await doc.save({ useObjectStreams: !finishing.standard });
+  return checked(await doc.save({ useObjectStreams: !finishing.standard }), pages, deps);
+}
+
+/** checked answers the finished PDF once its size is within RENDER_MAX_OUTPUT_BYTES. */
+function checked(pdf: Uint8Array, pages: number, deps: FinishDeps): Finished {
   if (pdf.byteLength > deps.maxOutputBytes)
     throw new ApiError("LIMIT_EXCEEDED", `The PDF has ${pdf.byteLength} bytes; the limit is ${deps.maxOutputBytes}.`);
   return { pdf, pages, bytes: pdf.byteLength };
@@ -95,22 +98,4 @@ async function openAsset(assetId: string, deps: FinishDeps): Promise<AssetBody> 
   const asset = await deps.asset(assetId);
   if (!asset) throw new ApiError("RENDER_FAILED", `The asset ${assetId} named in the render's pdf options was deleted before the render printed.`);
   return asset;
-}
-
-/** setMetadata writes the information dictionary and the same facts as an XMP packet (what PDF/A and most viewers read). */
-function setMetadata(doc: PDFDocument, metadata: PdfMetadata & { title: string }, standard: PdfStandard | undefined, facturX: FacturX | undefined): void {
-  const now = new Date();
-  doc.setTitle(metadata.title, { showInWindowTitleBar: true });
-  if (metadata.author !== undefined) doc.setAuthor(metadata.author);
-  if (metadata.subject !== undefined) doc.setSubject(metadata.subject);
-  if (metadata.keywords !== undefined) doc.setKeywords(metadata.keywords);
-  if (metadata.language !== undefined) doc.setLanguage(metadata.language);
-  doc.setProducer(PRODUCER);
-  doc.setCreator(PRODUCER);
-  const created = doc.getCreationDate() ?? now;
-  doc.setCreationDate(created);
-  doc.setModificationDate(now);
-  const xmp = xmpPacket({ ...metadata, producer: PRODUCER, created, modified: now, standard, facturX });
-  const stream = doc.context.stream(new TextEncoder().encode(xmp), { Type: "Metadata", Subtype: "XML" });
-  doc.catalog.set(PDFName.of("Metadata"), doc.context.register(stream));
 }

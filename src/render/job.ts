@@ -62,7 +62,9 @@ export function templateJob(template: { source: TemplateSource; assetIds: string
     else if (asset?.kind === "font") sheets.push(`@font-face{font-family:"${fontFamily(asset.filename)}";src:url("${assetUrl(id, scope)}")}`);
   }
   const stylesheet = [...sheets, template.source.stylesheet ?? ""].filter(Boolean).join("\n");
-  const compiled = compiledOrThrow({ ...template.source, stylesheet: stylesheet || undefined });
+  const checked = compiledOf(template.source);
+  // The asset stylesheets are only text inside <style>: checkTemplate has nothing to say about them.
+  const compiled: CompiledTemplate = { ...checked, source: { ...checked.source, stylesheet: stylesheet || undefined } };
   const html = renderHtml(compiled, data, { assetUrl: (id) => assetUrl(id, scope), maxNodes });
   const inline = { assetUrl: (id: string) => dataUrl(find(id)), maxNodes };
   const header = renderHeaderHtml(compiled, data, inline);
@@ -95,11 +97,20 @@ export function htmlJob(html: string): PrintJob {
   return { html, pdf: { preferCSSPageSize: true } };
 }
 
-function compiledOrThrow(source: TemplateSource): CompiledTemplate {
-  const compiled = compileTemplate(source);
-  // The template compiled when it was saved; only a change in the compiler could make it fail now.
-  if ("problems" in compiled) throw new ApiError("TEMPLATE_INVALID", "The template does not compile.", { details: compiled.problems });
-  return compiled.ok;
+// A published version's source is one object for all its renders (templates/service.ts keeps it), so it is checked
+// and compiled once; a draft is read afresh for each render and compiled each time.
+const compiledSources = new WeakMap<TemplateSource, CompiledTemplate>();
+
+function compiledOf(source: TemplateSource): CompiledTemplate {
+  let compiled = compiledSources.get(source);
+  if (!compiled) {
+    const result = compileTemplate(source);
+    // The template compiled when it was saved; only a change in the compiler could make it fail now.
+    if ("problems" in result) throw new ApiError("TEMPLATE_INVALID", "The template does not compile.", { details: result.problems });
+    compiled = result.ok;
+    compiledSources.set(source, compiled);
+  }
+  return compiled;
 }
 
 function pdfSettings(source: TemplateSource, header: string | undefined, footer: string | undefined): PdfSettings {

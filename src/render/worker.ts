@@ -17,6 +17,7 @@ import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
 import { finishPdf, type FinishDeps } from "./finish";
+import { GroupCommit } from "./group-commit";
 import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
 
 export interface WorkerOptions {
@@ -57,10 +58,15 @@ interface Running {
   done: Promise<void>;
 }
 
+/** A render claimed for a free page, counted as running before it starts. */
+type Claimed = { claim: Claim; running: Running };
+
 /** RenderWorker owns the queue of one renderd process. */
 export class RenderWorker {
   private readonly running = new Map<string, Running>();
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** Ends renders that finish together in one transaction, which claims the next ones for the pages they free. */
+  private readonly ends: GroupCommit<Claimed[]>;
   /** The queue this worker takes renders from (read for its depth by /metrics). */
   readonly queue: Queue;
   private kicked = false;
@@ -71,6 +77,12 @@ export class RenderWorker {
 
   constructor(private readonly options: WorkerOptions) {
     this.queue = options.queue;
+    this.ends = new GroupCommit(
+      options.store,
+      (ending) => this.claimFree(ending),
+      (claimed) => claimed.forEach(({ claim }) => this.running.delete(claim.renderId)),
+      (claimed) => this.startAll(claimed),
+    );
   }
 
   /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
@@ -154,15 +166,26 @@ export class RenderWorker {
   }
 
   private fill(): void {
+    this.startAll(this.claimFree());
+  }
+
+  /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending — and counts
+   * each as running at once. */
+  private claimFree(freeing = 0): Claimed[] {
     const { clock, concurrency } = this.options;
-    while (!this.stopped && this.running.size < concurrency) {
+    const claimed: Claimed[] = [];
+    while (!this.stopped && this.running.size - freeing < concurrency) {
       const claim = this.queue.claim();
-      if (!claim) return;
-      const controller = new AbortController();
-      const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller, done: Promise.resolve() };
+      if (!claim) break;
+      const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve() };
       this.running.set(claim.renderId, running);
-      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, controller.signal);
+      claimed.push({ claim, running });
     }
+    return claimed;
+  }
+
+  private startAll(claimed: Claimed[]): void {
+    for (const { claim, running } of claimed) running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal);
   }
 
   private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
@@ -175,7 +198,7 @@ export class RenderWorker {
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
       const sha256 = await files.put("outputs", id, pdf);
-      const stored = this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings });
+      const stored = await this.ends.write(() => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }));
       if (!stored) this.dropOutput(sha256);
       ended(stored ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };

@@ -29,6 +29,8 @@ async function bytesOf(write: (stream: PassThrough) => Promise<void>): Promise<U
   return new Uint8Array(Buffer.concat(chunks));
 }
 
+const ROWS_PER_TURN = 100;
+
 /** sheetProblems lists what is wrong in sheet definitions beyond their schema (duplicate or reserved names, formats
  * Intl refuses), with pointers below `at`. */
 export function sheetProblems(sheets: SheetDefinition[], at = "/sheets"): ErrorDetail[] {
@@ -63,7 +65,7 @@ export async function buildSheetsWorkbook(data: unknown, sheets: SheetDefinition
     // The streaming writer keeps one row at a time: a quarter of the memory of the in-memory workbook.
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: true });
     workbook.creator = "renderd";
-    sheets.forEach((sheet, i) => {
+    for (const [i, sheet] of sheets.entries()) {
       const headerRow = sheet.title === undefined ? 1 : 2;
       const worksheet = workbook.addWorksheet(sheet.name, { views: [{ state: "frozen", xSplit: 0, ySplit: headerRow }] });
       // Columns are written before the first row, so widths and number formats are set first.
@@ -79,7 +81,7 @@ export async function buildSheetsWorkbook(data: unknown, sheets: SheetDefinition
       const header = worksheet.addRow(sheet.columns.map((column) => column.header));
       header.eachCell((cell) => (cell.font = { bold: true }));
       header.commit();
-      lists[i].forEach((item, index) => {
+      for (const [index, item] of lists[i].entries()) {
         const scopes: Scopes = { root: data, current: item };
         const values = sheet.columns.map((column) => {
           const value = cellValue(column.value, scopes, formats);
@@ -90,9 +92,14 @@ export async function buildSheetsWorkbook(data: unknown, sheets: SheetDefinition
           return value;
         });
         worksheet.addRow(values).commit();
-      });
+        // A committed row's XML is queued on the sheet's stream and its buffers are let go when the event loop turns;
+        // without a turn now and then the writer's garbage piles up (bench/xlsx.ts, 100,000 rows × 6 columns: peak
+        // RSS 283–289 MB without, 240–272 MB with a turn every 100 rows). exceljs's JSZip keeps the sheet's XML until
+        // the workbook is committed all the same.
+        if (index % ROWS_PER_TURN === ROWS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+      }
       worksheet.commit();
-    });
+    }
     await workbook.commit();
   });
 }

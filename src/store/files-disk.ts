@@ -3,7 +3,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { contentKey, isSha256, type FileArea, type FileStore, type StoredFile } from "./files";
-import { fsyncDir, once, Staging, type TempFile, type WriteOptions } from "./files-staging";
+import { fsyncDirOffLoop, once, Staging, type TempFile, type WriteOptions } from "./files-staging";
 
 /** DiskFiles keeps the files of both areas under DATA_DIR, beside the SQLite store. */
 export class DiskFiles implements FileStore {
@@ -41,8 +41,9 @@ export class DiskFiles implements FileStore {
     // Identical bytes may already be there: the rename replaces them, atomically.
     renameSync(temp.path, target);
     this.staging.release(temp);
-    // The rename itself must survive a power cut, like the row that will point at it.
-    fsyncDir(dirname(target));
+    // The rename itself must survive a power cut, like the row that will point at it; the caller awaits this before
+    // writing that row, without holding the event loop.
+    await fsyncDirOffLoop(dirname(target));
   }
 
   async put(area: FileArea, owner: string, bytes: Uint8Array): Promise<string> {

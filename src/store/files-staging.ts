@@ -2,7 +2,7 @@
  * they arrive, before a FileStore commits them (files.ts) — local disk whichever store holds the files — and the
  * durable-write helpers of the filesystem. */
 import { createHash } from "node:crypto";
-import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fsync, fsyncSync, mkdirSync, open, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { randomBase62 } from "../lib/ids";
@@ -50,6 +50,18 @@ export function fsyncDir(dir: string): void {
 }
 
 const datasync = promisify(fdatasync);
+const fsyncFd = promisify(fsync);
+const openFd = promisify(open);
+
+/** fsyncDirOffLoop is fsyncDir with the flush in the thread pool: a directory fsync blocks for milliseconds. */
+export async function fsyncDirOffLoop(dir: string): Promise<void> {
+  const fd = openSync(dir, "r");
+  try {
+    await fsyncFd(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** once is a source of one chunk. */
 export async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
@@ -89,7 +101,9 @@ export class Staging {
     let bytes = 0;
     let fd: number | undefined;
     try {
-      fd = openSync(path, "wx", 0o600);
+      // In the thread pool: creating a file waits for the filesystem's journal while another render's fsync commits
+      // it (ext4), which held the event loop for milliseconds per render under load (docs/performance.md).
+      fd = await openFd(path, "wx", 0o600);
       if (source) {
         const chunks = source[Symbol.asyncIterator]();
         for (;;) {

@@ -9,7 +9,7 @@ import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
 import { ok, startTestServer, type TestServer } from "../harness";
 import { local, PNG, uploadSample } from "../fixtures/assets";
 import { poppler } from "../render/poppler";
-import { PRODUCER } from "../../src/render/finish";
+import { PRODUCER } from "../../src/render/metadata";
 
 let t: TestServer;
 let key: string;
@@ -66,6 +66,9 @@ describe("tags, outline and metadata", () => {
     expect(info(pdf)).toContain("Title:           invoice-42.pdf");
     expect(info(pdf)).toContain(`Producer:        ${PRODUCER}`);
     expect((await PDFDocument.load(pdf)).catalog.get(PDFName.of("Outlines"))).toBeUndefined();
+    // Chromium's file with the metadata appended as an incremental update (render/metadata.ts), structurally sound.
+    expect(Buffer.from(pdf).toString("latin1").match(/%%EOF/g)).toHaveLength(2);
+    expect(poppler(pdf, (f) => ["qpdf", "--check", f])).toContain("No syntax or stream encoding errors");
   });
 
   test("metadata sets the information dictionary and the XMP", async () => {

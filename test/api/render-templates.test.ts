@@ -800,6 +800,8 @@ describe("versions", () => {
 
     const v1 = await publish(template.id);
     expect(v1.version).toBe(1);
+    // Published versions are kept parsed and compiled: the latest must still move on when a new one is published.
+    expect((await render({ templateId: template.id, data })).text).toContain("Draft one for Ada");
     ok(await t.call(`/v1/templates/${template.id}`, { key, method: "PATCH", body: line("Version two") }), 200);
     expect((await publish(template.id)).version).toBe(2);
     ok(await t.call(`/v1/templates/${template.id}`, { key, method: "PATCH", body: line("Draft three") }), 200);

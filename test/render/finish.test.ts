@@ -5,20 +5,32 @@
 import { describe, expect, test } from "bun:test";
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
 import { ApiError } from "../../src/errors";
-import { finishPdf, PRODUCER, type FinishDeps } from "../../src/render/finish";
+import { finishPdf, type FinishDeps } from "../../src/render/finish";
+import { PRODUCER } from "../../src/render/metadata";
 import type { Finishing } from "../../src/render/pdf-options";
 import { poppler } from "./poppler";
 
-/** pdfOf makes a PDF with one page per text. */
+/** pdfOf makes a PDF with one page per text: with object streams, or with a classic cross-reference table as
+ * Chromium's are (then a plain render's metadata is appended as an incremental update). */
 async function pdfOf(...texts: string[]): Promise<Uint8Array> {
+  return pdfWith({ useObjectStreams: true }, ...texts);
+}
+
+async function pdfWith(options: { useObjectStreams: boolean }, ...texts: string[]): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (const text of texts) doc.addPage([300, 400]).drawText(text, { x: 20, y: 200, size: 14, font });
-  return doc.save();
+  doc.setCreationDate(new Date("2026-01-02T03:04:05Z"));
+  return doc.save(options);
 }
 
 async function printed(...texts: string[]) {
   const pdf = await pdfOf(...texts);
+  return { pdf, pages: texts.length, bytes: pdf.byteLength };
+}
+
+async function printedClassic(...texts: string[]) {
+  const pdf = await pdfWith({ useObjectStreams: false }, ...texts);
   return { pdf, pages: texts.length, bytes: pdf.byteLength };
 }
 
@@ -60,20 +72,34 @@ describe("finishPdf", () => {
     expect([1, 2, 3, 4].map((p) => pageText(out.pdf, p))).toEqual(["body", "b1", "a1", "a2"]);
   });
 
-  test("metadata: the information dictionary and XMP, the producer naming renderd and its version", async () => {
-    const metadata = { title: "Rechnung <1> & Ünïcode", author: "ACME", subject: "Invoice", keywords: ["invoice", "2026"], language: "de-CH" };
-    const out = await finishPdf(await printed("x"), { ...plain, metadata }, deps({}));
-    const info = poppler(out.pdf, (f) => ["pdfinfo", f]);
-    expect(info).toContain("Title:           Rechnung <1> & Ünïcode");
-    expect(info).toContain("Author:          ACME");
-    expect(info).toContain("Subject:         Invoice");
-    expect(info).toContain(`Producer:        ${PRODUCER}`);
-    expect(PRODUCER).toMatch(/^renderd \d+\.\d+\.\d+/);
-    const xmp = poppler(out.pdf, (f) => ["pdfinfo", "-meta", f]);
-    expect(xmp).toContain("Rechnung &lt;1&gt; &amp; Ünïcode");
-    expect(xmp).toContain(`<pdf:Producer>${PRODUCER}</pdf:Producer>`);
-    expect(xmp).toContain("<rdf:li>de-CH</rdf:li>");
-    expect(String((await PDFDocument.load(out.pdf)).catalog.get(PDFName.of("Lang")))).toBe("(de-CH)");
+  for (const [form, print] of [["a cross-reference stream (pdf-lib's full pass)", printed], ["a classic table (an incremental update)", printedClassic]] as const) {
+    test(`metadata on ${form}: the information dictionary and XMP, the producer naming renderd and its version`, async () => {
+      const metadata = { title: "Rechnung <1> & Ünïcode", author: "ACME", subject: "Invoice", keywords: ["invoice", "2026"], language: "de-CH" };
+      const out = await finishPdf(await print("x"), { ...plain, metadata }, deps({}));
+      const info = poppler(out.pdf, (f) => ["pdfinfo", f]);
+      expect(info).toContain("Title:           Rechnung <1> & Ünïcode");
+      expect(info).toContain("Author:          ACME");
+      expect(info).toContain("Subject:         Invoice");
+      expect(info).toContain(`Producer:        ${PRODUCER}`);
+      expect(PRODUCER).toMatch(/^renderd \d+\.\d+\.\d+/);
+      const xmp = poppler(out.pdf, (f) => ["pdfinfo", "-meta", f]);
+      expect(xmp).toContain("Rechnung &lt;1&gt; &amp; Ünïcode");
+      expect(xmp).toContain(`<pdf:Producer>${PRODUCER}</pdf:Producer>`);
+      expect(xmp).toContain("<rdf:li>de-CH</rdf:li>");
+      expect(String((await PDFDocument.load(out.pdf)).catalog.get(PDFName.of("Lang")))).toBe("(de-CH)");
+      expect(info).toMatch(/CreationDate:\s+Fri Jan  2 03:04:05 2026 UTC/);
+      expect(poppler(out.pdf, (f) => ["qpdf", "--check", f])).toContain("No syntax or stream encoding errors");
+    });
+  }
+
+  test("a plain render on a classic table keeps the printed bytes and appends the metadata; any other finishing rewrites the file", async () => {
+    const p = await printedClassic("x");
+    const out = await finishPdf(p, plain, deps({}));
+    expect(out.pdf.subarray(0, p.pdf.length)).toEqual(p.pdf);
+    expect(out.bytes).toBe(out.pdf.length);
+    expect(poppler(out.pdf, (f) => ["pdfinfo", f])).toContain("Title:           invoice.pdf");
+    const marked = await finishPdf(p, { ...plain, testMark: true }, deps({}));
+    expect(marked.pdf.subarray(0, 100)).not.toEqual(p.pdf.subarray(0, 100));
   });
 
   test("more pages than RENDER_MAX_PAGES once the attachments are appended is LIMIT_EXCEEDED", async () => {

@@ -33,6 +33,14 @@ describe("whole documents or LIMIT_EXCEEDED", () => {
     expect(error.message).toContain("Split the text into several paragraphs");
   });
 
+  test("a paragraph too long in pieces — inline elements, inside a block inside a table cell — fails all the same", async () => {
+    const pieces = `<span>${"word ".repeat(20)}</span><b>${"word ".repeat(20)}</b>`.repeat(3_000);
+    const html = `<style>@page{size:5000mm 5000mm;margin:0}td{font-size:160px}</style><table><tr><td><div>${pieces}</div></td></tr></table>`;
+    const error = await rejection(pool.render({ html }));
+    expect((error as ApiError).code).toBe("LIMIT_EXCEEDED");
+    expect(error.message).toContain("A paragraph of 600000 characters");
+  });
+
   test("the same paragraph within the limit prints every word", async () => {
     const out = await pool.render({ html: paragraph(60_000) });
     const text = pdfText(out.pdf);

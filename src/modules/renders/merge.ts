@@ -5,7 +5,7 @@
  */
 import { PDFDocument } from "pdf-lib";
 import { ApiError } from "../../errors";
-import { PRODUCER } from "../../render/finish";
+import { PRODUCER } from "../../render/metadata";
 import { contentDisposition } from "../assets/download";
 import type { RenderDeps } from "./service";
 

@@ -205,7 +205,7 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: 
         createdAt: now,
       });
       if (plan.deliveries?.length) queueDeliveries(store, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: id });
-      return store.get<RenderRow>("SELECT * FROM renders WHERE id = $id", { id })!;
+      return store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id`, { id })!;
     });
   });
   deps.worker.kick();
@@ -245,7 +245,7 @@ function toRender(deps: RenderDeps, r: RenderRow): Render {
 }
 
 function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow {
-  const r = deps.store.get<RenderRow>("SELECT * FROM renders WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+  const r = deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's render is 404 too.
   if (!r) throw new ApiError("NOT_FOUND", `Render ${id} was not found.`);
   return r;

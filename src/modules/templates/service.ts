@@ -297,23 +297,34 @@ export function getTemplateVersion(store: Store, workspaceId: string, id: string
   return toVersion(versionRow(store, id, version));
 }
 
+// A published version never changes: each is read and parsed once, and its renders share one source object (the key of
+// render/job.ts's compile cache). Bounded: the least recently read goes first. Ids are never reused, so no entry can
+// answer for another template, and a deleted template is refused by templateRow before its entry is looked at.
+const published = new Map<string, TemplateForRender>();
+const MAX_PUBLISHED = 256;
+
+type TemplateForRender = { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[]; pdf?: TemplatePdfOptions; signature?: SignatureSettings; destinationIds?: string[] };
+
 /** templateForRender answers what a render of this template needs; throws NOT_FOUND, or CONFLICT when `which` is "latest" and nothing is published. */
 export function templateForRender(
   store: Store,
   workspaceId: string,
   templateId: string,
   which: number | "draft" | "latest",
-): { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[]; pdf?: TemplatePdfOptions; signature?: SignatureSettings; destinationIds?: string[] } {
+): TemplateForRender {
   const r = templateRow(store, workspaceId, templateId);
-  let version: number | null = null;
-  let draft: TemplateDraft;
-  if (which === "draft") draft = JSON.parse(r.draft) as TemplateDraft;
-  else {
-    if (which === "latest" && r.latest_version === null)
-      throw new ApiError("CONFLICT", `Template ${templateId} has no published version; publish it first, or render its draft.`);
-    version = which === "latest" ? r.latest_version! : which;
-    draft = JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft;
-  }
-  // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
-  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds };
+  const forRender = (version: number | null, draft: TemplateDraft): TemplateForRender =>
+    // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
+    ({ templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds });
+  if (which === "draft") return forRender(null, JSON.parse(r.draft) as TemplateDraft);
+  if (which === "latest" && r.latest_version === null)
+    throw new ApiError("CONFLICT", `Template ${templateId} has no published version; publish it first, or render its draft.`);
+  const version = which === "latest" ? r.latest_version! : which;
+  const key = `${templateId}@${version}`;
+  let template = published.get(key);
+  if (template) published.delete(key);
+  else template = forRender(version, JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft);
+  published.set(key, template);
+  if (published.size > MAX_PUBLISHED) published.delete(published.keys().next().value!);
+  return template;
 }

@@ -250,6 +250,19 @@ describe("formats", () => {
     const html = renderHtml(template, { v: "2024-01-31T23:30:00Z" }, { ...options, locale: "fr-FR", timeZone: "Europe/Paris" });
     expect(html).toContain("<div>1 février 2024</div>");
   });
+
+  test("formatters are shared between renders by what they depend on: the format and the render's defaults", () => {
+    const template = compiled({ content: text({ path: ["v"], format: { type: "date", dateStyle: "long" } }) });
+    const data = { v: "2024-01-31T23:30:00Z" };
+    const at = (locale: string, timeZone: string) => renderHtml(template, data, { ...options, locale, timeZone });
+    expect(at("en-US", "UTC")).toContain("<div>January 31, 2024</div>");
+    expect(at("en-US", "Asia/Tokyo")).toContain("<div>February 1, 2024</div>");
+    expect(at("de-DE", "UTC")).toContain("<div>31. Januar 2024</div>");
+    expect(at("en-US", "UTC")).toContain("<div>January 31, 2024</div>");
+    // An equal format written as another object is the same formatter; a different one is not.
+    const other = compiled({ content: text({ path: ["v"], format: { type: "date", dateStyle: "short" } }) });
+    expect(renderHtml(other, data, { ...options, locale: "en-US", timeZone: "UTC" })).toContain("<div>1/31/24</div>");
+  });
 });
 
 describe("escaping hostile data", () => {

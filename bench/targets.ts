@@ -1,0 +1,53 @@
+/** bench/targets: the goals bench/render.ts judges — issue 10's absolute ones and issue 17's ratios to the floor — and
+ * how a ratio is taken over alternating blocks (docs/performance.md). */
+import type { Figures } from "./floor";
+import type { CpuReport } from "./measure";
+import { verdict } from "./report";
+
+/** ISSUE_10: absolute targets on this 2-core machine. */
+export const ISSUE_10 = { floorRatio: 1.5, c8DocsPerSecond: 35, c8OverNewTab: 3, reportP50: 500 };
+
+/** ISSUE_17: "close to the floor", each judged as the median over the blocks of the ratio within a block. */
+export const ISSUE_17 = { c1OverFloor: 1.1, c8OverPoolFloor: 0.95, reportOverFloor: 1.05, renderdCpuMsAtC8: 5 };
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** BlockRatio is renderd's figure over its reference's, block by block, and their median. */
+export interface BlockRatio {
+  median: number;
+  each: number[];
+}
+
+/** blockRatio divides renderd's figure by the reference's in the same round (both saw the same machine). */
+export function blockRatio(ours: Figures[], reference: Figures[], pick: (f: Figures) => number): BlockRatio {
+  const each = ours.map((f, i) => pick(f) / pick(reference[i]!));
+  return { median: median(each), each };
+}
+
+const x = (r: number) => `${r.toFixed(2)}×`;
+const spread = (r: BlockRatio) => `${x(r.median)} (blocks ${r.each.map((e) => e.toFixed(2)).join(", ")})`;
+
+/** Closeness is what issue 17's targets are judged on. */
+export interface Closeness {
+  c1: BlockRatio;
+  c1Html: BlockRatio;
+  c8: BlockRatio;
+  report: BlockRatio;
+  c8Cpu: CpuReport;
+  c8Documents: number;
+}
+
+/** closenessLines prints issue 17's four targets with PASS/MISS. */
+export function closenessLines(c: Closeness): string[] {
+  const cpuMs = c.c8Cpu.renderd / c.c8Documents;
+  return [
+    `- ${verdict(c.c1.median <= ISSUE_17.c1OverFloor)} invoice p50 at concurrency 1 ≤ ${ISSUE_17.c1OverFloor}× the warm-page floor: template ${spread(c.c1)}`,
+    `- ${verdict(c.c1Html.median <= ISSUE_17.c1OverFloor)} … the same invoice as {html}: ${spread(c.c1Html)}`,
+    `- ${verdict(c.c8.median >= ISSUE_17.c8OverPoolFloor)} invoice docs/s at concurrency 8 ≥ ${ISSUE_17.c8OverPoolFloor}× the pool floor: ${spread(c.c8)}`,
+    `- ${verdict(c.report.median <= ISSUE_17.reportOverFloor)} 1000-row report p50 ≤ ${ISSUE_17.reportOverFloor}× its floor: ${spread(c.report)}`,
+    `- ${verdict(cpuMs <= ISSUE_17.renderdCpuMsAtC8)} renderd's own CPU per invoice at concurrency 8 ≤ ${ISSUE_17.renderdCpuMsAtC8} ms: ${cpuMs.toFixed(1)} ms`,
+  ];
+}
