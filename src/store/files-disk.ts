@@ -3,36 +3,18 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { contentKey, isSha256, type FileArea, type FileStore, type StoredFile } from "./files";
-import { fsyncDirOffLoop, once, Staging, type TempFile, type WriteOptions } from "./files-staging";
+import { fsyncDirOffLoop, once, StagedFiles, type TempFile } from "./files-staging";
 
 /** DiskFiles keeps the files of both areas under DATA_DIR, beside the SQLite store. */
-export class DiskFiles implements FileStore {
-  private readonly staging: Staging;
-
+export class DiskFiles extends StagedFiles implements FileStore {
   constructor(private readonly dataDir: string) {
-    this.staging = new Staging(dataDir);
+    super(dataDir);
     for (const area of ["assets", "outputs"] as const) mkdirSync(join(dataDir, area), { recursive: true });
   }
 
   /** path answers where the file with this sha256 lives on disk (tests and backups read DATA_DIR directly). */
   path(area: FileArea, sha256: string): string {
     return join(this.dataDir, contentKey(area, sha256));
-  }
-
-  writeTemp(owner: string, source: AsyncIterable<Uint8Array> | null, options: WriteOptions): Promise<TempFile> {
-    return this.staging.writeTemp(owner, source, options);
-  }
-
-  discard(temp: TempFile): void {
-    this.staging.discard(temp);
-  }
-
-  isHeldBy(owner: string): boolean {
-    return this.staging.isHeldBy(owner);
-  }
-
-  sweepTemp(): number {
-    return this.staging.sweepTemp();
   }
 
   async commit(area: FileArea, temp: TempFile): Promise<void> {

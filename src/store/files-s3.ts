@@ -3,7 +3,7 @@
  * on disk. Uploads are staged and checked on local disk first (files-staging.ts), then sent to the bucket. */
 import { S3Client } from "bun";
 import { contentKey, isSha256, type FileArea, type FileStore, type StoredFile } from "./files";
-import { Staging, type TempFile, type WriteOptions } from "./files-staging";
+import { StagedFiles, type TempFile } from "./files-staging";
 
 /** S3Settings are the bucket and its credentials (the runtime's own S3_* names). */
 export interface S3Settings {
@@ -15,29 +15,12 @@ export interface S3Settings {
 }
 
 /** S3Files keeps the files of both areas in one bucket. */
-export class S3Files implements FileStore {
-  private readonly staging: Staging;
+export class S3Files extends StagedFiles implements FileStore {
   private readonly client: S3Client;
 
   constructor(dataDir: string, settings: S3Settings) {
-    this.staging = new Staging(dataDir);
+    super(dataDir);
     this.client = new S3Client(settings);
-  }
-
-  writeTemp(owner: string, source: AsyncIterable<Uint8Array> | null, options: WriteOptions): Promise<TempFile> {
-    return this.staging.writeTemp(owner, source, options);
-  }
-
-  discard(temp: TempFile): void {
-    this.staging.discard(temp);
-  }
-
-  isHeldBy(owner: string): boolean {
-    return this.staging.isHeldBy(owner);
-  }
-
-  sweepTemp(): number {
-    return this.staging.sweepTemp();
   }
 
   async commit(area: FileArea, temp: TempFile): Promise<void> {

@@ -167,3 +167,28 @@ export class Staging {
     this.held.delete(temp.path);
   }
 }
+
+/** StagedFiles is the half of a FileStore that both stores share: uploads staged in DATA_DIR/tmp/uploads. */
+export abstract class StagedFiles {
+  protected readonly staging: Staging;
+
+  constructor(dataDir: string) {
+    this.staging = new Staging(dataDir);
+  }
+
+  writeTemp(owner: string, source: AsyncIterable<Uint8Array> | null, options: WriteOptions): Promise<TempFile> {
+    return this.staging.writeTemp(owner, source, options);
+  }
+
+  discard(temp: TempFile): void {
+    this.staging.discard(temp);
+  }
+
+  isHeldBy(owner: string): boolean {
+    return this.staging.isHeldBy(owner);
+  }
+
+  sweepTemp(): number {
+    return this.staging.sweepTemp();
+  }
+}
