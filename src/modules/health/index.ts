@@ -6,8 +6,8 @@ import type { Store } from "../../store/open";
 import { Ready, Unavailable, type Readiness } from "./model";
 
 /** readiness answers what is unreachable: the store, and Redis when the rate counters live there (REDIS_URL). Redis
- * down does not stop serving (the limits count in each process meanwhile, http/rate-limit.ts), but a process that
- * cannot share its counts is not what the operator configured: 503 tells the balancer and the alerting. */
+ * down does not stop serving (each process counts alone meanwhile, http/rate-limit.ts), but the limits no longer hold
+ * across processes: spec 4.1 names it, for the alerting (docs/decisions.md "Health"). */
 export async function readiness(store: Store, counters?: WindowCounters): Promise<Readiness> {
   const unavailable: Static<typeof Unavailable>["unavailable"] = [];
   if (!store.ping()) unavailable.push("database");
