@@ -90,7 +90,7 @@ export function createApi(app: AppContext): Api {
         details: [{ path: "", message: `content-type ${contentType || "(none)"} is not accepted` }],
       });
     })
-    .use(healthRoutes(app.store))
+    .use(healthRoutes(app.store, app.counters))
     .use(authRoutes(app, auth, meta))
     .use(apiKeyRoutes(app, auth, meta))
     .use(memberRoutes(app, auth, meta))

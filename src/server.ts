@@ -18,7 +18,7 @@ import { Metrics } from "./metrics/metrics";
 import { internalHandler, type LiveState } from "./modules/health/internal";
 import type { FileStore } from "./store/files";
 import { openFiles } from "./store/open-files";
-import { RedisCounters } from "./http/redis-counters";
+import { redisAddress, RedisCounters } from "./http/redis-counters";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/open";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
@@ -90,6 +90,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const startedAt = new Date();
   let draining = false;
   try {
+    // An unreachable Redis is a state, not a bad setting (docs/scale-out.md): said once here, then in /health.
+    if (counters && config.redisUrl && !(await counters.ping()))
+      log.warn({ redis: redisAddress(config.redisUrl) }, "REDIS_URL does not answer: serving on, rate limits counted in this process until it does; /health answers 503 naming redis");
     const applied = migrate(store, clock);
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
     const plan = await planFirstStart(store, { email: config.adminEmail, password: config.adminPassword });

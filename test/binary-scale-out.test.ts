@@ -45,4 +45,7 @@ test("dist/renderd stores a render's PDF in the bucket, streams it back, and cou
   expect(await new S3Client(bucket.settings).exists(`outputs/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`)).toBe(true);
   const keys = Bun.spawnSync(["redis-cli", "-u", redis.url, "--scan", "--pattern", "renderd:rate:api:*"], { stdout: "pipe" }).stdout.toString().trim();
   expect(keys).not.toBe("");
+  // /health asks Redis too (PING through the compiled binary's RedisClient).
+  const health = await fetch(`${serve.url}/health`);
+  expect([health.status, await health.json()]).toEqual([200, { status: "ok" }]);
 });

@@ -9,6 +9,8 @@ export interface WindowCounters {
   /** increment adds one hit to `key` in the window that starts at `window` (ms) and lasts `windowMs`, and answers the
    * key's count in that window. */
   increment(key: string, window: number, windowMs: number): Promise<number>;
+  /** ping answers whether counters kept elsewhere (Redis) are reachable now; absent for counters kept in this process. */
+  ping?(): Promise<boolean>;
 }
 
 /** MemoryCounters keeps the counts of the current window in this process. */

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../harness";
+import { startRedis } from "../http/redis-server";
+import { freePort } from "../serve-process";
 import { readiness } from "../../src/modules/health";
+import { MemoryCounters } from "../../src/http/rate-limit";
+import { redisAddress, RedisCounters } from "../../src/http/redis-counters";
 import { Store } from "../../src/store/open";
 
 let t: TestServer;
@@ -17,10 +21,47 @@ describe("GET /health", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^req_[A-Za-z0-9]{22}$/);
   });
 
-  test("names the database when the store cannot be queried", () => {
+  test("names the database when the store cannot be queried", async () => {
     const store = new Store(":memory:");
     store.close();
-    expect(readiness(store)).toEqual({ status: "unavailable", unavailable: ["database"] });
+    expect(await readiness(store)).toEqual({ status: "unavailable", unavailable: ["database"] });
+  });
+
+  test("names redis when the rate counters' Redis does not answer, and asks nothing of counters in this process", async () => {
+    const counters = new RedisCounters(`redis://:hunter2@127.0.0.1:${await freePort()}`);
+    try {
+      expect(await readiness(t.server.store, counters)).toEqual({ status: "unavailable", unavailable: ["redis"] });
+      expect(await readiness(t.server.store, new MemoryCounters())).toEqual({ status: "ok" });
+    } finally {
+      counters.close();
+    }
+  });
+
+  test("Redis that accepts but never answers costs /health at most 500 ms, and one ping serves the next second", async () => {
+    const redis = await startRedis();
+    const counters = new RedisCounters(redis.url);
+    try {
+      expect(await readiness(t.server.store, counters)).toEqual({ status: "ok" });
+      await Bun.sleep(1_050);
+      redis.pause();
+      const started = performance.now();
+      expect(await readiness(t.server.store, counters)).toEqual({ status: "unavailable", unavailable: ["redis"] });
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThanOrEqual(450);
+      expect(took).toBeLessThan(900);
+      // Within the second, the same answer at once: a polled /health does not queue pings behind a silent Redis.
+      const again = performance.now();
+      expect(await readiness(t.server.store, counters)).toEqual({ status: "unavailable", unavailable: ["redis"] });
+      expect(performance.now() - again).toBeLessThan(50);
+    } finally {
+      redis.resume();
+      counters.close();
+      await redis.stop();
+    }
+  });
+
+  test("a log line names Redis by its address only: no user, password or database", () => {
+    expect(redisAddress("rediss://renderd:hunter2@cache.internal:6380/3")).toBe("rediss://cache.internal:6380");
   });
 
   test("needs no authentication and is not rate limited as /v1/", async () => {

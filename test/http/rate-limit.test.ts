@@ -82,4 +82,32 @@ describe("RedisCounters", () => {
     expect([await limiter.hit("a"), await limiter.hit("a"), await limiter.hit("b")]).toEqual([null, 60, null]);
     expect(reported).toHaveLength(1);
   });
+
+  test("Redis that accepts and answers nothing: a hit waits 500 ms at most, the next second's none, then Redis counts again", async () => {
+    const own = await startRedis();
+    const counters = redisCounters(own.url);
+    const limiter = new RateLimiter({ scope: "api", perMinute: 100, now: () => Date.now(), counters });
+    const timed = async () => {
+      const started = performance.now();
+      expect(await limiter.hit("a")).toBeNull();
+      return performance.now() - started;
+    };
+    try {
+      await timed();
+      own.pause();
+      expect(await timed()).toBeGreaterThanOrEqual(450);
+      expect(await timed()).toBeLessThan(50);
+      own.resume();
+      await Bun.sleep(1_050);
+      await timed();
+      const counted = Bun.spawnSync(["redis-cli", "-u", own.url, "--scan", "--pattern", "renderd:rate:api:a:*"], { stdout: "pipe" }).stdout.toString().trim();
+      const n = Bun.spawnSync(["redis-cli", "-u", own.url, "get", counted], { stdout: "pipe" }).stdout.toString().trim();
+      // The first hit, the one sent into the silence (Redis runs it when it wakes: a command sent cannot be taken back,
+      // so such a hit counts twice, on the stricter side) and the one after the back-off; the back-off's hit only here.
+      expect(n).toBe("3");
+    } finally {
+      own.resume();
+      await own.stop();
+    }
+  });
 });

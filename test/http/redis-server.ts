@@ -2,15 +2,20 @@
  * process that stop() ends; nothing is written to disk. */
 import { freePort } from "../serve-process";
 
-/** TestRedis is a running redis-server: its URL and stop(). */
+/** TestRedis is a running redis-server: its URL and port, stop(), and pause()/resume() (SIGSTOP/SIGCONT: a server that
+ * accepts connections but answers nothing). */
 export interface TestRedis {
   url: string;
+  port: number;
   stop(): Promise<void>;
+  pause(): void;
+  resume(): void;
 }
 
-/** startRedis starts redis-server on 127.0.0.1 and resolves once it answers PING. */
-export async function startRedis(): Promise<TestRedis> {
-  const port = await freePort();
+/** startRedis starts redis-server on 127.0.0.1 (on `port`, to start one again where another was) and resolves once it
+ * answers PING. */
+export async function startRedis(port?: number): Promise<TestRedis> {
+  port ??= await freePort();
   const proc = Bun.spawn(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--daemonize", "no", "--save", "", "--appendonly", "no"], {
     stdout: "ignore",
     stderr: "ignore",
@@ -27,6 +32,9 @@ export async function startRedis(): Promise<TestRedis> {
   }
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
+    pause: () => proc.kill("SIGSTOP"),
+    resume: () => proc.kill("SIGCONT"),
     async stop() {
       proc.kill();
       await proc.exited;

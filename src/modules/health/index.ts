@@ -1,19 +1,26 @@
 /** health routes (spec 4.1): readiness on the public port, liveness on the internal one. */
+import type { Static } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import type { WindowCounters } from "../../http/rate-limit";
 import type { Store } from "../../store/open";
 import { Ready, Unavailable, type Readiness } from "./model";
 
-/** readiness answers what is unreachable; the embedded store is the only dependency of one appliance (no `redis`). */
-export function readiness(store: Store): Readiness {
-  return store.ping() ? { status: "ok" } : { status: "unavailable", unavailable: ["database"] };
+/** readiness answers what is unreachable: the store, and Redis when the rate counters live there (REDIS_URL). Redis
+ * down does not stop serving (each process counts alone meanwhile, http/rate-limit.ts), but the limits no longer hold
+ * across processes: spec 4.1 names it, for the alerting (docs/decisions.md "Health"). */
+export async function readiness(store: Store, counters?: WindowCounters): Promise<Readiness> {
+  const unavailable: Static<typeof Unavailable>["unavailable"] = [];
+  if (!store.ping()) unavailable.push("database");
+  if (counters?.ping && !(await counters.ping())) unavailable.push("redis");
+  return unavailable.length ? { status: "unavailable", unavailable } : { status: "ok" };
 }
 
 /** healthRoutes mounts GET /health. */
-export function healthRoutes(store: Store) {
+export function healthRoutes(store: Store, counters?: WindowCounters) {
   return new Elysia({ normalize: false }).get(
     "/health",
-    ({ set }) => {
-      const body = readiness(store);
+    async ({ set }) => {
+      const body = await readiness(store, counters);
       if (body.status !== "ok") set.status = 503;
       return body;
     },
