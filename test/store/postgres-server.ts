@@ -5,9 +5,11 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { freePort } from "../serve-process";
 
-/** TestPostgres is a running cluster: the URL of its empty database `renderd`, and stop(). */
+/** TestPostgres is a running cluster: the URL of its empty database `renderd`, more empty databases on asking, and stop(). */
 export interface TestPostgres {
   url: string;
+  /** database creates the empty database `name` and answers its URL. */
+  database(name: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -78,14 +80,19 @@ export async function startPostgres(): Promise<TestPostgres> {
       if (r.exitCode === 0) break;
       if (attempt === 3) throw new Error(`pg_ctl start failed: ${existsSync(log) ? readFileSync(log, "utf8").trim() : r.stderr.toString()}`);
     }
-    const admin = new SQL(`postgres://postgres@127.0.0.1:${port}/postgres`);
-    try {
-      await admin.unsafe("CREATE DATABASE renderd");
-    } finally {
-      await admin.close();
-    }
+    const database = async (name: string) => {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${JSON.stringify(name)}: use lower-case letters, digits and _`);
+      const admin = new SQL(`postgres://postgres@127.0.0.1:${port}/postgres`);
+      try {
+        await admin.unsafe(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.close();
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    };
     return {
-      url: `postgres://postgres@127.0.0.1:${port}/renderd`,
+      url: await database("renderd"),
+      database,
       async stop() {
         process.removeListener("exit", cleanUp);
         cleanUp();
