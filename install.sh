@@ -28,7 +28,7 @@ say "node $(node --version), npm $(npm --version)"
 # ca-certificates:     TLS roots for outbound webhook deliveries
 # ghostscript:         the PDF/A conversion of renders with pdf.standard (docs/pdf.md)
 # redis-server:        REDIS_URL's rate counters; the tests start their own on a free port (docs/scale-out.md)
-# postgresql:          the shared store of issue 15 (docs/scale-out.md); installed now, used by its tests next
+# postgresql:          the shared store of issue 15 (docs/scale-out.md); its tests start a throw-away cluster (test/store/postgres-server.ts)
 # openssh-server:      the sshd the SFTP destination tests start on a loopback port (test/destinations/servers.ts)
 # qpdf:                the tests check the structure of finished PDFs (qpdf --check)
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
