@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
@@ -9,7 +9,7 @@ import { migratePostgres } from "../../src/store/migrate-postgres";
 import { MIGRATIONS } from "../../src/store/migrations";
 import { openStore, type Store } from "../../src/store/open";
 import { toPostgres } from "../../src/store/postgres-dialect";
-import { startPostgres, type TestPostgres } from "./postgres-server";
+import { postgresBinDir, startPostgres, type TestPostgres } from "./postgres-server";
 import { postgresSchema, sqliteSchema } from "./schema";
 
 let pg: TestPostgres;
@@ -59,7 +59,7 @@ describe("migratePostgres", () => {
   test("users.email is unique and found whatever its case, as with SQLite's NOCASE", async () => {
     await sql`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_a', 'Ada@Example.org', 'h', 't')`;
     expect(await sql`SELECT id FROM users WHERE email = ${"ada@example.ORG"}`).toEqual([{ id: "usr_a" }]);
-    expect(sql`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_b', 'ADA@example.org', 'h', 't')`).rejects.toThrow(
+    await expect(sql`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_b', 'ADA@example.org', 'h', 't')`).rejects.toThrow(
       /users_email_key/,
     );
     sqlite.run("INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_a', 'Ada@Example.org', 'h', 't')");
@@ -88,12 +88,12 @@ describe("migratePostgres", () => {
     try {
       await migratePostgres(db, new ManualClock());
       await db`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', 'x')`;
-      expect(migratePostgres(db, new ManualClock())).rejects.toThrow("newer than this binary");
+      await expect(migratePostgres(db, new ManualClock())).rejects.toThrow("newer than this binary");
       await db`DELETE FROM schema_migrations WHERE version = 9999`;
       // Migration 11 half there: its first statement succeeds, its second fails, and the first is rolled back with it.
       await db`DELETE FROM schema_migrations WHERE version = 11`;
       await db`ALTER TABLE renders DROP COLUMN lease_owner`;
-      expect(migratePostgres(db, new ManualClock())).rejects.toThrow(/lease_expires_at/);
+      await expect(migratePostgres(db, new ManualClock())).rejects.toThrow(/lease_expires_at/);
       const [{ v }] = await db`SELECT MAX(version)::int AS v FROM schema_migrations`;
       expect(v).toBe(10);
       const cols = await db`SELECT column_name FROM information_schema.columns WHERE table_name = 'renders' AND column_name = 'lease_owner'`;
@@ -133,5 +133,26 @@ describe("toPostgres", () => {
       ["CREATE TABLE t (x TEXT COLLATE RTRIM);", "a collation other than NOCASE"],
     ];
     for (const [text, what] of cases) expect(() => toPostgres(12, text)).toThrow(`migration 12 uses ${what}`);
+  });
+});
+
+describe("postgresBinDir", () => {
+  test("picks the newest Debian major, and without one fails saying to run install.sh", () => {
+    const root = mkdtempSync(join(tmpdir(), "renderd-pgbin-"));
+    try {
+      expect(() => postgresBinDir(root, "")).toThrow("PostgreSQL is not installed");
+      expect(() => postgresBinDir(root, "")).toThrow("Run ./install.sh");
+      for (const major of ["9", "15", "13"]) {
+        mkdirSync(join(root, major, "bin"), { recursive: true });
+        for (const tool of ["initdb", "pg_ctl"]) {
+          writeFileSync(join(root, major, "bin", tool), "");
+          chmodSync(join(root, major, "bin", tool), 0o755);
+        }
+      }
+      expect(postgresBinDir(root, "")).toBe(join(root, "15", "bin"));
+      expect(postgresBinDir(join(root, "absent"), join(root, "13", "bin"))).toBe(join(root, "13", "bin"));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 /** postgres-server: a throw-away PostgreSQL cluster for tests, on a free loopback port, removed by stop(). */
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { SQL } from "bun";
 import { freePort } from "../serve-process";
 
@@ -16,17 +16,17 @@ export interface TestPostgres {
 // Debian's postgresql package puts initdb and pg_ctl under /usr/lib/postgresql/<major>/bin, not on PATH.
 const DEBIAN_ROOT = "/usr/lib/postgresql";
 
-/** postgresBinDir answers the folder holding initdb and pg_ctl (the newest Debian major, else PATH), or throws saying how to get one. */
-export function postgresBinDir(): string {
-  const majors = existsSync(DEBIAN_ROOT)
-    ? readdirSync(DEBIAN_ROOT)
-        .filter((v) => /^\d+$/.test(v) && existsSync(join(DEBIAN_ROOT, v, "bin", "pg_ctl")))
+/** postgresBinDir answers the folder holding initdb and pg_ctl (the newest major under `debianRoot`, else PATH), or throws saying how to get one. */
+export function postgresBinDir(debianRoot = DEBIAN_ROOT, PATH = process.env.PATH ?? ""): string {
+  const majors = existsSync(debianRoot)
+    ? readdirSync(debianRoot)
+        .filter((v) => /^\d+$/.test(v) && existsSync(join(debianRoot, v, "bin", "initdb")) && existsSync(join(debianRoot, v, "bin", "pg_ctl")))
         .sort((a, b) => Number(b) - Number(a))
     : [];
-  if (majors[0]) return join(DEBIAN_ROOT, majors[0], "bin");
-  const initdb = Bun.which("initdb");
-  if (initdb && Bun.which("pg_ctl")) return join(initdb, "..");
-  throw new Error(`PostgreSQL is not installed: no ${DEBIAN_ROOT}/<version>/bin/pg_ctl and no initdb on PATH. Run ./install.sh (Debian package postgresql).`);
+  if (majors[0]) return join(debianRoot, majors[0], "bin");
+  const initdb = Bun.which("initdb", { PATH });
+  if (initdb && Bun.which("pg_ctl", { PATH })) return dirname(initdb);
+  throw new Error(`PostgreSQL is not installed: no ${debianRoot}/<version>/bin/pg_ctl and no initdb on PATH. Run ./install.sh (Debian package postgresql).`);
 }
 
 // initdb and postgres refuse to run as root: as root the cluster is made and run by the `postgres` user.
@@ -40,8 +40,8 @@ function asOwner(): { prefix: string[]; uid?: number; gid?: number } {
   return { prefix: ["runuser", "-u", "postgres", "--"], uid: id("-u"), gid: id("-g") };
 }
 
-function run(command: string[], what: string): void {
-  const r = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
+function run(command: string[], cwd: string, what: string): void {
+  const r = Bun.spawnSync(command, { cwd, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`${what} failed (exit ${r.exitCode}): ${r.stderr.toString().trim() || r.stdout.toString().trim()}`);
 }
 
@@ -62,7 +62,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     chownSync(sockets, owner.uid, owner.gid);
   }
   const pgCtl = (...args: string[]) => [...owner.prefix, join(bin, "pg_ctl"), "-D", data, ...args];
-  const stopCluster = () => Bun.spawnSync(pgCtl("-m", "immediate", "-w", "stop"), { stdout: "ignore", stderr: "ignore" });
+  // The cluster's own folder as working directory: the postgres user may not enter the caller's.
+  const stopCluster = () => Bun.spawnSync(pgCtl("-m", "immediate", "-w", "stop"), { cwd: root, stdout: "ignore", stderr: "ignore" });
   const cleanUp = () => {
     if (existsSync(join(data, "postmaster.pid"))) stopCluster();
     rmSync(root, { recursive: true, force: true });
@@ -70,13 +71,13 @@ export async function startPostgres(): Promise<TestPostgres> {
   // A test run that dies before its afterAll leaves no server behind.
   process.once("exit", cleanUp);
   try {
-    run([...owner.prefix, join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "-N"], "initdb");
+    run([...owner.prefix, join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "-N"], root, "initdb");
     let port = 0;
     // The free port may be taken between asking and binding: try another.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
       const opts = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 ${FAST}`;
-      const r = Bun.spawnSync(pgCtl("-l", log, "-w", "-t", "30", "-o", opts, "start"), { stdout: "pipe", stderr: "pipe" });
+      const r = Bun.spawnSync(pgCtl("-l", log, "-w", "-t", "30", "-o", opts, "start"), { cwd: root, stdout: "pipe", stderr: "pipe" });
       if (r.exitCode === 0) break;
       if (attempt === 3) throw new Error(`pg_ctl start failed: ${existsSync(log) ? readFileSync(log, "utf8").trim() : r.stderr.toString()}`);
     }
