@@ -9,7 +9,7 @@ import { usePager } from "../../components/Pager";
 import type { Column } from "../../components/Table";
 import type { TemplateSummary } from "../../../src/modules/templates/model";
 import { useCreateTemplate, useTemplates } from "./api";
-import { Conversions } from "./Conversions";
+import { RecentConversions } from "./RecentConversions";
 import { FromPdf } from "./FromPdf";
 import { STARTERS } from "./starters";
 
@@ -66,7 +66,7 @@ export function TemplatesPage() {
       <h1>Templates</h1>
       <PagedTable query={templates} pager={pager} empty="No templates yet: start one from a starter or a PDF below." columns={COLUMNS} rowKey={(t) => t.id} />
       <NewTemplate />
-      <Conversions />
+      <RecentConversions />
       <FromPdf />
     </section>
   );

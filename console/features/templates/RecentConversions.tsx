@@ -1,4 +1,4 @@
-/** Conversions: the Templates page's list of recent conversions of PDFs into templates (docs/conversions.md). */
+/** RecentConversions: the Templates page's list of recent conversions of PDFs into templates (docs/conversions.md). */
 import { Link } from "wouter";
 import type { ConversionSummary } from "../../../src/modules/template-conversions/model";
 import { formatDate } from "../../components/format";
@@ -7,8 +7,8 @@ import { usePager } from "../../components/Pager";
 import type { Column } from "../../components/Table";
 import { editorPath, useConversions, usePdfAssets } from "./conversions";
 
-/** Conversions lists the workspace's conversions, newest first, each with its source and its template or error. */
-export function Conversions() {
+/** RecentConversions lists the workspace's conversions, newest first, each with its source and its template or error. */
+export function RecentConversions() {
   const pager = usePager();
   const conversions = useConversions(pager.cursor);
   const assets = usePdfAssets();
