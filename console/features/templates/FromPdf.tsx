@@ -6,8 +6,6 @@ import { useUpload } from "../../api/upload";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { editorPath, useConversion, usePdfAssets, useStartConversion } from "./conversions";
 
-const STATUS_TEXT = { queued: "Conversion queued…", processing: "Converting the PDF…" } as const;
-
 /** FromPdf is the Templates page's form that makes a template from a PDF asset. */
 export function FromPdf() {
   const assets = usePdfAssets();
@@ -21,6 +19,7 @@ export function FromPdf() {
   // XML assets share the kind pdf (docs/decisions.md) but cannot be converted.
   const pdfs = assets.data?.items.filter((a) => a.mediaType === "application/pdf") ?? [];
   const c = conversion.data;
+  const converting = c?.status === "queued" || c?.status === "processing";
 
   useEffect(() => {
     if (c?.status === "succeeded" && c.templateId) navigate(editorPath(c.templateId, c.id));
@@ -74,9 +73,9 @@ export function FromPdf() {
       <ErrorNotice error={assets.error} />
       <ErrorNotice error={start.error} />
       <ErrorNotice error={conversion.error} />
-      {c && (c.status === "queued" || c.status === "processing") ? (
+      {converting ? (
         <p role="status" aria-busy="true">
-          {STATUS_TEXT[c.status]}
+          {c?.status === "queued" ? "Conversion queued…" : "Converting the PDF…"}
         </p>
       ) : null}
       {c?.status === "failed" ? (
@@ -84,7 +83,7 @@ export function FromPdf() {
           <p>The conversion failed: {c.error}</p>
         </div>
       ) : null}
-      <button type="submit" disabled={!assetId || upload.isPending} aria-busy={start.isPending}>
+      <button type="submit" disabled={!assetId || upload.isPending || converting} aria-busy={start.isPending}>
         Convert to a template
       </button>
     </form>
