@@ -6,7 +6,7 @@ import type { Page } from "playwright-core";
 import { PDFDocument } from "pdf-lib";
 import { PNG } from "../fixtures/assets";
 import { INVOICE_DATA, INVOICE_TEMPLATE } from "../fixtures/invoice";
-import { ADMIN, shoot, signIn, startRig, type Rig } from "./rig";
+import { ADMIN, DESKTOP, horizontalOverflow, PHONE, shoot, signIn, startRig, type Rig } from "./rig";
 
 let rig: Rig;
 let page: Page;
@@ -93,6 +93,10 @@ test("an image-only PDF fails, and the conversion's error shows as written", asy
   await row.filter({ hasText: "failed" }).waitFor();
   expect(await row.textContent()).toContain(failed.error);
   await shoot(page, "template-from-pdf-failed");
+  await page.setViewportSize(PHONE);
+  expect(await horizontalOverflow(page)).toBe(0);
+  await shoot(page, "template-from-pdf-failed-phone");
+  await page.setViewportSize(DESKTOP);
 });
 
 test("over templateConversionsPerMonth the API's message shows; Limits shows the conversions against it", async () => {
