@@ -26,7 +26,7 @@ export function RecentConversions() {
   return (
     <section aria-label="Recent conversions">
       <h2>Recent conversions</h2>
-      <PagedTable query={conversions} pager={pager} empty="No conversions yet: make a template from a PDF below." columns={columns} rowKey={(c) => c.id} />
+      <PagedTable query={conversions} pager={pager} empty="No conversions yet: make a template from a PDF above." columns={columns} rowKey={(c) => c.id} />
     </section>
   );
 }

@@ -66,8 +66,8 @@ export function TemplatesPage() {
       <h1>Templates</h1>
       <PagedTable query={templates} pager={pager} empty="No templates yet: start one from a starter or a PDF below." columns={COLUMNS} rowKey={(t) => t.id} />
       <NewTemplate />
-      <RecentConversions />
       <FromPdf />
+      <RecentConversions />
     </section>
   );
 }
