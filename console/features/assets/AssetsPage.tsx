@@ -7,7 +7,8 @@ import { formatBytes, formatDate } from "../../components/format";
 import { PagedTable } from "../../components/PagedTable";
 import { usePager } from "../../components/Pager";
 import type { Column } from "../../components/Table";
-import { KIND_OF_MEDIA_TYPE, useAssets, useDeleteAsset, useUpload } from "./api";
+import { KIND_OF_MEDIA_TYPE, useUpload } from "../../api/upload";
+import { useAssets, useDeleteAsset } from "./api";
 
 const KINDS = [...new Set(Object.values(KIND_OF_MEDIA_TYPE))];
 

@@ -1,7 +1,7 @@
 /** TemplatePage: one template — its draft in a JSON editor with the API's problems marked in place, a live HTML
  * preview beside it, test render, publish and the versions list. Loaded lazily: it carries CodeMirror. */
 import { useMemo, useState } from "react";
-import { Link, useLocation } from "wouter";
+import { Link, useLocation, useSearch } from "wouter";
 import type { TemplateDraft, UpdateTemplateBody } from "../../../src/modules/templates/model";
 import { ApiFailure } from "../../api/client";
 import { ConfirmButton } from "../../components/Confirm";
@@ -9,6 +9,7 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { formatDate } from "../../components/format";
 import { QueryState } from "../../components/QueryState";
 import { useDeleteTemplate, usePreview, usePublish, useSaveDraft, useTemplate, useTestRender, useVersions } from "./api";
+import { useConversion } from "./conversions";
 import { JsonEditor, type Problem } from "./JsonEditor";
 
 type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
@@ -31,7 +32,7 @@ function patchOf(edited: Record<string, unknown>, before: TemplateDraft): Update
   return body as UpdateTemplateBody;
 }
 
-function Preview({ id, savedAt, data }: { id: string; savedAt: string; data: unknown }) {
+function Preview({ id, savedAt, data }: { id: string; savedAt: string | undefined; data: unknown }) {
   const preview = usePreview(id, savedAt, data);
   return (
     <div className="preview">
@@ -75,7 +76,11 @@ function Editor({ id }: { id: string }) {
   const remove = useDeleteTemplate();
   const [, navigate] = useLocation();
   const [text, setText] = useState<string | null>(null);
-  const [dataText, setDataText] = useState("{}");
+  // A template made from a PDF opens with the values the conversion found (`?conversion=tcv_…`), until they are edited.
+  const conversion = useConversion(new URLSearchParams(useSearch()).get("conversion"));
+  const sampleData = conversion.data?.templateId === id ? conversion.data.sampleData : undefined;
+  const [edited, setDataText] = useState<string | null>(null);
+  const dataText = edited ?? (sampleData ? JSON.stringify(sampleData, null, 2) : "{}");
   const data = useMemo(() => parse(dataText), [dataText]);
   const problems: Problem[] = save.error instanceof ApiFailure ? save.error.details.map((d) => ({ path: d.path ?? "", message: d.message })) : [];
 
@@ -120,6 +125,8 @@ function Editor({ id }: { id: string }) {
             <ErrorNotice error={publish.error} />
             <ErrorNotice error={testRender.error} />
             <ErrorNotice error={remove.error} />
+            <ErrorNotice error={conversion.error} />
+            {sampleData ? <p role="note">Made from a PDF: the sample data holds the values the conversion found in it.</p> : null}
             {publish.isSuccess ? <p role="status">Published.</p> : null}
             {testRender.data ? (
               <p role="status">
@@ -132,10 +139,11 @@ function Editor({ id }: { id: string }) {
                 <JsonEditor key={t.id} label="Draft JSON" value={current} onChange={setText} problems={problems} />
                 <label>
                   Sample data (JSON)
-                  <textarea rows={4} value={dataText} onChange={(e) => setDataText(e.currentTarget.value)} aria-invalid={data.ok ? undefined : true} />
+                  <textarea rows={sampleData ? 12 : 4} value={dataText} onChange={(e) => setDataText(e.currentTarget.value)} aria-invalid={data.ok ? undefined : true} />
                 </label>
               </div>
-              <Preview id={id} savedAt={t.updatedAt} data={data.ok ? data.value : {}} />
+              {/* Held back until a conversion's sample data has come, so that the first preview already shows it. */}
+              <Preview id={id} savedAt={conversion.isLoading ? undefined : t.updatedAt} data={data.ok ? data.value : {}} />
             </div>
             <Versions id={id} />
           </>

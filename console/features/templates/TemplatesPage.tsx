@@ -1,4 +1,5 @@
-/** TemplatesPage: the list of templates, and a new template from a starter (invoice, letter, report). */
+/** TemplatesPage: the list of templates, a new template from a starter (invoice, letter, report) or from a PDF, and
+ * the recent conversions of PDFs. */
 import { useState } from "react";
 import { Link, useLocation } from "wouter";
 import { ErrorNotice } from "../../components/ErrorNotice";
@@ -8,6 +9,8 @@ import { usePager } from "../../components/Pager";
 import type { Column } from "../../components/Table";
 import type { TemplateSummary } from "../../../src/modules/templates/model";
 import { useCreateTemplate, useTemplates } from "./api";
+import { RecentConversions } from "./RecentConversions";
+import { FromPdf } from "./FromPdf";
 import { STARTERS } from "./starters";
 
 function NewTemplate() {
@@ -61,8 +64,10 @@ export function TemplatesPage() {
   return (
     <section>
       <h1>Templates</h1>
-      <PagedTable query={templates} pager={pager} empty="No templates yet: start one from a starter below." columns={COLUMNS} rowKey={(t) => t.id} />
+      <PagedTable query={templates} pager={pager} empty="No templates yet: start one from a starter or a PDF below." columns={COLUMNS} rowKey={(t) => t.id} />
       <NewTemplate />
+      <FromPdf />
+      <RecentConversions />
     </section>
   );
 }
