@@ -1,0 +1,79 @@
+/** backup/to-postgres: `renderd migrate --to-postgres` — one appliance's SQLite store and files copied into PostgreSQL
+ * and a bucket (docs/scale-out.md "Moving an appliance"). The rows come from a snapshot (VACUUM INTO, as backups do), the
+ * files go first (content-addressed: a copy stopped midway leaves only harmless objects), then the rows in one
+ * transaction, so PostgreSQL holds all of the store or none of it. */
+import { Database } from "bun:sqlite";
+import { SQL } from "bun";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "../config";
+import type { Clock } from "../lib/clock";
+import { copyFiles, type FileRef, type FilesCopied } from "../store/copy-files";
+import { copyRows, databaseAddress, refuseHeld, tablesInKeyOrder } from "../store/copy-rows";
+import type { FileArea, FileStore } from "../store/files";
+import { storeHolders } from "../store/holders";
+import { migratePostgres } from "../store/migrate-postgres";
+import { referencedFiles, takeSnapshot } from "./snapshot";
+
+/** ToPostgres is what the copy needs: the store, its files, the target, and whether to replace what the target holds. */
+export interface ToPostgres {
+  dataDir: string;
+  storePath: string;
+  databaseUrl: string;
+  from: FileStore;
+  to: FileStore;
+  replace: boolean;
+  clock: Clock;
+  /** say receives one progress line at a time (never a secret). */
+  say: (line: string) => void;
+}
+
+/** Moved is what the copy did. */
+export interface Moved {
+  database: string;
+  migrations: string[];
+  rows: Record<string, number>;
+  files: FilesCopied;
+}
+
+/** migrateToPostgres copies the store behind `storePath` and the files it references into the target; it refuses while another process holds the store. */
+export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
+  if (!/^postgres(ql)?:\/\//.test(o.databaseUrl)) throw new ConfigError("DATABASE_URL is not allowed: use a postgres:// or postgresql:// URL.");
+  const database = databaseAddress(o.databaseUrl);
+  const holders = storeHolders(o.storePath);
+  if (holders.length)
+    throw new ConfigError(`${o.storePath} is open in process ${holders.join(", ")} (renderd serve?): stop it first, so that no row written after the copy is lost.`);
+  mkdirSync(join(o.dataDir, "tmp"), { recursive: true });
+  const stage = mkdtempSync(join(o.dataDir, "tmp", "to-postgres-"));
+  const sql = new SQL(o.databaseUrl);
+  try {
+    const snapshot = join(stage, "renderd.db");
+    takeSnapshot(o.storePath, snapshot);
+    const db = new Database(snapshot, { readonly: true, strict: true });
+    try {
+      const migrations = await migratePostgres(sql, o.clock);
+      o.say(`${database}: ${migrations.length ? `applied ${migrations.length} migrations` : "schema up to date"}`);
+      const copy = { replace: o.replace, where: database, onTable: (table: string, n: number) => o.say(`rows: ${table} ${n}`) };
+      // Refused before any byte is sent; checked again inside the copy's transaction.
+      await refuseHeld(sql, tablesInKeyOrder(db), copy);
+      const refs = referencedFiles(db).map(fileRef);
+      const files = await copyFiles(o.from, o.to, refs, (done, total) => {
+        if (done === total || done % 100 === 0) o.say(`files: ${done}/${total}`);
+      });
+      for (const m of files.missing) o.say(`warning: ${m.area}/${m.sha256} is referenced by the store but not under DATA_DIR: left out`);
+      const rows = await copyRows(db, sql, copy);
+      return { database, migrations, rows, files };
+    } finally {
+      db.close(false);
+    }
+  } finally {
+    await sql.close();
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+// referencedFiles names archive paths, `<area>/ab/cd/<sha256>`.
+function fileRef(path: string): FileRef {
+  const parts = path.split("/");
+  return { area: parts[0] as FileArea, sha256: parts.at(-1)! };
+}
