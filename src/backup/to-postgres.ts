@@ -59,9 +59,9 @@ export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
       const refs = referencedFiles(db).map(fileRef);
       const files = await copyFiles(o.from, o.to, refs, (done, total) => {
         if (done === total || done % 100 === 0) o.say(`files: ${done}/${total}`);
-      });
+      }).catch(failed("copying the files to the bucket failed, no row was written to PostgreSQL"));
       for (const m of files.missing) o.say(`warning: ${m.area}/${m.sha256} is referenced by the store but not under DATA_DIR: left out`);
-      const rows = await copyRows(db, sql, copy);
+      const rows = await copyRows(db, sql, copy).catch(failed("copying the rows failed and was rolled back"));
       return { database, migrations, rows, files };
     } finally {
       db.close(false);
@@ -70,6 +70,14 @@ export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
     await sql.close();
     rmSync(stage, { recursive: true, force: true });
   }
+}
+
+// A refusal (ConfigError) is already one clear line; any other failure is told with the state it leaves.
+function failed(what: string): (e: unknown) => never {
+  return (e) => {
+    if (e instanceof ConfigError) throw e;
+    throw new Error(`${what}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  };
 }
 
 // referencedFiles names archive paths, `<area>/ab/cd/<sha256>`.

@@ -1,6 +1,6 @@
 /** store/copy-files: copies content-addressed files from one FileStore to another (`renderd migrate --to-postgres`:
  * DATA_DIR's files into the bucket), checking each file's sha256 on the way. */
-import type { FileArea, FileStore } from "./files";
+import { contentKey, type FileArea, type FileStore } from "./files";
 
 /** FileRef names one stored file. */
 export interface FileRef {
@@ -44,7 +44,7 @@ async function copyOne(from: FileStore, to: FileStore, file: FileRef, size: numb
   const temp = await to.writeTemp(OWNER, source, { maxBytes: size });
   if (temp.sha256 !== file.sha256) {
     to.discard(temp);
-    throw new Error(`${file.area}/${file.sha256} does not hash to its name (it hashes to ${temp.sha256}): the file is damaged; restore it from a backup before migrating.`);
+    throw new Error(`${contentKey(file.area, file.sha256)} does not hash to its name (it hashes to ${temp.sha256}): the file is damaged; restore it from a backup before migrating.`);
   }
   try {
     await to.commit(file.area, temp);
