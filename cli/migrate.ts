@@ -1,6 +1,7 @@
 /** cli/migrate: `renderd migrate` — apply pending migrations to DATA_DIR's store and say which; with `--to-postgres`,
  * copy the store and its files into DATABASE_URL and S3_BUCKET (docs/scale-out.md "Moving an appliance"). */
 import { Command } from "commander";
+import { join } from "node:path";
 import { migrateToPostgres } from "../src/backup/to-postgres";
 import { ConfigError } from "../src/config";
 import { DiskFiles } from "../src/store/files-disk";
@@ -28,6 +29,9 @@ async function toPostgres({ config, store, clock }: CliContext, flags: Flags): P
     clock,
     say: (line) => process.stderr.write(`renderd: ${line}\n`),
   });
+  // Webhook secrets and certificates are sealed, cookies and asset addresses signed with the key in use: every process must share it.
+  const keyFrom = process.env.SECRET_KEY ? "SECRET_KEY" : join(config.dataDir, "secret.key");
+  process.stderr.write(`renderd: note: start every process on the new store with SECRET_KEY set to this appliance's key (${keyFrom}): webhook secrets and certificates are sealed with it.\n`);
   const rows = Object.values(moved.rows).reduce((a, b) => a + b, 0);
   const { files } = moved;
   print(!!flags.json, moved, () =>

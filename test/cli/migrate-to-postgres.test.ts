@@ -147,6 +147,7 @@ describe("renderd migrate --to-postgres", () => {
     const r = await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: withPassword(pg.url), ...s3Env() });
     expect(r.err).toMatch(/rows: workspaces 1\n/);
     expect(r.err).toMatch(/files: 2\/2\n/);
+    expect(r.err).toContain(`note: start every process on the new store with SECRET_KEY set to this appliance's key (${join(dataDir, "secret.key")})`);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^copied \d+ rows in \d+ tables to postgres:\/\/127\.0\.0\.1:\d+\/renderd and 2 files \(.*\) to S3_BUCKET=renderd \(0 already there\)\n$/);
     for (const secret of ["pg-secret-word", "postgres@", s3.settings.secretAccessKey]) expect(r.out + r.err).not.toContain(secret);
