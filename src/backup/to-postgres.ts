@@ -38,8 +38,7 @@ export interface Moved {
 
 /** migrateToPostgres copies the store behind `storePath` and the files it references into the target; it refuses while another process holds the store. */
 export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
-  if (!/^postgres(ql)?:\/\//.test(o.databaseUrl)) throw new ConfigError("DATABASE_URL is not allowed: use a postgres:// or postgresql:// URL.");
-  const database = databaseAddress(o.databaseUrl);
+  const database = checkedAddress(o.databaseUrl);
   const holders = storeHolders(o.storePath);
   if (holders.length)
     throw new ConfigError(`${o.storePath} is open in process ${holders.join(", ")} (renderd serve?): stop it first, so that no row written after the copy is lost.`);
@@ -51,7 +50,7 @@ export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
     takeSnapshot(o.storePath, snapshot);
     const db = new Database(snapshot, { readonly: true, strict: true });
     try {
-      const migrations = await migratePostgres(sql, o.clock);
+      const migrations = await migratePostgres(sql, o.clock).catch(failed(`${database}: applying the PostgreSQL migrations failed`));
       o.say(`${database}: ${migrations.length ? `applied ${migrations.length} migrations` : "schema up to date"}`);
       const copy = { replace: o.replace, where: database, onTable: (table: string, n: number) => o.say(`rows: ${table} ${n}`) };
       // Refused before any byte is sent; checked again inside the copy's transaction.
@@ -69,6 +68,17 @@ export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
   } finally {
     await sql.close();
     rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+// The URL itself is never echoed: it may hold the password.
+function checkedAddress(url: string): string {
+  const refused = new ConfigError("DATABASE_URL is not allowed: use a postgres:// or postgresql:// URL.");
+  if (!/^postgres(ql)?:\/\//.test(url)) throw refused;
+  try {
+    return databaseAddress(url);
+  } catch {
+    throw refused;
   }
 }
 

@@ -255,6 +255,17 @@ describe("renderd migrate --to-postgres", () => {
     }
     expect(await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], s3Env())).toMatchObject({ code: 2, err: expect.stringContaining("--to-postgres needs DATABASE_URL") });
     expect(await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: url })).toMatchObject({ code: 2, err: expect.stringContaining("--to-postgres needs S3_BUCKET") });
+    for (const bad of ["mysql://u:pg-secret-word@host/db", "postgres://u:pg-secret-word@[oops/db"])
+      expect(await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: bad, ...s3Env() })).toEqual({
+        code: 2,
+        out: "",
+        err: "renderd: DATABASE_URL is not allowed: use a postgres:// or postgresql:// URL.\n",
+      });
+    // Nothing answers on a closed port: the address is named, the password is not.
+    const closed = await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: "postgres://u:pg-secret-word@127.0.0.1:1/renderd", ...s3Env() });
+    expect(closed.code).toBe(1);
+    expect(closed.err).toMatch(/^renderd: postgres:\/\/127\.0\.0\.1:1\/renderd: applying the PostgreSQL migrations failed: /);
+    expect(closed.err).not.toContain("pg-secret-word");
     // DATABASE_URL stays refused everywhere else, plain migrate included.
     expect(await renderd(["migrate", "--data-dir", dataDir], { DATABASE_URL: url })).toMatchObject({ code: 2, err: expect.stringContaining("DATABASE_URL is not supported yet") });
     // Refused before PostgreSQL was touched: not even the schema is there.
