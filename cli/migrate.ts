@@ -16,6 +16,8 @@ interface Flags {
   force?: boolean;
 }
 
+const say = (line: string) => process.stderr.write(`renderd: ${line}\n`);
+
 async function toPostgres({ config, store, clock }: CliContext, flags: Flags): Promise<void> {
   if (config.databaseUrl === undefined) throw new ConfigError("--to-postgres needs DATABASE_URL: set it to the postgres:// URL of the new store.");
   if (config.s3Bucket === undefined) throw new ConfigError("--to-postgres needs S3_BUCKET (and its S3_* settings): processes sharing a store share their files through a bucket.");
@@ -27,11 +29,19 @@ async function toPostgres({ config, store, clock }: CliContext, flags: Flags): P
     to: openFiles(config),
     replace: !!flags.force,
     clock,
-    say: (line) => process.stderr.write(`renderd: ${line}\n`),
+    progress: {
+      migrated: (database, applied) => say(`${database}: ${applied.length ? `applied ${applied.length} migrations` : "schema up to date"}`),
+      // Every 100 files and the last: a line each, readable in a log as on a terminal.
+      files: (done, total, bytes) => {
+        if (done % 100 === 0 || done === total) say(`files: ${done}/${total}, ${formatBytes(bytes)} sent`);
+      },
+      missing: (path) => say(`warning: ${path} is referenced by the store but not under DATA_DIR: left out`),
+      table: (name, rows) => say(`rows: ${name} ${rows}`),
+    },
   });
   // Webhook secrets and certificates are sealed, cookies and asset addresses signed with the key in use: every process must share it.
   const keyFrom = process.env.SECRET_KEY ? "SECRET_KEY" : join(config.dataDir, "secret.key");
-  process.stderr.write(`renderd: note: start every process on the new store with SECRET_KEY set to this appliance's key (${keyFrom}): webhook secrets and certificates are sealed with it.\n`);
+  say(`note: start every process on the new store with SECRET_KEY set to this appliance's key (${keyFrom}): webhook secrets and certificates are sealed with it.`);
   const rows = Object.values(moved.rows).reduce((a, b) => a + b, 0);
   const { files } = moved;
   print(!!flags.json, moved, () =>

@@ -10,7 +10,7 @@ import { ConfigError } from "../config";
 import type { Clock } from "../lib/clock";
 import { copyFiles, type FileRef, type FilesCopied } from "../store/copy-files";
 import { copyRows, databaseAddress, refuseHeld, tablesInKeyOrder } from "../store/copy-rows";
-import type { FileArea, FileStore } from "../store/files";
+import { contentKey, type FileArea, type FileStore } from "../store/files";
 import { storeHolders } from "../store/holders";
 import { migratePostgres } from "../store/migrate-postgres";
 import { referencedFiles, takeSnapshot } from "./snapshot";
@@ -24,8 +24,15 @@ export interface ToPostgres {
   to: FileStore;
   replace: boolean;
   clock: Clock;
-  /** say receives one progress line at a time (never a secret). */
-  say: (line: string) => void;
+  progress: Progress;
+}
+
+/** Progress hears each step as it ends; the CLI words it (never with a secret). */
+export interface Progress {
+  migrated(database: string, applied: string[]): void;
+  files(done: number, total: number, bytes: number): void;
+  missing(path: string): void;
+  table(name: string, rows: number): void;
 }
 
 /** Moved is what the copy did. */
@@ -51,15 +58,13 @@ export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
     const db = new Database(snapshot, { readonly: true, strict: true });
     try {
       const migrations = await migratePostgres(sql, o.clock).catch(failed(`${database}: applying the PostgreSQL migrations failed`));
-      o.say(`${database}: ${migrations.length ? `applied ${migrations.length} migrations` : "schema up to date"}`);
-      const copy = { replace: o.replace, where: database, onTable: (table: string, n: number) => o.say(`rows: ${table} ${n}`) };
+      o.progress.migrated(database, migrations);
+      const copy = { replace: o.replace, where: database, onTable: o.progress.table };
       // Refused before any byte is sent; checked again inside the copy's transaction.
       await refuseHeld(sql, tablesInKeyOrder(db), copy);
       const refs = referencedFiles(db).map(fileRef);
-      const files = await copyFiles(o.from, o.to, refs, (done, total) => {
-        if (done === total || done % 100 === 0) o.say(`files: ${done}/${total}`);
-      }).catch(failed("copying the files to the bucket failed, no row was written to PostgreSQL"));
-      for (const m of files.missing) o.say(`warning: ${m.area}/${m.sha256} is referenced by the store but not under DATA_DIR: left out`);
+      const files = await copyFiles(o.from, o.to, refs, o.progress.files).catch(failed("copying the files to the bucket failed, no row was written to PostgreSQL"));
+      for (const m of files.missing) o.progress.missing(contentKey(m.area, m.sha256));
       const rows = await copyRows(db, sql, copy).catch(failed("copying the rows failed and was rolled back"));
       return { database, migrations, rows, files };
     } finally {

@@ -20,7 +20,7 @@ export interface FilesCopied {
 const OWNER = "migrate-to-postgres";
 
 /** copyFiles copies each of `files` from `from` to `to`, skipping those `to` holds with the same size; a file whose bytes do not hash to its name stops the copy. */
-export async function copyFiles(from: FileStore, to: FileStore, files: FileRef[], onFile?: (done: number, total: number) => void): Promise<FilesCopied> {
+export async function copyFiles(from: FileStore, to: FileStore, files: FileRef[], onFile?: (done: number, total: number, bytes: number) => void): Promise<FilesCopied> {
   const result: FilesCopied = { copied: 0, present: 0, bytes: 0, missing: [] };
   for (const [i, file] of files.entries()) {
     const size = (await from.stat(file.area, file.sha256))?.size;
@@ -31,7 +31,7 @@ export async function copyFiles(from: FileStore, to: FileStore, files: FileRef[]
       result.copied += 1;
       result.bytes += size;
     }
-    onFile?.(i + 1, files.length);
+    onFile?.(i + 1, files.length, result.bytes);
   }
   return result;
 }

@@ -146,7 +146,7 @@ describe("renderd migrate --to-postgres", () => {
   test("copies every row of every table and every file, sha256 checked, and prints no secret", async () => {
     const r = await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: withPassword(pg.url), ...s3Env() });
     expect(r.err).toMatch(/rows: workspaces 1\n/);
-    expect(r.err).toMatch(/files: 2\/2\n/);
+    expect(r.err).toMatch(/files: 2\/2, \d+ B sent\n/);
     expect(r.err).toContain(`note: start every process on the new store with SECRET_KEY set to this appliance's key (${join(dataDir, "secret.key")})`);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^copied \d+ rows in \d+ tables to postgres:\/\/127\.0\.0\.1:\d+\/renderd and 2 files \(.*\) to S3_BUCKET=renderd \(0 already there\)\n$/);
@@ -241,6 +241,23 @@ describe("renderd migrate --to-postgres", () => {
     expect(r.err).toContain(`${path} does not hash to its name`);
     expect(await bucket.exists(path!)).toBe(false);
     expect((await rowCounts(url, withSource(tablesInKeyOrder))).every((n) => n === 0)).toBe(true);
+  });
+
+  test("a referenced file missing from DATA_DIR is named in a warning and left out; the rows are copied", async () => {
+    const gone = join(work, "gone");
+    cpSync(dataDir, gone, { recursive: true });
+    const [path] = withSource(referencedFiles).filter((p) => p.startsWith("assets/"));
+    rmSync(join(gone, path!));
+    const url = await pg.database("missing_file");
+    const r = await renderd(["migrate", "--to-postgres", "--data-dir", gone, "--json"], { DATABASE_URL: url, ...s3Env() });
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`renderd: warning: ${path} is referenced by the store but not under DATA_DIR: left out\n`);
+    const sha256 = path!.split("/").at(-1);
+    const { files } = JSON.parse(r.out);
+    expect(files.missing).toEqual([{ area: "assets", sha256 }]);
+    // The PDF went over (or was there already, from an earlier test): only the asset is left out.
+    expect(files.copied + files.present).toBe(1);
+    expect(await rowCounts(url, ["assets", "renders"])).toEqual([1, 1]);
   });
 
   test("is refused while another process holds the store open, and without its target", async () => {
