@@ -97,6 +97,8 @@ async function makeAppliance(): Promise<string> {
   expect(claim?.renderId).toBe(render.body.id);
   const output = await files.put("outputs", claim!.renderId, PDF);
   expect(queue.complete(claim!.renderId, { outputSha256: output, pages: 1, bytes: PDF.byteLength })).toBe(true);
+  // A limit past 2^53 (a number would lose its last digit): the copy must carry it whole.
+  store.run("UPDATE workspaces SET max_storage_bytes = 9007199254740993");
   app.close(true);
   return app.dataDir;
 }
@@ -116,7 +118,7 @@ afterAll(async () => {
 const spelled = (v: unknown) => (v === null ? null : String(v));
 
 function sqliteRows(db: Database, table: string): string[] {
-  return (db.query(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[]).map((r) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, spelled(v)]))).sort();
+  return (db.query(`SELECT * FROM "${table}"`).safeIntegers(true).all() as Record<string, unknown>[]).map((r) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, spelled(v)]))).sort();
 }
 
 async function postgresRows(sql: SQL, table: string, columns: string[]): Promise<string[]> {
@@ -165,6 +167,7 @@ describe("renderd migrate --to-postgres", () => {
     const sql = new SQL(pg.url);
     try {
       for (const e of expected) expect({ table: e.table, rows: await postgresRows(sql, e.table, e.columns) }).toEqual({ table: e.table, rows: e.rows });
+      expect((await sql`SELECT max_storage_bytes FROM workspaces`)[0].max_storage_bytes).toBe("9007199254740993");
       // users.email keeps its case-blind equality on PostgreSQL.
       expect((await sql`SELECT count(*) AS n FROM users WHERE email = 'OWNER@example.test'`)[0].n).toBe("1");
     } finally {
