@@ -17,7 +17,7 @@ import { createUser, hashPassword } from "../../src/modules/users/service";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 import { tablesInKeyOrder } from "../../src/store/copy-rows";
 import { openStore, storePath } from "../../src/store/open";
-import { buildApi } from "../api/in-process";
+import { buildApi, type InProcessApi } from "../api/in-process";
 import { PDF, PNG } from "../fixtures/assets";
 import { startPostgres, type TestPostgres } from "../store/postgres-server";
 import { startS3, type TestBucket } from "../store/s3-server";
@@ -59,6 +59,17 @@ function withPassword(url: string): string {
 async function makeAppliance(): Promise<string> {
   // buildApi reads no secret.key: the session cookie is signed with this one.
   const app = buildApi({ PUBLIC_URL, SECRET_KEY: "a-secret-key-of-thirty-two-characters-at-least", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  try {
+    await fill(app);
+  } catch (e) {
+    app.close();
+    throw e;
+  }
+  app.close(true);
+  return app.dataDir;
+}
+
+async function fill(app: InProcessApi): Promise<void> {
   const { store, clock, files, queue } = app;
   const ctx = { actor: CLI_ACTOR, requestId: "test-setup" };
   const passwordHash = await hashPassword(PASSWORD);
@@ -99,12 +110,13 @@ async function makeAppliance(): Promise<string> {
   expect(queue.complete(claim!.renderId, { outputSha256: output, pages: 1, bytes: PDF.byteLength })).toBe(true);
   // A limit past 2^53 (a number would lose its last digit): the copy must carry it whole.
   store.run("UPDATE workspaces SET max_storage_bytes = 9007199254740993");
-  app.close(true);
-  return app.dataDir;
 }
 
+// One after the other: each is kept as soon as it is up, so afterAll stops whatever started if a later one fails.
 beforeAll(async () => {
-  [pg, s3, dataDir] = await Promise.all([startPostgres(), startS3(), makeAppliance()]);
+  pg = await startPostgres();
+  s3 = await startS3();
+  dataDir = await makeAppliance();
 });
 
 afterAll(async () => {
