@@ -69,6 +69,7 @@ async function makeAppliance(): Promise<string> {
   return app.dataDir;
 }
 
+// The rows the issue names, through the routes where they have one and the services where they do not.
 async function fill(app: InProcessApi): Promise<void> {
   const { store, clock, files, queue } = app;
   const ctx = { actor: CLI_ACTOR, requestId: "test-setup" };
