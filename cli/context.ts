@@ -1,7 +1,7 @@
 /** cli/context: what every store-acting subcommand shares — config from the environment, the migrated store, output. */
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
-import { ConfigError, ensureDataDir, loadConfig, type Config } from "../src/config";
+import { ConfigError, ensureDataDir, loadConfig, type Accepts, type Config } from "../src/config";
 import { ApiError } from "../src/errors";
 import { systemClock, type Clock } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
@@ -24,6 +24,8 @@ export interface StoreUse {
    * one that is not there, so a wrong or missing DATA_DIR is named instead of answered from an empty store.
    */
   createStore?: boolean;
+  /** accepts: the settings this command takes that the others refuse (DATABASE_URL for `migrate --to-postgres`). */
+  accepts?: Accepts;
 }
 
 // Names where DATA_DIR came from, so the operator sees which setting to change.
@@ -34,7 +36,7 @@ function dataDirSource(flag: string | undefined): string {
 
 /** withStore opens DATA_DIR's store (migrated), runs `fn`, and always closes it; only a `createStore` command may start a new store. */
 export async function withStore<T>(fn: (ctx: CliContext) => T | Promise<T>, dataDir?: string, use: StoreUse = {}): Promise<T> {
-  const config = loadConfig(process.env, dataDir ? { dataDir } : {});
+  const config = loadConfig(process.env, dataDir ? { dataDir } : {}, use.accepts);
   const path = storePath(config.dataDir);
   if (!use.createStore && !existsSync(path))
     throw new ConfigError(

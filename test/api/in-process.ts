@@ -14,12 +14,18 @@ import { DiskFiles } from "../../src/store/files-disk";
 import { namerOptions } from "../../src/modules/template-conversions/namer";
 import { ConversionRunner } from "../../src/modules/template-conversions/runner";
 import { migrate } from "../../src/store/migrate";
-import { openStore } from "../../src/store/open";
+import { openStore, type Store } from "../../src/store/open";
 
 export interface InProcessApi {
   api: Api;
   dataDir: string;
-  close(): void;
+  /** What the routes use, for tests that make data through the services too (a render completed without printing). */
+  store: Store;
+  clock: ManualClock;
+  files: DiskFiles;
+  queue: SqliteQueue;
+  /** close closes the store and removes DATA_DIR, unless `keepDataDir` (the caller removes it). */
+  close(keepDataDir?: boolean): void;
 }
 
 /** buildApi makes the API over a fresh, migrated store in a temporary DATA_DIR; `env` overrides settings. */
@@ -37,9 +43,13 @@ export function buildApi(env: Record<string, string> = {}): InProcessApi {
     // Neither is started: nothing here renders or converts.
     api: createApi({ config, store, clock, log, files, worker, conversions: new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) }) }),
     dataDir,
-    close() {
+    store,
+    clock,
+    files,
+    queue,
+    close(keepDataDir = false) {
       store.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keepDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
