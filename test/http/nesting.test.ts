@@ -70,7 +70,9 @@ describe("nesting depth (issue 16)", () => {
     expect(Object.keys(fields).length).toBeGreaterThan(15);
   });
 
-  test("every JSON route refuses depth 100,000 and 10,000 with 400 within 200 ms, /health answering within 100 ms", async () => {
+  // The bounds catch a stall (a deep body used to hold the event loop for seconds), not speed: on 2 shared cores a
+  // garbage collection alone has taken 227 ms, so they leave room for that.
+  test("every JSON route refuses depth 100,000 and 10,000 with 400 within 1 s, /health answering within 250 ms", async () => {
     const health = pollHealth();
     const slow: string[] = [];
     for (const route of jsonRoutes()) {
@@ -84,14 +86,14 @@ describe("nesting depth (issue 16)", () => {
           const what = `${route.method} ${route.path} ${name}${"cookie" in as ? " (signed in)" : ""}`;
           expect({ what, status: res.status, code: res.body.error?.code }).toEqual({ what, status: 400, code: "BAD_REQUEST" });
           expect(res.body.error.message).toContain(`${MAX_JSON_DEPTH} levels`);
-          if (ms > 200) slow.push(`${what}: ${Math.round(ms)} ms`);
+          if (ms > 1000) slow.push(`${what}: ${Math.round(ms)} ms`);
         }
       }
     }
     const polled = await health.stop();
     expect(slow).toEqual([]);
     expect(polled.answers).toBeGreaterThan(10);
-    expect(polled.slowest).toBeLessThan(100);
+    expect(polled.slowest).toBeLessThan(250);
   });
 
   test(`${MAX_JSON_DEPTH} levels pass the depth check; ${MAX_JSON_DEPTH + 1} do not`, async () => {
