@@ -18,7 +18,7 @@ describe("loadConfig", () => {
       renderMaxOutputBytes: 50_000_000,
       renderMaxInputBytes: 10_000_000,
       renderMaxWasmBytes: 16 * 1024 * 1024,
-      renderMaxHeapBytes: 512 * 1024 * 1024,
+      renderMaxHeapBytes: 1024 * 1024 * 1024,
       retentionDays: 30,
       webhookAllowHttp: false,
       webhookAllowPrivate: false,
