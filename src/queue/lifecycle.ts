@@ -33,8 +33,9 @@ function statusList(from: readonly RenderStatus[]): string {
 }
 
 /** endRender moves a render that is in one of `from` to its final state, in the caller's transaction, and answers the row
- * it wrote; it answers null (and writes nothing) when the render is not in `from` any more, e.g. cancelled while it was printing, or, with an
- * `owner`, when that owner no longer holds its lease (taken back: another process may be printing it now). */
+ * it wrote; it answers null (and writes nothing) when the render is not in `from` any more, e.g. cancelled while it was
+ * printing, or, with an `owner`, when that owner no longer holds its lease (taken back: another process may be printing
+ * it now). */
 export function endRender(store: Store, clock: Clock, renderId: string, from: readonly RenderStatus[], end: RenderEnd, owner?: string): RenderRow | null {
   if (!store.db.inTransaction) throw new Error("endRender must run inside a transaction");
   const now = clock.now().toISOString();
