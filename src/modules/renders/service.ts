@@ -28,7 +28,7 @@ import { deliveryTargets, queueDeliveries, renderDeliveries, type DeliveryTarget
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
-import { isFinalStatus, type RenderStatus } from "../../store/render-status";
+import { isFinalStatus } from "../../store/render-status";
 import { withPdfOptions } from "./pdf";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
