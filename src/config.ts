@@ -112,7 +112,7 @@ export const OPTIONS = {
   renderMaxOutputBytes: { env: "RENDER_MAX_OUTPUT_BYTES", flag: "--render-max-output-bytes", help: "bytes per PDF (may only be lowered)", fallback: () => String(50 * MB), parse: integer(1, 50 * MB) },
   renderMaxInputBytes: { env: "RENDER_MAX_INPUT_BYTES", flag: "--render-max-input-bytes", help: "bytes per request body and render data (may only be lowered)", fallback: () => String(10 * MB), parse: integer(1024, 10 * MB) },
   renderMaxWasmBytes: { env: "RENDER_MAX_WASM_BYTES", flag: "--render-max-wasm-bytes", help: "WebAssembly bytes per render", fallback: () => String(16 * 1024 * 1024), parse: integer(0, 4 * 1024 * 1024 * 1024) },
-  renderMaxHeapBytes: { env: "RENDER_MAX_HEAP_BYTES", flag: "--render-max-heap-bytes", help: "JavaScript heap bytes per render page", fallback: () => String(1024 * 1024 * 1024), parse: integer(16 * 1024 * 1024, 16 * 1024 * 1024 * 1024) },
+  renderMaxHeapBytes: { env: "RENDER_MAX_HEAP_BYTES", flag: "--render-max-heap-bytes", help: "JavaScript heap bytes per render page", fallback: () => String(512 * 1024 * 1024), parse: integer(16 * 1024 * 1024, 16 * 1024 * 1024 * 1024) },
   renderRecycleAfter: { env: "RENDER_RECYCLE_AFTER", flag: "--render-recycle-after", help: "renders per page before it is closed and replaced by a fresh one", fallback: () => "200", parse: integer(1, 1_000_000) },
   renderMaxPageMemoryBytes: { env: "RENDER_MAX_PAGE_MEMORY_BYTES", flag: "--render-max-page-memory-bytes", help: "renderer memory (Pss) per page before the busiest page of a browser is replaced (0 = off)", fallback: () => "0", parse: integer(0, 64 * 1024 * 1024 * 1024) },
   apiRateLimitPerMinute: { env: "API_RATE_LIMIT_PER_MINUTE", flag: "--api-rate-limit-per-minute", help: "/v1/ requests per client address per minute", fallback: () => "1200", parse: integer(1, 10_000_000) },
@@ -145,8 +145,13 @@ type Parsed<K extends keyof Options> = ReturnType<Options[K]["parse"]>;
 /** Config is the parsed, validated configuration; `publicUrl` and `secretKey` are always set after loadConfig. */
 export type Config = { [K in keyof Options]: Parsed<K> } & { publicUrl: string; secretKey: string };
 
+/** Accepts names the settings one command takes that the rest refuse: DATABASE_URL is `migrate --to-postgres`'s target only. */
+export interface Accepts {
+  databaseUrl?: boolean;
+}
+
 /** loadConfig reads each option from `values` (flags) first, then `env`, then its default, and validates it. */
-export function loadConfig(env: Record<string, string | undefined>, values: Partial<Record<keyof Options, string>> = {}): Config {
+export function loadConfig(env: Record<string, string | undefined>, values: Partial<Record<keyof Options, string>> = {}, accepts: Accepts = {}): Config {
   const out: Record<string, unknown> = {};
   for (const [key, option] of Object.entries(OPTIONS) as [keyof Options, Option<unknown>][]) {
     const raw = values[key] ?? env[option.env] ?? option.fallback();
@@ -160,13 +165,13 @@ export function loadConfig(env: Record<string, string | undefined>, values: Part
   // The value itself is never echoed: it is a password.
   if (config.adminPassword !== undefined && passwordProblem(config.adminPassword) !== null)
     throw new ConfigError(`RENDERD_ADMIN_PASSWORD is not allowed: use ${PASSWORD_RULE}.`);
-  checkBackends(config);
+  checkBackends(config, accepts);
   return config;
 }
 
 /** checkBackends refuses a combination of scale-out settings that cannot work (docs/scale-out.md "Settings"). */
-function checkBackends(config: Config): void {
-  if (config.databaseUrl !== undefined)
+function checkBackends(config: Config, accepts: Accepts): void {
+  if (config.databaseUrl !== undefined && !accepts.databaseUrl)
     throw new ConfigError("DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).");
   const s3 = [config.s3Endpoint && "S3_ENDPOINT", config.s3Region && "S3_REGION", config.s3AccessKeyId && "S3_ACCESS_KEY_ID", config.s3SecretAccessKey && "S3_SECRET_ACCESS_KEY"].filter(Boolean);
   if (config.s3Bucket === undefined) {
