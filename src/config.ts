@@ -145,13 +145,8 @@ type Parsed<K extends keyof Options> = ReturnType<Options[K]["parse"]>;
 /** Config is the parsed, validated configuration; `publicUrl` and `secretKey` are always set after loadConfig. */
 export type Config = { [K in keyof Options]: Parsed<K> } & { publicUrl: string; secretKey: string };
 
-/** Accepts names the settings one command takes that the rest refuse: DATABASE_URL is `migrate --to-postgres`'s target only. */
-export interface Accepts {
-  databaseUrl?: boolean;
-}
-
 /** loadConfig reads each option from `values` (flags) first, then `env`, then its default, and validates it. */
-export function loadConfig(env: Record<string, string | undefined>, values: Partial<Record<keyof Options, string>> = {}, accepts: Accepts = {}): Config {
+export function loadConfig(env: Record<string, string | undefined>, values: Partial<Record<keyof Options, string>> = {}): Config {
   const out: Record<string, unknown> = {};
   for (const [key, option] of Object.entries(OPTIONS) as [keyof Options, Option<unknown>][]) {
     const raw = values[key] ?? env[option.env] ?? option.fallback();
@@ -165,13 +160,13 @@ export function loadConfig(env: Record<string, string | undefined>, values: Part
   // The value itself is never echoed: it is a password.
   if (config.adminPassword !== undefined && passwordProblem(config.adminPassword) !== null)
     throw new ConfigError(`RENDERD_ADMIN_PASSWORD is not allowed: use ${PASSWORD_RULE}.`);
-  checkBackends(config, accepts);
+  checkBackends(config);
   return config;
 }
 
 /** checkBackends refuses a combination of scale-out settings that cannot work (docs/scale-out.md "Settings"). */
-function checkBackends(config: Config, accepts: Accepts): void {
-  if (config.databaseUrl !== undefined && !accepts.databaseUrl)
+function checkBackends(config: Config): void {
+  if (config.databaseUrl !== undefined)
     throw new ConfigError("DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).");
   const s3 = [config.s3Endpoint && "S3_ENDPOINT", config.s3Region && "S3_REGION", config.s3AccessKeyId && "S3_ACCESS_KEY_ID", config.s3SecretAccessKey && "S3_SECRET_ACCESS_KEY"].filter(Boolean);
   if (config.s3Bucket === undefined) {

@@ -107,9 +107,6 @@ describe("loadConfig", () => {
       expect(refusal({ DATABASE_URL: "postgres://renderd:pw@db/renderd" })).toBe(
         "DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).",
       );
-      // One command takes it, as its target (`migrate --to-postgres`): it says so, and the other rules still hold.
-      expect(loadConfig({ DATABASE_URL: "postgres://renderd:pw@db/renderd" }, {}, { databaseUrl: true }).databaseUrl).toBe("postgres://renderd:pw@db/renderd");
-      expect(() => loadConfig({ DATABASE_URL: "postgres://db/renderd", S3_BUCKET: "renderd" }, {}, { databaseUrl: true })).toThrow(/S3_BUCKET=renderd needs/);
       const message = refusal({ REDIS_URL: "http://user:hunter2@cache:6379" });
       expect(message).toStartWith("REDIS_URL is not allowed: use a redis:// or rediss:// URL");
       expect(message).not.toContain("hunter2");
