@@ -14,6 +14,7 @@
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { RenderWarning } from "../render/warnings";
+import { RENDER_COLUMNS, type RenderRow } from "./queue";
 import type { Store } from "../store/open";
 import type { RenderStatus } from "../store/render-status";
 import { enqueueEndEvent } from "../webhooks/events";
@@ -31,17 +32,18 @@ function statusList(from: readonly RenderStatus[]): string {
   return `(${from.map((s) => `'${s}'`).join(", ")})`;
 }
 
-/** endRender moves a render that is in one of `from` to its final state, in the caller's transaction; it answers false
- * (and writes nothing) when the render is not in `from` any more, e.g. cancelled while it was printing, or, with an
- * `owner`, when that owner no longer holds its lease (taken back: another process may be printing it now). */
-export function endRender(store: Store, clock: Clock, renderId: string, from: readonly RenderStatus[], end: RenderEnd, owner?: string): boolean {
+/** endRender moves a render that is in one of `from` to its final state, in the caller's transaction, and answers the row
+ * it wrote; it answers null (and writes nothing) when the render is not in `from` any more, e.g. cancelled while it was
+ * printing, or, with an `owner`, when that owner no longer holds its lease (taken back: another process may be printing
+ * it now). */
+export function endRender(store: Store, clock: Clock, renderId: string, from: readonly RenderStatus[], end: RenderEnd, owner?: string): RenderRow | null {
   if (!store.db.inTransaction) throw new Error("endRender must run inside a transaction");
   const now = clock.now().toISOString();
-  const row = store.get<{ workspace_id: string; test: number; created_at: string }>(
+  const row = store.get<RenderRow>(
     `UPDATE renders SET status = $status, job = NULL, finished_at = $now, lease_owner = NULL, lease_expires_at = NULL,
        output_sha256 = $sha, pages = $pages, bytes = $bytes, error_code = $code, error_message = $message, warnings = $warnings
      WHERE id = $id AND status IN ${statusList(from)} ${owner === undefined ? "" : "AND lease_owner = $owner"}
-     RETURNING workspace_id, test, created_at`,
+     RETURNING ${RENDER_COLUMNS}`,
     {
       id: renderId,
       ...(owner === undefined ? {} : { owner }),
@@ -55,7 +57,7 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
       warnings: end.status === "succeeded" && end.warnings?.length ? JSON.stringify(end.warnings) : null,
     },
   );
-  if (!row) return false;
+  if (!row) return null;
   const succeeded = end.status === "succeeded";
   recordRenderEnd(store, {
     workspaceId: row.workspace_id,
@@ -75,7 +77,7 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
     errorCode: end.status === "failed" ? end.code : undefined,
   });
   settleDeliveries(store, renderId, succeeded, now);
-  return true;
+  return row;
 }
 
 /** Lease is who holds a claimed render — one process's owner id — and until when (ISO time), unless renewed. */

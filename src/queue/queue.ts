@@ -7,6 +7,33 @@
  */
 import type { ErrorCode } from "../errors";
 import type { RenderWarning } from "../render/warnings";
+import type { RenderStatus } from "../store/render-status";
+
+/** RenderRow is a render as stored, without its print job: what the API answers for it is built from this. */
+export interface RenderRow {
+  id: string;
+  workspace_id: string;
+  status: RenderStatus;
+  test: number;
+  template_id: string | null;
+  template_version: number | null;
+  batch_id: string | null;
+  filename: string;
+  metadata: string;
+  output_sha256: string | null;
+  pages: number | null;
+  bytes: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  warnings: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** RENDER_COLUMNS are RenderRow's columns: everything but the print job, which may be megabytes of HTML. */
+export const RENDER_COLUMNS =
+  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, warnings, created_at, started_at, finished_at";
 
 /** Claim is a render the queue gave this process to print: it is `processing` until it is ended or put back. */
 export interface Claim {
@@ -57,10 +84,11 @@ export interface Queue {
   claim(): Claim | null;
   /** renew extends this process's leases of `renderIds` and answers the ids it no longer holds (stop printing those). */
   renew(renderIds: readonly string[]): string[];
-  /** complete ends a claimed render as succeeded; false when it was cancelled or taken back meanwhile (nothing written). */
-  complete(renderId: string, printed: Printed): boolean;
-  /** fail ends a claimed render as failed; false when it was cancelled or taken back meanwhile. */
-  fail(renderId: string, code: ErrorCode, message: string): boolean;
+  /** complete ends a claimed render as succeeded and answers the row it wrote; null when it was cancelled or taken back
+   * meanwhile (nothing written). */
+  complete(renderId: string, printed: Printed): RenderRow | null;
+  /** fail ends a claimed render as failed and answers the row it wrote; null when it was cancelled or taken back meanwhile. */
+  fail(renderId: string, code: ErrorCode, message: string): RenderRow | null;
   /** requeue puts a claimed render back (the process is stopping; not a crash); nothing when it is no longer held. */
   requeue(renderId: string): void;
   /** cancel ends a queued or processing render as cancelled; false when it had ended already. */

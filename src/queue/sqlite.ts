@@ -8,7 +8,7 @@ import type { Store } from "../store/open";
 import { pickNext, type Head } from "./fairness";
 import { randomBase62 } from "../lib/ids";
 import { claimRender, endRender, renewLeases, requeueRender, takeBackRenders, type Lease } from "./lifecycle";
-import type { Claim, NewRender, Printed, Queue } from "./queue";
+import type { Claim, NewRender, Printed, Queue, RenderRow } from "./queue";
 import { sweepRenders } from "./retention";
 
 /** SqliteQueue is the Queue of one renderd process; it remembers which workspace it served when, for the fair pick. */
@@ -75,11 +75,11 @@ export class SqliteQueue implements Queue {
     return renderIds.filter((id) => !held.has(id));
   }
 
-  complete(renderId: string, printed: Printed): boolean {
+  complete(renderId: string, printed: Printed): RenderRow | null {
     return this.store.tx(() => endRender(this.store, this.clock, renderId, ["processing"], { status: "succeeded", ...printed }, this.owner));
   }
 
-  fail(renderId: string, code: ErrorCode, message: string): boolean {
+  fail(renderId: string, code: ErrorCode, message: string): RenderRow | null {
     return this.store.tx(() => endRender(this.store, this.clock, renderId, ["processing"], { status: "failed", code, message }, this.owner));
   }
 
@@ -88,7 +88,7 @@ export class SqliteQueue implements Queue {
   }
 
   cancel(renderId: string): boolean {
-    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["queued", "processing"], { status: "cancelled" }));
+    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["queued", "processing"], { status: "cancelled" })) !== null;
   }
 
   cancelledAmong(renderIds: readonly string[]): string[] {

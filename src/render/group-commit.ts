@@ -8,8 +8,8 @@
 import type { Store } from "../store/open";
 
 interface Change {
-  write: () => boolean;
-  settle: (result: boolean | Error) => void;
+  write: () => unknown;
+  settle: (result: unknown) => void;
 }
 
 /** GroupCommit collects changes and writes them on the next turn of the event loop. */
@@ -28,11 +28,11 @@ export class GroupCommit<T> {
     private readonly committed: (result: T) => void,
   ) {}
 
-  /** write answers the change's result (false: nothing to change) once it is committed; a change that throws rejects
-   * alone, its savepoint rolled back. */
-  write(change: () => boolean): Promise<boolean> {
+  /** write answers the change's result (never an Error) once it is committed; a change that throws rejects alone, its
+   * savepoint rolled back. */
+  write<R>(change: () => R): Promise<R> {
     return new Promise((resolve, reject) => {
-      const settle = (result: boolean | Error) => (result instanceof Error ? reject(result) : resolve(result));
+      const settle = (result: unknown) => (result instanceof Error ? reject(result) : resolve(result as R));
       if (this.pending.push({ write: change, settle }) === 1) setImmediate(() => this.flush());
     });
   }
@@ -40,7 +40,7 @@ export class GroupCommit<T> {
   private flush(): void {
     const changes = this.pending;
     this.pending = [];
-    const results: (boolean | Error)[] = [];
+    const results: unknown[] = [];
     let extra: T | undefined;
     try {
       this.store.tx(() => {

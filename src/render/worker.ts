@@ -9,7 +9,7 @@ import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
-import type { Claim, Queue } from "../queue/queue";
+import type { Claim, Queue, RenderRow } from "../queue/queue";
 import { uploadedAsset } from "../store/assets";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/open";
@@ -64,7 +64,7 @@ type Claimed = { claim: Claim; running: Running };
 /** RenderWorker owns the queue of one renderd process. */
 export class RenderWorker {
   private readonly running = new Map<string, Running>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(row?: RenderRow) => void>>();
   /** Ends renders that finish together in one transaction, which claims the next ones for the pages they free. */
   private readonly ends: GroupCommit<Claimed[]>;
   /** The queue this worker takes renders from (read for its depth by /metrics). */
@@ -141,25 +141,27 @@ export class RenderWorker {
     return [...this.running].map(([renderId, r]) => ({ renderId, workspaceId: r.workspaceId, startedAt: r.startedAt }));
   }
 
-  /** ended tells whoever waits on a render (`?wait`) that it reached a final state. */
-  ended(renderId: string): void {
+  /** ended tells whoever waits on a render (`?wait`) that it reached a final state, handing over `row` when it is the
+   * one just written. */
+  ended(renderId: string, row?: RenderRow): void {
     const set = this.waiters.get(renderId);
     this.waiters.delete(renderId);
-    for (const fn of set ?? []) fn();
+    for (const fn of set ?? []) fn(row);
   }
 
-  /** waitEnded resolves when `isFinal()` holds — checked at once and again whenever the render ends — or after `ms`. */
-  waitEnded(renderId: string, ms: number, isFinal: () => boolean): Promise<void> {
+  /** waitEnded resolves when `isFinal()` holds — checked at once and again whenever the render ends — or after `ms`;
+   * with the render's final row when this worker ended it (written and committed), so the answer needs no read back. */
+  waitEnded(renderId: string, ms: number, isFinal: () => boolean): Promise<RenderRow | undefined> {
     return new Promise((resolve) => {
       let set = this.waiters.get(renderId);
       if (!set) this.waiters.set(renderId, (set = new Set()));
-      const done = () => {
+      const done = (row?: RenderRow) => {
         clearTimeout(timer);
         set.delete(done);
         if (set.size === 0 && this.waiters.get(renderId) === set) this.waiters.delete(renderId);
-        resolve();
+        resolve(row);
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(() => done(), ms);
       set.add(done);
       if (isFinal()) done();
     });
@@ -193,14 +195,15 @@ export class RenderWorker {
     const id = head.renderId;
     const started = performance.now();
     const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
+    let final: RenderRow | null = null;
     try {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
       const sha256 = await files.put("outputs", id, pdf);
-      const stored = await this.ends.write(() => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }));
-      if (!stored) this.dropOutput(sha256);
-      ended(stored ? "succeeded" : "cancelled");
+      final = await this.ends.write(() => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }));
+      if (!final) this.dropOutput(sha256);
+      ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
@@ -211,10 +214,11 @@ export class RenderWorker {
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
-      if (this.queue.fail(id, error.code, error.message)) ended("failed");
+      final = this.queue.fail(id, error.code, error.message);
+      if (final) ended("failed");
     } finally {
       this.running.delete(id);
-      this.ended(id);
+      this.ended(id, final ?? undefined);
       this.kick();
     }
   }

@@ -30,6 +30,7 @@ async function bytesOf(write: (stream: PassThrough) => Promise<void>): Promise<U
 }
 
 const ROWS_PER_TURN = 100;
+const ROWS_PER_COLLECTION = 1_000;
 
 /** sheetProblems lists what is wrong in sheet definitions beyond their schema (duplicate or reserved names, formats
  * Intl refuses), with pointers below `at`. */
@@ -92,11 +93,13 @@ export async function buildSheetsWorkbook(data: unknown, sheets: SheetDefinition
           return value;
         });
         worksheet.addRow(values).commit();
-        // A committed row's XML is queued on the sheet's stream and its buffers are let go when the event loop turns;
-        // without a turn now and then the writer's garbage piles up (bench/xlsx.ts, 100,000 rows × 6 columns: peak
-        // RSS 283–289 MB without, 240–272 MB with a turn every 100 rows). exceljs's JSZip keeps the sheet's XML until
-        // the workbook is committed all the same.
+        // A committed row's XML is queued on the sheet's stream (archiver zips it as it comes) and its buffers are let
+        // go when the event loop turns; the garbage of each row (its cells, its formatted text, its XML) is young, and
+        // left to JavaScriptCore's own pace it piles up to ~120 MB above the data. A turn every 100 rows and a young-
+        // generation collection every 1,000 keep it small: bench/xlsx.ts, 100,000 rows × 6 columns, peak
+        // RSS 275–286 MB with the turns alone, 206–210 MB with both, the time the same (docs/performance.md).
         if (index % ROWS_PER_TURN === ROWS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+        if (index % ROWS_PER_COLLECTION === ROWS_PER_COLLECTION - 1) Bun.gc(false);
       }
       worksheet.commit();
     }

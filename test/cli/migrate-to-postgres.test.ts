@@ -108,7 +108,7 @@ async function fill(app: InProcessApi): Promise<void> {
   const claim = queue.claim();
   expect(claim?.renderId).toBe(render.body.id);
   const output = await files.put("outputs", claim!.renderId, PDF);
-  expect(queue.complete(claim!.renderId, { outputSha256: output, pages: 1, bytes: PDF.byteLength })).toBe(true);
+  expect(queue.complete(claim!.renderId, { outputSha256: output, pages: 1, bytes: PDF.byteLength })?.status).toBe("succeeded");
   // A limit past 2^53 (a number would lose its last digit): the copy must carry it whole.
   store.run("UPDATE workspaces SET max_storage_bytes = 9007199254740993");
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { CLI_ACTOR } from "../../src/auth/actor";
 import { ManualClock } from "../../src/lib/clock";
 import { createWorkspace, setSuspended } from "../../src/modules/workspaces/service";
-import type { NewRender } from "../../src/queue/queue";
+import { RENDER_COLUMNS, type NewRender, type RenderRow } from "../../src/queue/queue";
 import { SqliteQueue } from "../../src/queue/sqlite";
 import { DiskFiles } from "../../src/store/files-disk";
 import { migrate } from "../../src/store/migrate";
@@ -64,17 +64,19 @@ describe("SqliteQueue", () => {
     expect(queue.depth()).toEqual({ queued: 0, processing: 3 });
   });
 
-  test("complete, fail, cancel and requeue write each state once", () => {
-    expect(queue.complete("rnd_a1", { outputSha256: "ab".repeat(32), pages: 1, bytes: 10 })).toBe(true);
+  test("complete, fail, cancel and requeue write each state once; complete and fail answer the row they wrote", () => {
+    const completed = queue.complete("rnd_a1", { outputSha256: "ab".repeat(32), pages: 1, bytes: 10 });
+    expect(completed).toMatchObject({ id: "rnd_a1", status: "succeeded", output_sha256: "ab".repeat(32), pages: 1, bytes: 10, finished_at: clock.now().toISOString() });
+    expect(completed).toEqual(store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = 'rnd_a1'`)!);
     expect(queue.outputInUse("ab".repeat(32))).toBe(true);
     expect(queue.cancel("rnd_b1")).toBe(true);
     expect(queue.cancelledAmong(["rnd_a1", "rnd_b1", "rnd_a2"])).toEqual(["rnd_b1"]);
-    expect(queue.fail("rnd_b1", "RENDER_FAILED", "too late")).toBe(false);
+    expect(queue.fail("rnd_b1", "RENDER_FAILED", "too late")).toBeNull();
     expect(queue.cancel("rnd_a1")).toBe(false);
     queue.requeue("rnd_a2");
     expect(queue.depth()).toEqual({ queued: 1, processing: 0 });
     expect(queue.claim()).toMatchObject({ renderId: "rnd_a2" });
-    expect(queue.fail("rnd_a2", "RENDER_FAILED", "The render failed.")).toBe(true);
+    expect(queue.fail("rnd_a2", "RENDER_FAILED", "The render failed.")).toMatchObject({ id: "rnd_a2", status: "failed", error_code: "RENDER_FAILED", error_message: "The render failed." });
     const states = store.all<{ id: string; status: string }>("SELECT id, status FROM renders ORDER BY id");
     expect(states).toEqual([
       { id: "rnd_a1", status: "succeeded" },
@@ -110,13 +112,13 @@ describe("SqliteQueue leases", () => {
   });
 
   test("a claim taken back is not the old holder's: its complete, fail and requeue are refused, renew reports it lost", () => {
-    expect(queue.complete("rnd_l1", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBe(false);
-    expect(queue.fail("rnd_l1", "RENDER_FAILED", "late")).toBe(false);
+    expect(queue.complete("rnd_l1", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBeNull();
+    expect(queue.fail("rnd_l1", "RENDER_FAILED", "late")).toBeNull();
     queue.requeue("rnd_l1");
     expect(queue.renew(["rnd_l1"])).toEqual(["rnd_l1"]);
     expect(status("rnd_l1").status).toBe("processing");
     expect(other.renew(["rnd_l1"])).toEqual([]);
-    expect(other.complete("rnd_l1", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBe(true);
+    expect(other.complete("rnd_l1", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toMatchObject({ status: "succeeded" });
     expect(status("rnd_l1").status).toBe("succeeded");
   });
 
@@ -128,7 +130,7 @@ describe("SqliteQueue leases", () => {
     clock.advance((LEASE * 2) / 3);
     expect(other.claim()).toBeNull();
     expect(status("rnd_l2")).toMatchObject({ status: "processing", recoveries: 0 });
-    expect(queue.complete("rnd_l2", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBe(true);
+    expect(queue.complete("rnd_l2", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toMatchObject({ status: "succeeded" });
   });
 
   test("back once, then failed: a render whose lease runs out a second time fails with the recovery rule's message", () => {
@@ -139,7 +141,7 @@ describe("SqliteQueue leases", () => {
     clock.advance(LEASE + 1);
     expect(queue.claim()).toBeNull();
     expect(status("rnd_l3")).toEqual({ status: "failed", recoveries: 1, error_message: "The render was interrupted twice by the service stopping unexpectedly." });
-    expect(other.complete("rnd_l3", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBe(false);
+    expect(other.complete("rnd_l3", { outputSha256: "cd".repeat(32), pages: 1, bytes: 10 })).toBeNull();
   });
 
   test("recover at start takes back every processing render at once, leased or not (one process owns a SQLite store)", () => {

@@ -27,8 +27,8 @@ import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { deliveryTargets, queueDeliveries, renderDeliveries, type DeliveryTarget } from "../destinations/deliveries";
 import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
-import type { Queue } from "../../queue/queue";
-import { isFinalStatus, type RenderStatus } from "../../store/render-status";
+import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
+import { isFinalStatus } from "../../store/render-status";
 import { withPdfOptions } from "./pdf";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
 
@@ -64,31 +64,6 @@ interface Planned {
   deliveries?: DeliveryTarget[];
   data?: unknown;
 }
-
-interface RenderRow {
-  id: string;
-  workspace_id: string;
-  status: RenderStatus;
-  test: number;
-  template_id: string | null;
-  template_version: number | null;
-  batch_id: string | null;
-  filename: string;
-  metadata: string;
-  output_sha256: string | null;
-  pages: number | null;
-  bytes: number | null;
-  error_code: string | null;
-  error_message: string | null;
-  warnings: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-// The columns of RenderRow: everything but the print job, which may be megabytes of HTML.
-const RENDER_COLUMNS =
-  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, warnings, created_at, started_at, finished_at";
 
 function badRequest(path: string, message: string): ApiError {
   return new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path, message }] });
@@ -312,8 +287,10 @@ export function getRender(deps: RenderDeps, workspaceId: string, id: string): Re
 export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number): Promise<Render> {
   if (seconds <= 0 || isFinalStatus(render.status)) return finalOrThrow(render);
   const ended = () => isFinalStatus(renderRow(deps, workspaceId, render.id).status);
-  await deps.worker.waitEnded(render.id, seconds * 1000, ended);
-  return finalOrThrow(getRender(deps, workspaceId, render.id));
+  // The worker hands over the row its final transaction wrote; a render ended otherwise (cancelled) or still going at
+  // the end of the wait is read back.
+  const row = await deps.worker.waitEnded(render.id, seconds * 1000, ended);
+  return finalOrThrow(row ? toRender(deps, row) : getRender(deps, workspaceId, render.id));
 }
 
 function finalOrThrow(render: Render): Render {
