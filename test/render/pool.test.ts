@@ -308,11 +308,13 @@ describe("pages", () => {
     await until(() => started.length === 2);
     expect(pool.idle()).toBe(0);
     expect(pool.stats().waiting).toBe(4);
-    // Let renders through one at a time: each freed page goes to the oldest waiter.
-    while (started.length < 6 || gates.length > 0) {
+    // Let renders through one at a time: each freed page goes to the oldest waiter. The next page is freed only once
+    // the render given the last one has asked for its stylesheet, so the order seen is the order pages were handed out
+    // (a fixed sleep let a slow page's request arrive after a later one's on a loaded machine).
+    for (let released = 0; released < 6; released++) {
       await until(() => gates.length > 0);
       gates.shift()!();
-      await Bun.sleep(60);
+      await until(() => started.length >= Math.min(6, released + 3));
     }
     const outs = await Promise.all(all);
     // The first two start together on the two pages; every later one in the order it was asked for.
