@@ -7,6 +7,7 @@ import { formatBytes, formatDate } from "../../components/format";
 import { PagedTable } from "../../components/PagedTable";
 import { usePager } from "../../components/Pager";
 import type { Column } from "../../components/Table";
+import { UploadStatus } from "../../components/UploadStatus";
 import { KIND_OF_MEDIA_TYPE, useUpload } from "../../api/upload";
 import { useAssets, useDeleteAsset } from "./api";
 
@@ -30,14 +31,7 @@ function Upload() {
           }}
         />
       </label>
-      {progress !== null && (upload.isPending || upload.isSuccess) ? (
-        <label>
-          Upload progress
-          <progress value={Math.round(progress * 100)} max={100} />
-        </label>
-      ) : null}
-      {upload.isSuccess ? <p role="status">Uploaded {upload.data.filename}.</p> : null}
-      <ErrorNotice error={upload.error} />
+      <UploadStatus upload={upload} progress={progress} />
     </form>
   );
 }

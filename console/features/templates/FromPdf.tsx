@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { useLocation } from "wouter";
 import { useUpload } from "../../api/upload";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { UploadStatus } from "../../components/UploadStatus";
 import { editorPath, useConversion, usePdfAssets, useStartConversion } from "./conversions";
 
 /** FromPdf is the Templates page's form that makes a template from a PDF asset. */
@@ -62,14 +63,7 @@ export function FromPdf() {
           />
         </label>
       </div>
-      {progress !== null && upload.isPending ? (
-        <label>
-          Upload progress
-          <progress value={Math.round(progress * 100)} max={100} />
-        </label>
-      ) : null}
-      {upload.isSuccess ? <p role="status">Uploaded {upload.data.filename}.</p> : null}
-      <ErrorNotice error={upload.error} />
+      <UploadStatus upload={upload} progress={progress} />
       <ErrorNotice error={assets.error} />
       <ErrorNotice error={start.error} />
       <ErrorNotice error={conversion.error} />
