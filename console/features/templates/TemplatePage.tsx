@@ -1,6 +1,6 @@
 /** TemplatePage: one template — its draft in a JSON editor with the API's problems marked in place, a live HTML
  * preview beside it, test render, publish and the versions list. Loaded lazily: it carries CodeMirror. */
-import { useMemo, useState } from "react";
+import { type RefObject, useEffect, useMemo, useRef, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
 import type { TemplateDraft, UpdateTemplateBody } from "../../../src/modules/templates/model";
 import { ApiFailure } from "../../api/client";
@@ -32,18 +32,38 @@ function patchOf(edited: Record<string, unknown>, before: TemplateDraft): Update
   return body as UpdateTemplateBody;
 }
 
+// An A4 page's width in CSS pixels: the preview lays the page out at that width, as it prints, and scales it down to
+// the column, so a layout positioned in points (a template made from a PDF) is seen whole instead of cut off.
+const PAGE_WIDTH_PX = 794;
+
+/** usePageScale answers how much a page-wide preview must shrink to fit the element `ref` points at (at most 1). */
+function usePageScale(ref: RefObject<HTMLElement | null>): number {
+  const [scale, setScale] = useState(1);
+  useEffect(() => {
+    if (!ref.current) return;
+    const observer = new ResizeObserver(([entry]) => setScale(Math.min(1, entry!.contentRect.width / PAGE_WIDTH_PX)));
+    observer.observe(ref.current);
+    return () => observer.disconnect();
+  }, [ref]);
+  return scale;
+}
+
 function Preview({ id, savedAt, data }: { id: string; savedAt: string | undefined; data: unknown }) {
   const preview = usePreview(id, savedAt, data);
+  const frame = useRef<HTMLDivElement>(null);
+  const scale = usePageScale(frame);
   return (
     <div className="preview">
       <h2>Preview</h2>
       {preview.isError ? <ErrorNotice error={preview.error} /> : null}
-      {preview.data !== undefined ? (
-        // sandbox with no permissions: the preview's own HTML runs no script and cannot reach the console.
-        <iframe title="Preview" sandbox="" srcDoc={preview.data} />
-      ) : (
-        <p aria-busy="true">Loading preview…</p>
-      )}
+      <div ref={frame} className="preview-frame">
+        {preview.data !== undefined ? (
+          // sandbox with no permissions: the preview's own HTML runs no script and cannot reach the console.
+          <iframe title="Preview" sandbox="" srcDoc={preview.data} style={{ width: PAGE_WIDTH_PX, height: `${100 / scale}%`, transform: `scale(${scale})` }} />
+        ) : (
+          <p aria-busy="true">Loading preview…</p>
+        )}
+      </div>
     </div>
   );
 }
