@@ -7,7 +7,8 @@ import { systemClock, type Clock } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
 import { CLI_ACTOR, type ChangeContext } from "../src/auth/actor";
 import { migrate } from "../src/store/migrate";
-import { openStore, storePath, type Store } from "../src/store/open";
+import { openStore, storePath } from "../src/store/open";
+import type { Store } from "../src/store/store";
 
 export interface CliContext {
   config: Config;

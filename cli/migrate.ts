@@ -6,6 +6,7 @@ import { migrateToPostgres } from "../src/backup/to-postgres";
 import { ConfigError } from "../src/config";
 import { DiskFiles } from "../src/store/files-disk";
 import { openFiles } from "../src/store/open-files";
+import { storePath } from "../src/store/open";
 import { guard, print, withStore, type CliContext } from "./context";
 import { formatBytes } from "./progress";
 
@@ -23,7 +24,7 @@ async function toPostgres({ config, store, clock }: CliContext, flags: Flags): P
   if (config.s3Bucket === undefined) throw new ConfigError("--to-postgres needs S3_BUCKET (and its S3_* settings): processes sharing a store share their files through a bucket.");
   const moved = await migrateToPostgres({
     dataDir: config.dataDir,
-    storePath: store.path,
+    storePath: storePath(config.dataDir),
     databaseUrl: config.databaseUrl,
     from: new DiskFiles(config.dataDir),
     to: openFiles(config),

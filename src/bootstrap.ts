@@ -1,7 +1,7 @@
 /** bootstrap: the first start on an empty store makes workspace `default` and its platform-administrator owner. */
 import { randomBase62 } from "./lib/ids";
 import type { Clock } from "./lib/clock";
-import type { Store } from "./store/open";
+import type { Store } from "./store/store";
 import { CLI_ACTOR } from "./auth/actor";
 import { countUsers, createUser, hashPassword } from "./modules/users/service";
 import { createWorkspace } from "./modules/workspaces/service";

@@ -6,7 +6,7 @@ import type { Clock } from "./lib/clock";
 import type { Metrics } from "./metrics/metrics";
 import type { RenderWorker } from "./render/worker";
 import type { FileStore } from "./store/files";
-import type { Store } from "./store/open";
+import type { Store } from "./store/store";
 import type { Resolver } from "./webhooks/destinations";
 
 export interface AppContext {

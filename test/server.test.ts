@@ -6,6 +6,7 @@ import { openStore } from "../src/store/open";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer } from "./harness";
 import { readUntil } from "./serve-process";
 import { until } from "./wait";
+import type { SqliteStore } from "../src/store/sqlite-store";
 
 const root = resolve(import.meta.dir, "..");
 
@@ -49,7 +50,7 @@ describe("readiness over HTTP", () => {
     const t = await startTestServer();
     try {
       expect((await t.call("/health")).status).toBe(200);
-      t.server.store.db.close(false);
+      (t.server.store as SqliteStore).db.close(false);
       const res = await t.call("/health");
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ status: "unavailable", unavailable: ["database"] });

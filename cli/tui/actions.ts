@@ -8,7 +8,7 @@ import { AllowancesReplacement, type CompanyAllowances } from "../../src/modules
 import { replaceAllowances, setSuspended } from "../../src/modules/workspaces/service";
 import { SqliteQueue } from "../../src/queue/sqlite";
 import { openFiles } from "../../src/store/open-files";
-import type { Store } from "../../src/store/open";
+import type { Store } from "../../src/store/store";
 import { cliChange } from "../context";
 import { checkInput, listOption, wholeNumber } from "../input";
 

@@ -7,7 +7,7 @@ import { RENDER_STATUSES, type RenderStatus } from "../../src/store/render-statu
 import { usageCounters } from "../../src/modules/workspaces/counters";
 import { listWorkspaces } from "../../src/modules/workspaces/service";
 import type { PlatformWorkspace } from "../../src/modules/workspaces/model";
-import type { Store } from "../../src/store/open";
+import type { Store } from "../../src/store/store";
 
 const MINUTE = 60_000;
 // A delivery that failed for good counts as failing for an hour; one still retrying counts until it succeeds or fails.

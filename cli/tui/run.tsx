@@ -2,7 +2,7 @@
 import { render } from "ink";
 import type { Config } from "../../src/config";
 import type { Clock } from "../../src/lib/clock";
-import type { Store } from "../../src/store/open";
+import type { Store } from "../../src/store/store";
 import { Actions } from "./actions";
 import { App } from "./app";
 import { loadSnapshot } from "./data";

@@ -1,5 +1,5 @@
 /** auth/accounts: the reads of users and memberships that sign-in and every session request need. */
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import type { Role } from "./scopes";
 
 export interface UserRow {

@@ -3,7 +3,7 @@ import type { Config } from "../config";
 import { ApiError } from "../errors";
 import type { Clock } from "../lib/clock";
 import { safeEqual, sha256Hex } from "../lib/hash";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import type { Actor } from "./actor";
 import { findUser, membershipsOf, type Membership } from "./accounts";
 import { looksLikeApiKey, readCookieValue } from "./secrets";

@@ -1,7 +1,7 @@
 /** destinations/deliveries: a render's delivery rows — written when it is accepted, made due or failed unsent in the
  * transaction that ends it (queue/lifecycle.ts), so none is lost across a restart. */
 import { newId } from "../lib/ids";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 
 /** The lastError of a delivery whose render ended without a file. */
 export const RENDER_DID_NOT_SUCCEED = "The render did not succeed; nothing was delivered.";

@@ -3,7 +3,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import type { DestinationOptions } from "../webhooks/destinations";
 import { nextAttemptAt } from "../webhooks/retry";
 import { decryptSecret } from "../webhooks/secret-box";

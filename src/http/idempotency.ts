@@ -11,7 +11,7 @@ import { workspaceOf, type Principal } from "../auth/principal";
 import { ApiError, type ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import type { ErrorEnvelope } from "./schemas";
 
 /** KEEP_MS is how long a key's first answer is kept (Stripe: 24 hours). */

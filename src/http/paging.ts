@@ -1,6 +1,6 @@
 /** http/paging: keyset paging newest first, with an opaque cursor (default 50, at most 100 items). */
 import { ApiError } from "../errors";
-import type { Params, Store } from "../store/open";
+import type { Params, Store } from "../store/store";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 100;

@@ -1,6 +1,6 @@
 /** ledger/counters: the allowance counters of spec 2.3, kept per period in `allowance_counters` so that deleting old
  * renders (RETENTION_DAYS) never lowers them. */
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 
 /** documents: real documents of a UTC month; test_renders: test renders created on a UTC day; template_conversions:
  * conversions of a PDF into a template created in a UTC month, whatever their outcome (spec 2.3). */
@@ -27,7 +27,7 @@ export function readCounter(store: Store, workspaceId: string, counter: CounterN
 
 /** addToCounter adds `delta` (negative to give back) to a counter; call it in the transaction of the change it counts. */
 export function addToCounter(store: Store, workspaceId: string, counter: CounterName, period: string, delta: number): void {
-  if (!store.db.inTransaction) throw new Error("addToCounter must run inside the transaction of the change it counts");
+  if (!store.inTransaction) throw new Error("addToCounter must run inside the transaction of the change it counts");
   store.run(
     `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, MAX($delta, 0))
      ON CONFLICT (workspace_id, counter, period) DO UPDATE SET value = MAX(value + $delta, 0)`,

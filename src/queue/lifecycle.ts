@@ -15,7 +15,7 @@ import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { RenderWarning } from "../render/warnings";
 import { RENDER_COLUMNS, type RenderRow } from "./queue";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import type { RenderStatus } from "../store/render-status";
 import { enqueueEndEvent } from "../webhooks/events";
 import { settleDeliveries } from "../destinations/deliveries";
@@ -37,7 +37,7 @@ function statusList(from: readonly RenderStatus[]): string {
  * printing, or, with an `owner`, when that owner no longer holds its lease (taken back: another process may be printing
  * it now). */
 export function endRender(store: Store, clock: Clock, renderId: string, from: readonly RenderStatus[], end: RenderEnd, owner?: string): RenderRow | null {
-  if (!store.db.inTransaction) throw new Error("endRender must run inside a transaction");
+  if (!store.inTransaction) throw new Error("endRender must run inside a transaction");
   const now = clock.now().toISOString();
   const row = store.get<RenderRow>(
     `UPDATE renders SET status = $status, job = NULL, finished_at = $now, lease_owner = NULL, lease_expires_at = NULL,

@@ -2,7 +2,7 @@
  * webhook history, src/webhooks/retention.ts); the daily usage record stays (spec 2.10). */
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

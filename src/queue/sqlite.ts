@@ -4,7 +4,7 @@
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import { pickNext, type Head } from "./fairness";
 import { randomBase62 } from "../lib/ids";
 import { claimRender, endRender, renewLeases, requeueRender, takeBackRenders, type Lease } from "./lifecycle";
@@ -26,7 +26,7 @@ export class SqliteQueue implements Queue {
   ) {}
 
   enqueue(render: NewRender): void {
-    if (!this.store.db.inTransaction) throw new Error("enqueue must run inside the transaction that charges the render");
+    if (!this.store.inTransaction) throw new Error("enqueue must run inside the transaction that charges the render");
     this.store.run(
       `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, created_at)
        VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $now)`,

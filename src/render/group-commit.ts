@@ -5,7 +5,7 @@
  * ended with the next one claimed) instead of three. Each change resolves only once the transaction has committed:
  * nothing is answered before it is durable.
  */
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 
 interface Change {
   write: () => unknown;

@@ -12,7 +12,7 @@ import type { Metrics } from "../metrics/metrics";
 import type { Claim, Queue, RenderRow } from "../queue/queue";
 import { uploadedAsset } from "../store/assets";
 import type { FileStore } from "../store/files";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";

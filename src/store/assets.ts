@@ -1,6 +1,6 @@
 /** store/assets: a workspace's uploaded asset by id — the one lookup renders, reports and the worker share. Another
  * workspace's asset, or one registered but not uploaded, reads as missing (DESIGN.md 2: never reveal that it exists). */
-import type { Store } from "./open";
+import type { Store } from "./store";
 
 /** UploadedAsset is what the readers of an asset need to serve or embed it. */
 export interface UploadedAsset {

@@ -1,10 +1,10 @@
 /** store/migrate: applies pending migrations in order, each in its own transaction, before serve listens. */
 import type { Clock } from "../lib/clock";
 import { MIGRATIONS } from "./migrations";
-import type { Store } from "./open";
+import type { SqliteStore } from "./sqlite-store";
 
 /** migrate applies every migration newer than the store's and answers the names it applied. */
-export function migrate(store: Store, clock: Clock): string[] {
+export function migrate(store: SqliteStore, clock: Clock): string[] {
   store.db.run(
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
   );

@@ -1,85 +1,6 @@
-/** store/open: the one SQLite connection, its pragmas and write transactions (DESIGN.md 1). */
-import { Database, type Statement } from "bun:sqlite";
+/** store/open: opens the store the configuration names. */
 import { join } from "node:path";
-
-export type Row = Record<string, unknown>;
-export type Params = Record<string, string | number | bigint | boolean | null | Uint8Array>;
-
-// Far above the statement texts the code has; only SQL built per call (a list of $r0, $r1… parameters) adds more.
-const MAX_STATEMENTS = 500;
-
-/** Store wraps the SQLite file; every write goes through `tx` so a change and its audit row commit together. */
-export class Store {
-  readonly db: Database;
-  readonly path: string;
-  /**
-   * Prepared statements by SQL text. bun:sqlite's own cache (`db.query`) keeps 20 (Database.MAX_QUERY_CACHE_SIZE),
-   * fewer than one render's cycle uses, so it was preparing most statements again on every render
-   * (docs/performance.md, "Close to the floor: second pass").
-   */
-  private readonly statements = new Map<string, Statement>();
-
-  constructor(path: string) {
-    this.path = path;
-    this.db = new Database(path, { create: true, strict: true });
-    // busy_timeout first so the WAL switch itself waits for another process (the CLI) instead of failing.
-    this.db.run("PRAGMA busy_timeout = 5000");
-    this.db.run("PRAGMA journal_mode = WAL");
-    // A revoked key or an acknowledged render must survive a power cut; our write rate is low.
-    this.db.run("PRAGMA synchronous = FULL");
-    this.db.run("PRAGMA foreign_keys = ON");
-  }
-
-  /** tx runs `fn` in one IMMEDIATE transaction; `fn` must not await (bun:sqlite is synchronous). */
-  tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
-  }
-
-  /** get answers the first row of a query, or null. */
-  get<T = Row>(sql: string, params: Params = {}): T | null {
-    return (this.statement(sql).get(params) as T | null) ?? null;
-  }
-
-  /** all answers every row of a query. */
-  all<T = Row>(sql: string, params: Params = {}): T[] {
-    return this.statement(sql).all(params) as T[];
-  }
-
-  /** run executes a statement and answers the number of rows it changed. */
-  run(sql: string, params: Params = {}): number {
-    return this.statement(sql).run(params).changes;
-  }
-
-  /** statement answers the prepared statement of `sql`, prepared once; past MAX_STATEMENTS texts (SQL built with a
-   * variable number of parameters) the cache starts again. */
-  statement(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (statement) return statement;
-    if (this.statements.size >= MAX_STATEMENTS) this.forgetStatements();
-    statement = this.db.prepare(sql);
-    this.statements.set(sql, statement);
-    return statement;
-  }
-
-  /** ping tells whether the store answers a query (GET /health). */
-  ping(): boolean {
-    try {
-      return this.db.query("SELECT 1 AS ok").get() !== null;
-    } catch {
-      return false;
-    }
-  }
-
-  close(): void {
-    this.forgetStatements();
-    this.db.close(false);
-  }
-
-  private forgetStatements(): void {
-    for (const statement of this.statements.values()) statement.finalize();
-    this.statements.clear();
-  }
-}
+import { SqliteStore } from "./sqlite-store";
 
 /** storePath answers where DATA_DIR's SQLite file is. */
 export function storePath(dataDir: string): string {
@@ -87,6 +8,6 @@ export function storePath(dataDir: string): string {
 }
 
 /** openStore opens or creates DATA_DIR/renderd.db. */
-export function openStore(dataDir: string): Store {
-  return new Store(storePath(dataDir));
+export function openStore(dataDir: string): SqliteStore {
+  return new SqliteStore(storePath(dataDir));
 }

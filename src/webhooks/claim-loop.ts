@@ -5,7 +5,7 @@
  * (a crash mid-attempt) frees its row for the next start, so a restart loses nothing.
  */
 import type { Logger } from "pino";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 
 /** What a dispatcher gives the loop: R is a due row as read, J the claimed job, F a finished attempt. */
 export interface ClaimLoopParts<R extends { id: string }, J, F> {

@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import { checkDestination, type DestinationOptions } from "./destinations";
 import { eventBody, onEndEvent, type EventRow } from "./events";
 import { nextAttemptAt, TIMEOUT_MS } from "./retry";

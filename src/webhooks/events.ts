@@ -1,7 +1,7 @@
 /** events: the render-end events of spec 6 — the hand-off from rendering, and the delivery body built from them. */
 import type { Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 import type { FinalStatus } from "../store/render-status";
 
 /** spec 6.1: the event types, one per final render state. */
@@ -35,7 +35,7 @@ export function onEndEvent(store: Store, fn: () => void): () => void {
  * run inside the transaction that moves the render to its final state (STYLE habit 4), and answers the event id.
  */
 export function enqueueEndEvent(store: Store, clock: Clock, event: EndEvent): string {
-  if (!store.db.inTransaction) throw new Error("enqueueEndEvent must run inside the transaction of the render's final state");
+  if (!store.inTransaction) throw new Error("enqueueEndEvent must run inside the transaction of the render's final state");
   const id = newId("evt");
   const type: EventType = `render.${event.status}`;
   // The event time is when the render reached its final state: now, inside that transaction (spec 6.3 createdAt).

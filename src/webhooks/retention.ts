@@ -1,6 +1,6 @@
 /** retention: delivery records and events are kept as long as renders, RETENTION_DAYS (spec 2.9, 8.4). */
 import type { Clock } from "../lib/clock";
-import type { Store } from "../store/open";
+import type { Store } from "../store/store";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

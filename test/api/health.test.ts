@@ -5,7 +5,7 @@ import { freePort } from "../serve-process";
 import { readiness } from "../../src/modules/health";
 import { MemoryCounters } from "../../src/http/rate-limit";
 import { redisAddress, RedisCounters } from "../../src/http/redis-counters";
-import { Store } from "../../src/store/open";
+import { SqliteStore } from "../../src/store/sqlite-store";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -22,7 +22,7 @@ describe("GET /health", () => {
   });
 
   test("names the database when the store cannot be queried", async () => {
-    const store = new Store(":memory:");
+    const store = new SqliteStore(":memory:");
     store.close();
     expect(await readiness(store)).toEqual({ status: "unavailable", unavailable: ["database"] });
   });

@@ -14,7 +14,8 @@ import { DiskFiles } from "../../src/store/files-disk";
 import { namerOptions } from "../../src/modules/template-conversions/namer";
 import { ConversionRunner } from "../../src/modules/template-conversions/runner";
 import { migrate } from "../../src/store/migrate";
-import { openStore, type Store } from "../../src/store/open";
+import { openStore } from "../../src/store/open";
+import type { Store } from "../../src/store/store";
 
 export interface InProcessApi {
   api: Api;

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { daysIn, monthsOf } from "../../cli/usage";
 import { recordRenderEnd } from "../../src/ledger/usage-days";
-import { openStore, type Store } from "../../src/store/open";
+import { openStore } from "../../src/store/open";
+import type { Store } from "../../src/store/store";
 
 const ROOT = join(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-cli-usage-"));

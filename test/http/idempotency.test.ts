@@ -11,12 +11,13 @@ import { ManualClock } from "../../src/lib/clock";
 import { CLI_ACTOR } from "../../src/auth/actor";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 import { migrate } from "../../src/store/migrate";
-import { openStore, type Store } from "../../src/store/open";
+import { openStore } from "../../src/store/open";
+import type { SqliteStore } from "../../src/store/sqlite-store";
 
 const ABANDONED_MS = 10 * 60 * 1000;
 
 let dir: string;
-let store: Store;
+let store: SqliteStore;
 let principal: ApiKeyPrincipal;
 const clock = new ManualClock("2026-03-10T10:00:00.000Z");
 

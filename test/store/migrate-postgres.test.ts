@@ -7,7 +7,8 @@ import { ManualClock } from "../../src/lib/clock";
 import { migrate } from "../../src/store/migrate";
 import { migratePostgres } from "../../src/store/migrate-postgres";
 import { MIGRATIONS } from "../../src/store/migrations";
-import { openStore, type Store } from "../../src/store/open";
+import { openStore } from "../../src/store/open";
+import type { SqliteStore } from "../../src/store/sqlite-store";
 import { toPostgres } from "../../src/store/postgres-dialect";
 import { postgresBinDir, startPostgres, type TestPostgres } from "./postgres-server";
 import { postgresSchema, sqliteSchema } from "./schema";
@@ -15,7 +16,7 @@ import { postgresSchema, sqliteSchema } from "./schema";
 let pg: TestPostgres;
 let sql: SQL;
 let sqliteDir: string;
-let sqlite: Store;
+let sqlite: SqliteStore;
 let firstRun: string[];
 const clock = new ManualClock();
 

@@ -2,10 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Store } from "../../src/store/open";
+import { SqliteStore } from "../../src/store/sqlite-store";
 
 const dir = mkdtempSync(join(tmpdir(), "renderd-store-open-"));
-const store = new Store(join(dir, "renderd.db"));
+const store = new SqliteStore(join(dir, "renderd.db"));
 afterAll(() => {
   store.close();
   rmSync(dir, { recursive: true, force: true });

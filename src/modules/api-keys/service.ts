@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { newApiKeySecret } from "../../auth/secrets";
 import type { Scope } from "../../auth/scopes";
 import type { ChangeContext } from "../../auth/actor";

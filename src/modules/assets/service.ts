@@ -7,7 +7,7 @@ import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { KeyedLock } from "../../lib/keyed-lock";
 import { SourceFailed, TooManyBytes, type FileStore, type StoredFile, type TempFile } from "../../store/files";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { Actor, ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
 import { getAllowances } from "../workspaces/service";

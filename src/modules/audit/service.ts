@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import type { AuditEvent, AuditQuery, Metadata } from "./model";
 
@@ -19,7 +19,7 @@ export interface AuditEntry {
 
 /** recordAudit writes one audit event; call it inside the store transaction that makes the change. */
 export function recordAudit(store: Store, clock: Clock, ctx: ChangeContext, entry: AuditEntry): string {
-  if (!store.db.inTransaction) throw new Error("recordAudit must run inside the transaction of the change it records");
+  if (!store.inTransaction) throw new Error("recordAudit must run inside the transaction of the change it records");
   const id = newId("aud");
   store.run(
     `INSERT INTO audit_events (id, workspace_id, actor_type, actor_id, actor_name, actor_email, action, resource_type,

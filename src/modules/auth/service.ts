@@ -2,7 +2,7 @@
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { SessionPrincipal } from "../../auth/principal";
 import { newSessionToken } from "../../auth/secrets";
 import { recordAudit } from "../audit/service";

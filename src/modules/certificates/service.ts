@@ -4,7 +4,7 @@ import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { openPkcs12, Pkcs12Error, validityProblem, type CertificateFacts, type OpenedPkcs12 } from "../../pdf/pkcs12";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { decryptSecret, encryptSecret } from "../../webhooks/secret-box";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";

@@ -1,7 +1,7 @@
 /** destinations/deliveries: a render's deliveries — planned when it is accepted, shown on the render, listed per destination. */
 import { ApiError, type ErrorDetail } from "../../errors";
 import { selectPage } from "../../http/paging";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { addDeliveries } from "../../destinations/deliveries";
 import { fillFilename, fillPlaceholders, type PlaceholderValues } from "../../destinations/placeholders";
 import type { DestinationDelivery, RenderDelivery } from "./model";

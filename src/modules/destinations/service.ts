@@ -5,7 +5,7 @@ import { selectPage } from "../../http/paging";
 import type { ChangeContext } from "../../auth/actor";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { DestinationOptions } from "../../webhooks/destinations";
 import { encryptSecret } from "../../webhooks/secret-box";
 import { DELIVERY_ERROR, openConfig } from "../../destinations/dispatcher";

@@ -2,7 +2,7 @@
  * memory stays bounded however many renders and audit events the workspace has (docs/members.md). */
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import { listAuditEvents, recordAudit } from "../audit/service";
 import { listAssets } from "../assets/service";

@@ -2,7 +2,7 @@
 import type { Static } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { WindowCounters } from "../../http/rate-limit";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { Ready, Unavailable, type Readiness } from "./model";
 
 /** readiness answers what is unreachable: the store, and Redis when the rate counters live there (REDIS_URL). Redis

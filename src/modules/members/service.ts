@@ -4,7 +4,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { randomBase62 } from "../../lib/ids";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { Role } from "../../auth/scopes";
 import type { ChangeContext } from "../../auth/actor";
 import { recordAudit } from "../audit/service";

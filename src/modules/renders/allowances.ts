@@ -2,7 +2,7 @@
  * reading of what the workspace uses, which the decision is made on. */
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { addToCounter, dayOf, monthOf, readCounter } from "../../ledger/counters";
 import type { CompanyAllowances } from "../workspaces/model";
 import { getAllowances } from "../workspaces/service";

@@ -6,7 +6,7 @@
 import { ApiError } from "../../errors";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { templateForRender } from "../templates/service";
 
 /** AssetBytes maps a sha256 to the bytes stored under it. */

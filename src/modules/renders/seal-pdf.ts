@@ -6,7 +6,7 @@ import { encryptPdf } from "../../pdf/encrypt";
 import { signPdf } from "../../pdf/sign";
 import { VisiblePlacementError } from "../../pdf/sign-appearance";
 import type { SealPdf } from "../../render/worker";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { openCertificate } from "../certificates/service";
 
 /** SealerOptions is what sealing needs: the store and clock to open certificates with, and the output limit. */

@@ -19,7 +19,7 @@ import type { RenderWorker } from "../../render/worker";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
 import { AssetBytesNeeded, type AssetBytes, type TemplateUse } from "./asset-bytes";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
 import { assertCertificateUsable } from "../certificates/service";

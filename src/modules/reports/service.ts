@@ -5,7 +5,7 @@ import { ApiError, type ErrorDetail } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { localeProblem, renderString, TemplateSyntaxError } from "../../render/strings";
 import { buildSheetsWorkbook, fillWorkbook } from "../../render/xlsx";
 import { allowanceRefusal, chargeAllowances, readUse, type Demand } from "../renders/allowances";

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../lib/clock";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { convertPdf } from "./convert";
 import { ConversionFailure } from "./extract";
 import type { NamerOptions } from "./namer";

@@ -7,7 +7,7 @@ import { selectPage } from "../../http/paging";
 import { addToCounter, monthOf, readCounter } from "../../ledger/counters";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { recordAudit } from "../audit/service";
 import { createTemplate } from "../templates/service";
 import { CreateTemplateBody, parseBody, type TemplateDraft } from "../templates/model";

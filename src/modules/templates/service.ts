@@ -9,7 +9,7 @@ import { compileTemplate } from "../../render/compile/compile";
 import type { CompositionNode, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
 import type { TemplatePdfOptions } from "../../render/pdf-options";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
 import { certificateProblem } from "../certificates/service";

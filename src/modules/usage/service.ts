@@ -2,7 +2,7 @@
 import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { PlatformUsageItem, PlatformUsagePage, PlatformUsageQuery, UsageCounters, UsageExportRow, UsageQuery, UsageReport } from "./model";
 import { dayOf } from "../../ledger/counters";
 import { dayMs } from "../../ledger/usage-days";

@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { passwordProblem } from "../../lib/passwords";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { membershipsOf, type UserRow } from "../../auth/accounts";
 import type { Role } from "../../auth/scopes";
 import type { ChangeContext } from "../../auth/actor";

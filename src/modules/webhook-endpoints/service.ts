@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { checkDestination, type DestinationOptions } from "../../webhooks/destinations";
 import type { EventType } from "../../webhooks/events";
 import { decryptSecret, encryptSecret } from "../../webhooks/secret-box";

@@ -1,7 +1,7 @@
 /** workspaces/counters: a workspace's usage counters now (spec 2.3), read from the ledger and its stored assets. */
 import type { Clock } from "../../lib/clock";
 import { dayOf, monthOf, readCounter } from "../../ledger/counters";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import { storedBytes } from "../assets/service";
 import { conversionsThisMonth } from "../template-conversions/service";
 import type { UsageCounters } from "./model";

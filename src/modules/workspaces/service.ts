@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/open";
+import type { Store } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import { recordAudit } from "../audit/service";
 import { SLUG_PATTERN, type AllowancesReplacement, type CompanyAllowances, type PlatformWorkspace, type PlatformWorkspaceQuery } from "./model";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Actions } from "../../../cli/tui/actions";
 import { loadConfig } from "../../../src/config";
-import { openStore, type Store } from "../../../src/store/open";
+import { openStore } from "../../../src/store/open";
+import type { Store } from "../../../src/store/store";
 import { slowHtml } from "../../render/fixtures";
 import { startTestServer, type TestServer } from "../../harness";
 import { until } from "../../wait";

@@ -11,7 +11,8 @@ import { claimRender, endRender } from "../../../src/queue/lifecycle";
 import { addToCounter, monthOf } from "../../../src/ledger/counters";
 import { createWorkspace } from "../../../src/modules/workspaces/service";
 import { migrate } from "../../../src/store/migrate";
-import { openStore, type Store } from "../../../src/store/open";
+import { openStore } from "../../../src/store/open";
+import type { Store } from "../../../src/store/store";
 
 export interface Seeded {
   store: Store;

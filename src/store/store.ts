@@ -1,0 +1,25 @@
+/** store/store: what every part of renderd asks of the store, whichever engine holds it (SQLite: sqlite-store.ts;
+ * PostgreSQL: postgres-store.ts). Synchronous on purpose: a transaction's body never awaits, so one process's
+ * transactions cannot interleave, on either engine (docs/scale-out.md, "The PostgreSQL store"). */
+
+export type Row = Record<string, unknown>;
+export type Params = Record<string, string | number | bigint | boolean | null | Uint8Array>;
+
+/** Store runs SQL written in the portable subset both engines share (docs/scale-out.md); `$name` parameters. */
+export interface Store {
+  /** engine tells which database holds the store. */
+  readonly engine: "sqlite" | "postgres";
+  /** inTransaction tells whether a `tx` is open: functions that must run inside their change's transaction check it. */
+  readonly inTransaction: boolean;
+  /** tx runs `fn` in one write transaction, serialised with every other writer of the store; `fn` must not await. */
+  tx<T>(fn: () => T): T;
+  /** get answers the first row of a query, or null. */
+  get<T = Row>(sql: string, params?: Params): T | null;
+  /** all answers every row of a query. */
+  all<T = Row>(sql: string, params?: Params): T[];
+  /** run executes a statement and answers the number of rows it changed. */
+  run(sql: string, params?: Params): number;
+  /** ping tells whether the store answers a query (GET /health). */
+  ping(): boolean;
+  close(): void;
+}
