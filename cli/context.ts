@@ -6,8 +6,7 @@ import { ApiError } from "../src/errors";
 import { systemClock, type Clock } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
 import { CLI_ACTOR, type ChangeContext } from "../src/auth/actor";
-import { migrate } from "../src/store/migrate";
-import { openStore, storePath } from "../src/store/open";
+import { openMigratedStore, storePath } from "../src/store/open";
 import type { Store } from "../src/store/store";
 
 export interface CliContext {
@@ -38,15 +37,16 @@ function dataDirSource(flag: string | undefined): string {
 /** withStore opens DATA_DIR's store (migrated), runs `fn`, and always closes it; only a `createStore` command may start a new store. */
 export async function withStore<T>(fn: (ctx: CliContext) => T | Promise<T>, dataDir?: string, use: StoreUse = {}): Promise<T> {
   const config = loadConfig(process.env, dataDir ? { dataDir } : {}, use.accepts);
+  // DATABASE_URL names the store, unless this command takes it as its target (`migrate --to-postgres`).
+  const databaseUrl = use.accepts?.databaseUrl ? undefined : config.databaseUrl;
   const path = storePath(config.dataDir);
-  if (!use.createStore && !existsSync(path))
+  if (!use.createStore && databaseUrl === undefined && !existsSync(path))
     throw new ConfigError(
       `no renderd store at ${path} (${dataDirSource(dataDir)}): set DATA_DIR or --data-dir to the folder that holds renderd.db; \`renderd serve\` or \`renderd migrate\` starts a new one.`,
     );
   ensureDataDir(config);
-  const store = openStore(config.dataDir);
+  const { store, applied: migrated } = await openMigratedStore({ dataDir: config.dataDir, databaseUrl }, systemClock);
   try {
-    const migrated = migrate(store, systemClock);
     return await fn({ config, store, clock: systemClock, migrated });
   } finally {
     store.close();

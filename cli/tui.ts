@@ -2,8 +2,7 @@
 import { Command } from "commander";
 import { ensureDataDir, loadConfig } from "../src/config";
 import { systemClock } from "../src/lib/clock";
-import { migrate } from "../src/store/migrate";
-import { openStore } from "../src/store/open";
+import { openMigratedStore } from "../src/store/open";
 import { guard } from "./context";
 
 interface Flags {
@@ -26,9 +25,8 @@ export function tuiCommand(): Command {
         }
         const config = loadConfig(process.env, { dataDir: flags.dataDir, internalPort: flags.internalPort });
         ensureDataDir(config);
-        const store = openStore(config.dataDir);
+        const { store } = await openMigratedStore(config, systemClock);
         try {
-          migrate(store, systemClock);
           // Loaded here so the other commands do not pay for React and Ink at start-up.
           const { runTui } = await import("./tui/run");
           await runTui(store, systemClock, config);

@@ -108,8 +108,11 @@ if (!(await Bun.file(entry).exists())) {
 mkdirSync(dirname(outfile), { recursive: true });
 
 const started = performance.now();
+// The PostgreSQL store's worker thread (src/store/postgres-worker.ts) is started by path, not imported: it must be an
+// entrypoint of its own to be in the executable.
+const workers = [resolve(root, "src/store/postgres-worker.ts")];
 const result = await Bun.build({
-  entrypoints: [entry],
+  entrypoints: [entry, ...workers],
   target: "bun",
   format: "esm",
   // Keep names readable in stack traces; whitespace and syntax minification only shrink the text.
@@ -137,7 +140,7 @@ const result = await Bun.build({
 rmSync(`${outfile}.map`, { force: true });
 // The console's chunks get linked source maps too, written beside the build root; they are not shipped.
 for (const map of new Bun.Glob("chunk-*.js.map").scanSync({ cwd: root, absolute: true })) rmSync(map, { force: true });
-for (const map of new Bun.Glob("chunk-*.js.map").scanSync({ cwd: dirname(outfile), absolute: true })) rmSync(map, { force: true });
+for (const map of new Bun.Glob("*.js.map").scanSync({ cwd: dirname(outfile), absolute: true })) rmSync(map, { force: true });
 
 if (!result.success) {
   console.error(`build: ${relative(root, entry)} failed`);

@@ -93,6 +93,18 @@ const redisUrl: Parser<string> = (raw, name) => {
   return raw;
 };
 
+const databaseUrl: Parser<string> = (raw, name) => {
+  let protocol = "";
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // answered below
+  }
+  // The value carries a password: only its form is named.
+  if (protocol !== "postgres:" && protocol !== "postgresql:") throw new ConfigError(`${name} is not allowed: use a postgres:// URL such as postgres://renderd:…@db.internal:5432/renderd.`);
+  return raw;
+};
+
 const MB = 1_000_000;
 
 /** OPTIONS declares each setting once; `renderd serve --help` and the README table are derived from it. */
@@ -127,7 +139,7 @@ export const OPTIONS = {
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", flag: "--shutdown-grace-ms", help: "on SIGTERM, how long printing renders may finish before they are requeued, 0 to 10 min", fallback: () => "20000", parse: integer(0, 600_000) },
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
   // Scale-out (docs/scale-out.md). The S3_* names are the runtime's own; secrets are never echoed in an error.
-  databaseUrl: { env: "DATABASE_URL", flag: "--database-url", help: "postgres://… store shared by several processes (not supported yet: docs/scale-out.md)", fallback: () => undefined, parse: text },
+  databaseUrl: { env: "DATABASE_URL", flag: "--database-url", help: "postgres://… store shared by several processes (default: SQLite under DATA_DIR; docs/scale-out.md)", fallback: () => undefined, parse: databaseUrl },
   redisUrl: { env: "REDIS_URL", flag: "--redis-url", help: "redis://… for the API rate-limit counters (default: counted in this process)", fallback: () => undefined, parse: redisUrl },
   s3Bucket: { env: "S3_BUCKET", flag: "--s3-bucket", help: "S3-compatible bucket for assets and PDFs (default: files under DATA_DIR)", fallback: () => undefined, parse: text },
   s3Endpoint: { env: "S3_ENDPOINT", flag: "--s3-endpoint", help: "the bucket's endpoint URL (default: AWS for S3_REGION)", fallback: () => undefined, parse: url },
@@ -145,7 +157,8 @@ type Parsed<K extends keyof Options> = ReturnType<Options[K]["parse"]>;
 /** Config is the parsed, validated configuration; `publicUrl` and `secretKey` are always set after loadConfig. */
 export type Config = { [K in keyof Options]: Parsed<K> } & { publicUrl: string; secretKey: string };
 
-/** Accepts names the settings one command takes that the rest refuse: DATABASE_URL is `migrate --to-postgres`'s target only. */
+/** Accepts names a setting one command takes in another sense: for `migrate --to-postgres` DATABASE_URL is the target of
+ * a copy from DATA_DIR's store, not the store, so the rules of a shared store do not apply. */
 export interface Accepts {
   databaseUrl?: boolean;
 }
@@ -165,14 +178,23 @@ export function loadConfig(env: Record<string, string | undefined>, values: Part
   // The value itself is never echoed: it is a password.
   if (config.adminPassword !== undefined && passwordProblem(config.adminPassword) !== null)
     throw new ConfigError(`RENDERD_ADMIN_PASSWORD is not allowed: use ${PASSWORD_RULE}.`);
-  checkBackends(config, accepts);
+  checkBackends(config, accepts, env.SECRET_KEY !== undefined || values.secretKey !== undefined);
   return config;
 }
 
 /** checkBackends refuses a combination of scale-out settings that cannot work (docs/scale-out.md "Settings"). */
-function checkBackends(config: Config, accepts: Accepts): void {
-  if (config.databaseUrl !== undefined && !accepts.databaseUrl)
-    throw new ConfigError("DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).");
+function checkBackends(config: Config, accepts: Accepts, secretKeyGiven: boolean): void {
+  if (config.databaseUrl !== undefined && !accepts.databaseUrl) {
+    // Processes sharing a store share everything else too: counts in one process's memory, files on one host's disk or
+    // a key generated into one DATA_DIR would each hold for that process alone.
+    const missing = [config.redisUrl === undefined && "REDIS_URL", config.s3Bucket === undefined && "S3_BUCKET", !secretKeyGiven && "SECRET_KEY"].filter(Boolean);
+    if (missing.length)
+      throw new ConfigError(
+        `DATABASE_URL (a store shared by several processes) needs ${missing.join(", ")}: rate limits are shared through Redis, files through a bucket, and every process must sign and seal with the same SECRET_KEY (docs/scale-out.md).`,
+      );
+  }
+  if (config.redisUrl !== undefined && config.databaseUrl === undefined)
+    throw new ConfigError("REDIS_URL is set but DATABASE_URL is not: Redis shares rate limits between processes that share a PostgreSQL store; set DATABASE_URL too, or unset REDIS_URL to count in this process (docs/scale-out.md).");
   const s3 = [config.s3Endpoint && "S3_ENDPOINT", config.s3Region && "S3_REGION", config.s3AccessKeyId && "S3_ACCESS_KEY_ID", config.s3SecretAccessKey && "S3_SECRET_ACCESS_KEY"].filter(Boolean);
   if (config.s3Bucket === undefined) {
     if (s3.length) throw new ConfigError(`${s3.join(", ")} ${s3.length > 1 ? "are" : "is"} set but S3_BUCKET is not: set S3_BUCKET to keep files in a bucket, or unset ${s3.join(", ")} to keep them under DATA_DIR.`);

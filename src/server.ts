@@ -19,8 +19,7 @@ import { internalHandler, type LiveState } from "./modules/health/internal";
 import type { FileStore } from "./store/files";
 import { openFiles } from "./store/open-files";
 import { redisAddress, RedisCounters } from "./http/redis-counters";
-import { migrate } from "./store/migrate";
-import { openStore } from "./store/open";
+import { openMigratedStore } from "./store/open";
 import type { Store } from "./store/store";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
 import { Dispatcher } from "./webhooks/dispatcher";
@@ -78,8 +77,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? createLogger(config.logLevel);
   ensureDataDir(config);
   const files = openFiles(config);
+  const { store, applied } = await openMigratedStore(config, clock);
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl) : undefined;
-  const store = openStore(config.dataDir);
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;
   let worker: RenderWorker | undefined;
@@ -94,7 +93,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // An unreachable Redis is a state, not a bad setting (docs/scale-out.md): said once here, then in /health.
     if (counters && config.redisUrl && !(await counters.ping()))
       log.warn({ redis: redisAddress(config.redisUrl) }, "REDIS_URL does not answer: serving on, rate limits counted in this process until it does; /health answers 503 naming redis");
-    const applied = migrate(store, clock);
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
     const plan = await planFirstStart(store, { email: config.adminEmail, password: config.adminPassword });
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.

@@ -1,0 +1,147 @@
+/** The Store contract (src/store/store.ts), run against both engines: SQLite under a temporary DATA_DIR and PostgreSQL
+ * in a throw-away cluster. The schema is renderd's own, migrated by openMigratedStore. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ManualClock } from "../../src/lib/clock";
+import { openMigratedStore } from "../../src/store/open";
+import { StoreError } from "../../src/store/postgres-store";
+import type { Store } from "../../src/store/store";
+import { startPostgres, type TestPostgres } from "./postgres-server";
+
+const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+let pg: TestPostgres;
+const dirs: string[] = [];
+const stores: Store[] = [];
+
+beforeAll(async () => {
+  pg = await startPostgres();
+});
+
+afterAll(async () => {
+  for (const s of stores) s.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await pg?.stop();
+});
+
+let n = 0;
+async function open(engine: "sqlite" | "postgres"): Promise<Store> {
+  const dataDir = mkdtempSync(join(tmpdir(), "renderd-store-"));
+  dirs.push(dataDir);
+  const databaseUrl = engine === "postgres" ? await pg.database(`contract_${++n}`) : undefined;
+  const { store, applied } = await openMigratedStore({ dataDir, databaseUrl }, clock);
+  stores.push(store);
+  expect(applied.length).toBeGreaterThan(10);
+  return store;
+}
+
+function addWorkspace(store: Store, id: string, maxStorage = 1000): void {
+  store.run(
+    `INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at)
+     VALUES ($id, $id, $id, $suspended, $max, $now)`,
+    { id, suspended: false, max: maxStorage, now: clock.now().toISOString() },
+  );
+}
+
+for (const engine of ["sqlite", "postgres"] as const) {
+  describe(`Store on ${engine}`, () => {
+    test("named parameters, used twice or inside quotes; 64-bit and summed integers and flags as numbers", async () => {
+      const store = await open(engine);
+      expect(store.engine).toBe(engine);
+      store.tx(() => {
+        addWorkspace(store, "ws_a", 2 ** 40);
+        addWorkspace(store, "ws_b", 5);
+      });
+      expect(store.get("SELECT id, suspended, max_storage_bytes FROM workspaces WHERE id = $id OR slug = $id", { id: "ws_a" })).toEqual({
+        id: "ws_a",
+        suspended: 0,
+        max_storage_bytes: 2 ** 40,
+      });
+      expect(store.get("SELECT COUNT(*) AS n, SUM(max_storage_bytes) AS total FROM workspaces")).toEqual({ n: 2, total: 2 ** 40 + 5 });
+      expect(store.get("SELECT '$id' AS literal, EXISTS (SELECT 1 FROM workspaces WHERE id = $id) AS found", { id: "ws_b" })).toEqual({ literal: "$id", found: 1 });
+      expect(store.all<{ id: string }>("SELECT id FROM workspaces ORDER BY id").map((r) => r.id)).toEqual(["ws_a", "ws_b"]);
+      expect(store.get("SELECT id FROM workspaces WHERE id = $id", { id: "none" })).toBeNull();
+      expect(store.run("UPDATE workspaces SET suspended = $s WHERE max_storage_bytes < $m", { s: true, m: 100 })).toBe(1);
+    });
+
+    test("a transaction commits whole or not at all, and a nested one rolls back alone", async () => {
+      const store = await open(engine);
+      expect(store.inTransaction).toBe(false);
+      expect(() =>
+        store.tx(() => {
+          expect(store.inTransaction).toBe(true);
+          addWorkspace(store, "ws_lost");
+          throw new Error("boom");
+        }),
+      ).toThrow("boom");
+      expect(store.inTransaction).toBe(false);
+      expect(store.get("SELECT id FROM workspaces WHERE id = 'ws_lost'")).toBeNull();
+      store.tx(() => {
+        addWorkspace(store, "ws_kept");
+        expect(() =>
+          store.tx(() => {
+            addWorkspace(store, "ws_inner");
+            throw new Error("inner");
+          }),
+        ).toThrow("inner");
+        expect(store.inTransaction).toBe(true);
+        store.tx(() => addWorkspace(store, "ws_inner_kept"));
+      });
+      expect(store.all<{ id: string }>("SELECT id FROM workspaces ORDER BY id").map((r) => r.id)).toEqual(["ws_inner_kept", "ws_kept"]);
+    });
+
+    test("a refused statement throws and leaves the store usable; ping answers", async () => {
+      const store = await open(engine);
+      addWorkspace(store, "ws_dup");
+      expect(() => addWorkspace(store, "ws_dup")).toThrow();
+      expect(() => store.get("SELECT nope FROM workspaces")).toThrow();
+      expect(() => store.tx(() => addWorkspace(store, "ws_dup"))).toThrow();
+      expect(store.ping()).toBe(true);
+      expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM workspaces")!.n).toBe(1);
+    });
+  });
+}
+
+describe("PostgresStore", () => {
+  test("names a missing parameter and gives PostgreSQL's SQLSTATE", async () => {
+    const store = await open("postgres");
+    expect(() => store.get("SELECT id FROM workspaces WHERE id = $id")).toThrow("statement parameter $id has no value");
+    let error: unknown;
+    try {
+      store.get("SELECT nope FROM workspaces");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).code).toBe("42703");
+  });
+
+  test("write transactions of two processes take turns (one writer at a time, as on SQLite)", async () => {
+    const url = await pg.database("turns");
+    const dataDir = mkdtempSync(join(tmpdir(), "renderd-store-"));
+    dirs.push(dataDir);
+    const { store } = await openMigratedStore({ dataDir, databaseUrl: url }, clock);
+    stores.push(store);
+    // The other process holds a write transaction for 600 ms, then writes its mark and commits.
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `import { PostgresStore } from ${JSON.stringify(join(import.meta.dir, "../../src/store/postgres-store.ts"))};
+         const s = new PostgresStore(${JSON.stringify(url)});
+         s.tx(() => { console.log("holding"); Bun.sleepSync(600); s.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (900, 'child', 'x')"); });
+         s.close();`,
+      ],
+      { stdout: "pipe", stderr: "inherit" },
+    );
+    const reader = child.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("holding");
+    const started = performance.now();
+    // Inside this process's own write transaction the other's mark is already there: the lock waited for its commit.
+    const seen = store.tx(() => store.get("SELECT name FROM schema_migrations WHERE version = 900"));
+    expect(performance.now() - started).toBeGreaterThan(300);
+    expect(seen).toEqual({ name: "child" });
+    expect(await child.exited).toBe(0);
+  });
+});
