@@ -48,9 +48,11 @@ export class SqliteQueue implements Queue {
   }
 
   recover(): { requeued: number; failed: number } {
-    // Every processing render, leased or not: the store belongs to this one process, so whatever is processing at its
-    // start was left by a process that is gone, and waiting for those leases would only delay the renders.
-    return takeBackRenders(this.store, this.clock, { all: true });
+    // On SQLite every processing render, leased or not: the store belongs to this one process, so whatever is processing
+    // at its start was left by a process that is gone, and waiting for those leases would only delay the renders. A
+    // shared store's processing renders may be printing on another host: only the leases that ran out come back.
+    if (this.store.engine === "sqlite") return takeBackRenders(this.store, this.clock, { all: true });
+    return takeBackRenders(this.store, this.clock, { expiredBefore: this.clock.now().toISOString(), sparing: this.owner });
   }
 
   claim(): Claim | null {
