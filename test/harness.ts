@@ -11,6 +11,7 @@ import { CLI_ACTOR } from "../src/auth/actor";
 import { createUser, hashPassword } from "../src/modules/users/service";
 import { createWorkspace } from "../src/modules/workspaces/service";
 import { createApiKey } from "../src/modules/api-keys/service";
+import { sharedStoreEnv, testStoreEngine } from "./backends";
 
 export const ADMIN_EMAIL = "admin@example.test";
 export const ADMIN_PASSWORD = "admin-password-1";
@@ -53,6 +54,8 @@ export interface TestServer {
 }
 
 let counter = 0;
+/** The shared store of each DATA_DIR, so a server started again on a kept DATA_DIR finds its data (RENDERD_TEST_STORE=postgres). */
+const sharedStores = new Map<string, Record<string, string>>();
 
 /** startTestServer starts renderd in this process with a manual clock; `env` overrides settings. */
 export async function startTestServer(
@@ -62,6 +65,11 @@ export async function startTestServer(
   options: Pick<ServerOptions, "resolve" | "webhookTimeoutMs" | "log"> = {},
 ): Promise<TestServer> {
   const dataDir = keepDataDir ?? mkdtempSync(join(tmpdir(), "renderd-test-"));
+  let shared: Record<string, string> = {};
+  if (testStoreEngine() === "postgres" && env.DATABASE_URL === undefined) {
+    shared = sharedStores.get(dataDir) ?? (await sharedStoreEnv());
+    sharedStores.set(dataDir, shared);
+  }
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
   const config = () =>
     loadConfig({
@@ -76,6 +84,7 @@ export async function startTestServer(
       API_RATE_LIMIT_PER_MINUTE: "100000",
       // Stopping requeues printing renders at once, as the restart tests expect; test/sigterm.test.ts covers the grace.
       SHUTDOWN_GRACE_MS: "0",
+      ...shared,
       ...env,
     });
   let server = await startServer({ ...options, config: config(), clock, log: options.log ?? createLogger("silent") });
