@@ -1,0 +1,59 @@
+/** The allowance counters (src/ledger/counters.ts) on both engines: the same statement text adds, gives back without
+ * going below zero, and holds 64-bit values on SQLite and on PostgreSQL. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { addToCounter, readCounter } from "../../src/ledger/counters";
+import { ManualClock } from "../../src/lib/clock";
+import { openMigratedStore } from "../../src/store/open";
+import type { Store } from "../../src/store/store";
+import { startPostgres, type TestPostgres } from "../store/postgres-server";
+
+const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+let pg: TestPostgres;
+const dirs: string[] = [];
+const stores: Store[] = [];
+
+beforeAll(async () => {
+  pg = await startPostgres();
+});
+
+afterAll(async () => {
+  for (const s of stores) s.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await pg?.stop();
+});
+
+async function open(engine: "sqlite" | "postgres"): Promise<Store> {
+  const dataDir = mkdtempSync(join(tmpdir(), "renderd-counters-"));
+  dirs.push(dataDir);
+  const databaseUrl = engine === "postgres" ? await pg.database("counters") : undefined;
+  const { store } = await openMigratedStore({ dataDir, databaseUrl }, clock);
+  stores.push(store);
+  store.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000, $now)", {
+    now: clock.now().toISOString(),
+  });
+  return store;
+}
+
+for (const engine of ["sqlite", "postgres"] as const) {
+  describe(`allowance counters on ${engine}`, () => {
+    test("add, give back, never below zero, past 2^32", async () => {
+      const store = await open(engine);
+      const add = (delta: number) => store.tx(() => addToCounter(store, "ws_a", "documents", "2026-03", delta));
+      const value = () => readCounter(store, "ws_a", "documents", "2026-03");
+      add(-4);
+      expect(value()).toBe(0);
+      add(3);
+      add(2);
+      expect(value()).toBe(5);
+      add(-7);
+      expect(value()).toBe(0);
+      add(2 ** 33);
+      add(1);
+      expect(value()).toBe(2 ** 33 + 1);
+      expect(readCounter(store, "ws_a", "test_renders", "2026-03")).toBe(0);
+    });
+  });
+}
