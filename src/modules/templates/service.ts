@@ -277,7 +277,7 @@ export function listTemplateVersions(store: Store, workspaceId: string, id: stri
     query,
     {
       // selectPage pages by (created_at, id); for a version that is when it was published.
-      from: "(SELECT id, template_id, version, published_at, published_at AS created_at FROM template_versions)",
+      from: "(SELECT id, template_id, version, published_at, published_at AS created_at FROM template_versions) AS v",
       where: ["template_id = $tpl"],
       params: { tpl: id },
     },
