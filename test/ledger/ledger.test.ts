@@ -1,10 +1,12 @@
-/** The allowance counters (src/ledger/counters.ts) on both engines: the same statement text adds, gives back without
- * going below zero, and holds 64-bit values on SQLite and on PostgreSQL. */
+/** The ledger's upserts on both engines — the allowance counters (src/ledger/counters.ts: the same statement text adds,
+ * gives back without going below zero, and holds 64-bit values) and the usage days (src/ledger/usage-days.ts: a day's
+ * renders add up) — on SQLite and on PostgreSQL. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addToCounter, readCounter } from "../../src/ledger/counters";
+import { recordRenderEnd } from "../../src/ledger/usage-days";
 import { ManualClock } from "../../src/lib/clock";
 import { openMigratedStore } from "../../src/store/open";
 import type { Store } from "../../src/store/store";
@@ -25,10 +27,11 @@ afterAll(async () => {
   await pg?.stop();
 });
 
+let n = 0;
 async function open(engine: "sqlite" | "postgres"): Promise<Store> {
   const dataDir = mkdtempSync(join(tmpdir(), "renderd-counters-"));
   dirs.push(dataDir);
-  const databaseUrl = engine === "postgres" ? await pg.database("counters") : undefined;
+  const databaseUrl = engine === "postgres" ? await pg.database(`ledger_${++n}`) : undefined;
   const { store } = await openMigratedStore({ dataDir, databaseUrl }, clock);
   stores.push(store);
   store.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000, $now)", {
@@ -54,6 +57,22 @@ for (const engine of ["sqlite", "postgres"] as const) {
       add(1);
       expect(value()).toBe(2 ** 33 + 1);
       expect(readCounter(store, "ws_a", "test_renders", "2026-03")).toBe(0);
+    });
+
+    test("a day's usage adds up render by render", async () => {
+      const store = await open(engine);
+      const end = (status: "succeeded" | "failed", pages?: number, bytes?: number) =>
+        store.tx(() => recordRenderEnd(store, { workspaceId: "ws_a", day: "2026-03-10", status, pages, bytes }));
+      end("succeeded", 2, 1000);
+      end("succeeded", 3, 2 ** 33);
+      end("failed");
+      expect(store.get("SELECT renders_succeeded, renders_failed, renders_cancelled, pages, output_bytes FROM usage_days WHERE workspace_id = 'ws_a'")).toEqual({
+        renders_succeeded: 2,
+        renders_failed: 1,
+        renders_cancelled: 0,
+        pages: 5,
+        output_bytes: 2 ** 33 + 1000,
+      });
     });
   });
 }
