@@ -44,7 +44,7 @@ export function memory(server: Server): Memory {
 const TICK_MS = 1000 / 100; // CLK_TCK is 100 on Linux
 
 /** cpuMs answers a process's user + system time in ms, or null when it is gone. */
-function cpuMs(pid: number): number | null {
+export function cpuMs(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

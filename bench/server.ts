@@ -22,6 +22,15 @@ function cli<T>(binary: string, env: Record<string, string>, ...args: string[]):
   return JSON.parse(run.stdout.toString()) as T;
 }
 
+/** prepare makes the bench's workspace on the store `env` names through the CLI, which acts on the store directly: a
+ * workspace of its own, allowances that never throttle, and answers its new API key. */
+function prepare(binary: string, env: Record<string, string>): string {
+  cli(binary, env, "migrate");
+  cli(binary, env, "workspaces", "create", "Bench", "--slug", "bench");
+  cli(binary, env, "allowances", "set", "--workspace", "bench", "--max-active-renders", "100000", "--renders-per-minute", "10000000");
+  return cli<{ secret: string }>(binary, env, "keys", "create", "--workspace", "bench", "--name", "bench", "--scope", "render:create,render:read,template:write,template:publish").secret;
+}
+
 export interface Server {
   base: string;
   key: string;
@@ -31,15 +40,18 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** ServerOptions: the binary (its `serve` unless `command` is given), RENDER_WORKERS, more environment. */
+/** ServerOptions: the binary (its `serve` unless `command` is given), RENDER_WORKERS, more environment, and `key`: the
+ * API key of a shared store another server of the bench already prepared (then only `serve` runs). */
 export interface ServerOptions {
   binary: string;
   workers?: string;
   env?: Record<string, string>;
   command?: string[];
+  key?: string;
 }
 
-/** startServer prepares a DATA_DIR (a bench workspace whose allowances do not throttle, an API key) and serves it. */
+/** startServer prepares a DATA_DIR (a bench workspace whose allowances do not throttle, an API key) and serves it; with
+ * `key`, the store (DATABASE_URL in `env`) is prepared already and the DATA_DIR only holds this process's temporary files. */
 export async function startServer(options: ServerOptions): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), "renderd-bench-render-"));
   const port = freePort();
@@ -57,14 +69,11 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   };
   if (options.workers) env.RENDER_WORKERS = options.workers;
   Object.assign(env, options.env);
-  // The CLI acts on the store directly: a workspace of its own, allowances that never throttle, a key.
-  cli(options.binary, env, "migrate");
-  cli(options.binary, env, "workspaces", "create", "Bench", "--slug", "bench");
-  cli(options.binary, env, "allowances", "set", "--workspace", "bench", "--max-active-renders", "100000", "--renders-per-minute", "10000000");
-  const { secret } = cli<{ secret: string }>(options.binary, env, "keys", "create", "--workspace", "bench", "--name", "bench", "--scope", "render:create,render:read,template:write,template:publish");
+  const secret = options.key ?? prepare(options.binary, env);
 
   const child = Bun.spawn(options.command ?? [options.binary, "serve"], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
   const poolMs = new Map<string, number>();
+  const errors = new Set<string>();
   // Read the log (and keep the pipe drained): pino writes one JSON object per line.
   void (async () => {
     const reader = child.stdout.getReader();
@@ -76,6 +85,12 @@ export async function startServer(options: ServerOptions): Promise<Server> {
       const lines = (rest + decoder.decode(value, { stream: true })).split("\n");
       rest = lines.pop()!;
       for (const line of lines) {
+        // An error the server logs is what the bench must not hide (a 500 says nothing more); each kind once.
+        if (/"level":(50|60)/.test(line)) {
+          const kind = line.replace(/"(time|requestId|renderId|stack)":("[^"]*"|\d+),?/g, "");
+          if (!errors.has(kind)) console.error(`renderd ${child.pid}: ${line}`);
+          errors.add(kind);
+        }
         if (!line.includes("render succeeded")) continue;
         try {
           const entry = JSON.parse(line) as { renderId: string; ms: number };
@@ -169,14 +184,17 @@ export interface Run {
   timings: Timing[];
 }
 
-/** drive renders n documents with `concurrency` clients at once; latency is POST to the 200 answer (`?wait=60`). */
-export async function drive(server: Server, name: string, body: string, n: number, concurrency: number): Promise<Run> {
+/** drive renders n documents with `concurrency` clients at once; latency is POST to the 200 answer (`?wait=60`). Given
+ * several servers (processes of one shared store), the requests go to each in turn, as a round-robin balancer sends them. */
+export async function drive(servers: Server | Server[], name: string, body: string, n: number, concurrency: number): Promise<Run> {
+  const targets = Array.isArray(servers) ? servers : [servers];
   const timings: Timing[] = [];
   let left = n;
+  let next = 0;
   const wall = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (left-- > 0) timings.push(await renderOnce(server, body));
+      while (left-- > 0) timings.push(await renderOnce(targets[next++ % targets.length]!, body));
     }),
   );
   return { figures: figures(name, timings.map((t) => t.ms), performance.now() - wall), timings };

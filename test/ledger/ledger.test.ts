@@ -41,7 +41,7 @@ async function open(engine: "sqlite" | "postgres"): Promise<Store> {
 }
 
 for (const engine of ["sqlite", "postgres"] as const) {
-  describe(`allowance counters on ${engine}`, () => {
+  describe(`ledger upserts on ${engine}`, () => {
     test("add, give back, never below zero, past 2^32", async () => {
       const store = await open(engine);
       const add = (delta: number) => store.tx(() => addToCounter(store, "ws_a", "documents", "2026-03", delta));
