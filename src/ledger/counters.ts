@@ -29,9 +29,8 @@ export function readCounter(store: Store, workspaceId: string, counter: CounterN
 export function addToCounter(store: Store, workspaceId: string, counter: CounterName, period: string, delta: number): void {
   if (!store.inTransaction) throw new Error("addToCounter must run inside the transaction of the change it counts");
   store.run(
-    // CASE, not SQLite's two-argument MAX(): PostgreSQL spells that GREATEST, and the text must run on both stores.
-    `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, CASE WHEN $delta > 0 THEN $delta ELSE 0 END)
-     ON CONFLICT (workspace_id, counter, period) DO UPDATE SET value = CASE WHEN allowance_counters.value + $delta > 0 THEN allowance_counters.value + $delta ELSE 0 END`,
+    `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, MAX($delta, 0))
+     ON CONFLICT (workspace_id, counter, period) DO UPDATE SET value = MAX(value + $delta, 0)`,
     { ws: workspaceId, counter, period, delta },
   );
 }
