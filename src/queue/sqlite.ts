@@ -4,6 +4,7 @@
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
+import { inList } from "../store/sql-list";
 import type { Store } from "../store/store";
 import { pickNext, type Head } from "./fairness";
 import { randomBase62 } from "../lib/ids";
@@ -97,12 +98,8 @@ export class SqliteQueue implements Queue {
 
   cancelledAmong(renderIds: readonly string[]): string[] {
     if (renderIds.length === 0) return [];
-    return this.store
-      .all<{ id: string }>(
-        `SELECT id FROM renders WHERE status = 'cancelled' AND id IN (${renderIds.map((_, i) => `$r${i}`).join(", ")})`,
-        Object.fromEntries(renderIds.map((id, i) => [`r${i}`, id])),
-      )
-      .map((r) => r.id);
+    const ids = inList("id", renderIds, "r");
+    return this.store.all<{ id: string }>(`SELECT id FROM renders WHERE status = 'cancelled' AND ${ids.sql}`, ids.params).map((r) => r.id);
   }
 
   outputInUse(sha256: string): boolean {
