@@ -277,8 +277,9 @@ export function listTemplateVersions(store: Store, workspaceId: string, id: stri
     store,
     query,
     {
-      // selectPage pages by (created_at, id); for a version that is when it was published.
-      from: "(SELECT id, template_id, version, published_at, published_at AS created_at FROM template_versions)",
+      // selectPage pages by (created_at, id); for a version that is when it was published. Named: PostgreSQL before 16
+      // refuses a subquery in FROM without an alias.
+      from: "(SELECT id, template_id, version, published_at, published_at AS created_at FROM template_versions) AS versions",
       where: ["template_id = $tpl"],
       params: { tpl: id },
     },
