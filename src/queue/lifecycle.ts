@@ -132,7 +132,7 @@ export function takeBackRenders(store: Store, clock: Clock, which: TakeBack): { 
     "all" in which
       ? store.all<{ id: string; recoveries: number }>("SELECT id, recoveries FROM renders WHERE status = 'processing'")
       : store.all<{ id: string; recoveries: number }>(
-          "SELECT id, recoveries FROM renders WHERE status = 'processing' AND lease_expires_at <= $before AND lease_owner IS DISTINCT FROM $sparing",
+          "SELECT id, recoveries FROM renders WHERE status = 'processing' AND lease_expires_at <= $before AND (lease_owner IS NULL OR lease_owner <> $sparing)",
           { before: which.expiredBefore, sparing: which.sparing },
         );
   // Every claim asks: look first, so that the usual answer (nothing to take back) takes no write lock.
