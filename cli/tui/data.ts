@@ -174,11 +174,11 @@ function endpoints(store: Store, now: Date): EndpointRow[] {
       `SELECT e.id, w.slug, e.url, e.enabled,
               COUNT(*) FILTER (WHERE d.status = 'pending') AS pending,
               COUNT(*) FILTER (WHERE d.status = 'failed') AS failed,
-              (SELECT last_error FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.last_error IS NOT NULL ORDER BY x.last_attempt_at DESC LIMIT 1) AS last_error,
+              (SELECT last_error FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.last_error IS NOT NULL ORDER BY x.last_attempt_at DESC NULLS LAST LIMIT 1) AS last_error,
               MIN(d.next_attempt_at) FILTER (WHERE d.status = 'pending') AS next_attempt_at
        FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id JOIN webhook_deliveries d ON d.endpoint_id = e.id
        WHERE ${FAILING}
-       GROUP BY e.id ORDER BY next_attempt_at IS NULL, next_attempt_at, w.slug`,
+       GROUP BY e.id, w.slug ORDER BY next_attempt_at NULLS LAST, w.slug`,
       { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
     )
     .map((r) => ({ id: r.id, workspace: r.slug, url: r.url, enabled: r.enabled === 1, pending: r.pending, failed: r.failed, lastError: r.last_error, nextAttemptAt: r.next_attempt_at }));

@@ -122,7 +122,8 @@ export function requeueRender(store: Store, renderId: string, owner: string): vo
 }
 
 /** TakeBack chooses the processing renders to take back: all of them (at start, on a store one process owns), or those
- * whose lease ran out before `expiredBefore`, held by another owner than `sparing` (the caller knows its own are alive). */
+ * whose lease ran out before `expiredBefore` (or that have none: left by a version before leases), held by another owner
+ * than `sparing` (the caller knows its own are alive). */
 export type TakeBack = { all: true } | { expiredBefore: string; sparing: string };
 
 /** takeBackRenders is the one rule for renders whose process died (DESIGN.md 4): each goes back to the queue once; one
@@ -132,7 +133,7 @@ export function takeBackRenders(store: Store, clock: Clock, which: TakeBack): { 
     "all" in which
       ? store.all<{ id: string; recoveries: number }>("SELECT id, recoveries FROM renders WHERE status = 'processing'")
       : store.all<{ id: string; recoveries: number }>(
-          "SELECT id, recoveries FROM renders WHERE status = 'processing' AND lease_expires_at <= $before AND (lease_owner IS NULL OR lease_owner <> $sparing)",
+          "SELECT id, recoveries FROM renders WHERE status = 'processing' AND (lease_expires_at IS NULL OR lease_expires_at <= $before) AND (lease_owner IS NULL OR lease_owner <> $sparing)",
           { before: which.expiredBefore, sparing: which.sparing },
         );
   // Every claim asks: look first, so that the usual answer (nothing to take back) takes no write lock.

@@ -60,6 +60,8 @@ export class SqliteQueue implements Queue {
     // A process never takes back its own claims: it knows they are printing, even when a stalled event loop let a
     // lease run out; another process does.
     takeBackRenders(store, clock, { expiredBefore: clock.now().toISOString(), sparing: this.owner });
+    // Look first, so that the worker's poll of an empty queue takes no write lock (on PostgreSQL, every process's one).
+    if (this.heads().length === 0) return null;
     // The heads, the turns, the pick, the claim and its turn in one transaction: writers take turns on the store, so
     // processes sharing it see each other's turns (8.1 (5)) and no render read here can be cancelled before its claim.
     return store.tx(() => {

@@ -48,6 +48,9 @@ export function toPostgres(version: number, sqlite: string): string {
   }
   // Byte counts and storage limits pass 2^31; INTEGER in SQLite is 64-bit, so every INTEGER is BIGINT.
   sql = sql.replace(/\bINTEGER\b/g, "BIGINT");
+  // Byte order, as SQLite compares text: ids and ISO times sort by their bytes for keyset paging, the queue's heads and a
+  // batch's items, whatever collation the database was created with (en_US.UTF-8 would put `rnd_a…` before `rnd_B…`).
+  sql = sql.replace(/\bTEXT\b(?![^,\n]*\bCOLLATE\b)/g, 'TEXT COLLATE "C"');
   if (/\bCOLLATE\s+NOCASE\b/i.test(sql)) sql = `${CREATE_NOCASE}\n${sql.replace(/\bCOLLATE\s+NOCASE\b/gi, `COLLATE ${NOCASE}`)}`;
   return sql.replace(/\n\s*\n+/g, "\n").trim();
 }

@@ -49,7 +49,7 @@ export function enqueueEndEvent(store: Store, clock: Clock, event: EndEvent): st
   );
   // spec 6.2 (1), (2) and 3.5: subscribed, enabled now, and created no later than the render ended. A disabled endpoint
   // gets no row, so the event is never sent to it later.
-  // The subscription is matched here, not in SQL: a workspace has at most a few endpoints, and PostgreSQL has no
+  // The subscription is matched here, not in SQL: a workspace has ten endpoints at most, and PostgreSQL has no
   // json_each over the stored text (docs/scale-out.md "Portable SQL").
   const endpoints = store
     .all<{ id: string; event_types: string }>(

@@ -6,7 +6,10 @@ import ts from "typescript";
 // docs/scale-out.md "Portable SQL": the store's queries are one text for SQLite and PostgreSQL. This reads every SQL text
 // in src/ and names each one that breaks a rule a pattern can see; the rules a pattern cannot see (grouped columns,
 // NULL order, collation) are the doc's.
-const SRC = resolve(import.meta.dir, "../../src");
+const ROOT = resolve(import.meta.dir, "../..");
+const SRC = resolve(ROOT, "src");
+// The CLI and the TUI query the store too (against DATABASE_URL as well).
+const CLI = resolve(ROOT, "cli");
 
 // They read or write the SQLite file itself, not the store: SQLite-only on purpose (or PostgreSQL-only: the migrator).
 const ENGINE_FILES = ["backup/", "store/copy-rows.ts", "store/sqlite-store.ts", "store/migrate.ts", "store/migrate-postgres.ts", "store/postgres-dialect.ts"];
@@ -62,7 +65,7 @@ function sqlTexts(path: string): SqlText[] {
     let text: string | undefined;
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) text = node.text;
     else if (ts.isTemplateExpression(node)) text = node.head.text + node.templateSpans.map((s) => SUBSTITUTION + s.literal.text).join("");
-    if (text !== undefined && SQL_TEXT.test(text)) out.push({ file: relative(SRC, path), line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, sql: text });
+    if (text !== undefined && SQL_TEXT.test(text)) out.push({ file: relative(ROOT, path), line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, sql: text });
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -80,8 +83,8 @@ function sourceFiles(dir: string): string[] {
 const broken = (sql: string) => RULES.filter((r) => r.breaks(sql)).map((r) => r.rule);
 
 describe("portable SQL (docs/scale-out.md)", () => {
-  test("every SQL text of the store's queries in src/ keeps to the rules both engines share", () => {
-    const texts = sourceFiles(SRC)
+  test("every SQL text of the store's queries in src/ and cli/ keeps to the rules both engines share", () => {
+    const texts = [...sourceFiles(SRC), ...sourceFiles(CLI)]
       .filter((path) => !ENGINE_FILES.some((prefix) => relative(SRC, path).startsWith(prefix)))
       .flatMap(sqlTexts);
     // The reader finds the store's queries (well over a hundred), not nothing.

@@ -8,8 +8,8 @@ import { freePort } from "../serve-process";
 /** TestPostgres is a running cluster: the URL of its empty database `renderd`, more empty databases on asking, and stop(). */
 export interface TestPostgres {
   url: string;
-  /** database creates the empty database `name` and answers its URL. */
-  database(name: string): Promise<string>;
+  /** database creates the empty database `name` (with `options` after CREATE DATABASE's name) and answers its URL. */
+  database(name: string, options?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -81,11 +81,11 @@ export async function startPostgres(): Promise<TestPostgres> {
       if (r.exitCode === 0) break;
       if (attempt === 3) throw new Error(`pg_ctl start failed: ${existsSync(log) ? readFileSync(log, "utf8").trim() : r.stderr.toString()}`);
     }
-    const database = async (name: string) => {
+    const database = async (name: string, options = "") => {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${JSON.stringify(name)}: use lower-case letters, digits and _`);
       const admin = new SQL(`postgres://postgres@127.0.0.1:${port}/postgres`);
       try {
-        await admin.unsafe(`CREATE DATABASE ${name}`);
+        await admin.unsafe(`CREATE DATABASE ${name} ${options}`);
       } finally {
         await admin.close();
       }

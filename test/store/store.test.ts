@@ -29,7 +29,8 @@ let n = 0;
 async function open(engine: "sqlite" | "postgres"): Promise<Store> {
   const dataDir = mkdtempSync(join(tmpdir(), "renderd-store-"));
   dirs.push(dataDir);
-  const databaseUrl = engine === "postgres" ? await pg.database(`contract_${++n}`) : undefined;
+  // A database whose own collation is not byte order (ICU, English): the store's text columns must not follow it.
+  const databaseUrl = engine === "postgres" ? await pg.database(`contract_${++n}`, "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'") : undefined;
   const { store, applied } = await openMigratedStore({ dataDir, databaseUrl }, clock);
   stores.push(store);
   expect(applied.length).toBeGreaterThan(10);
@@ -61,6 +62,9 @@ for (const engine of ["sqlite", "postgres"] as const) {
       expect(store.get("SELECT COUNT(*) AS n, SUM(max_storage_bytes) AS total FROM workspaces")).toEqual({ n: 2, total: 2 ** 40 + 5 });
       expect(store.get("SELECT '$id' AS literal, EXISTS (SELECT 1 FROM workspaces WHERE id = $id) AS found", { id: "ws_b" })).toEqual({ literal: "$id", found: 1 });
       expect(store.all<{ id: string }>("SELECT id FROM workspaces ORDER BY id").map((r) => r.id)).toEqual(["ws_a", "ws_b"]);
+      // Text compares by its bytes on both engines, whatever the database's collation: keyset paging relies on it.
+      addWorkspace(store, "ws_B");
+      expect(store.all<{ id: string }>("SELECT id FROM workspaces WHERE id > $after ORDER BY id", { after: "ws_A" }).map((r) => r.id)).toEqual(["ws_B", "ws_a", "ws_b"]);
       expect(store.get("SELECT id FROM workspaces WHERE id = $id", { id: "none" })).toBeNull();
       expect(store.run("UPDATE workspaces SET suspended = $s WHERE max_storage_bytes < $m", { s: true, m: 100 })).toBe(1);
     });
