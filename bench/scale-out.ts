@@ -20,7 +20,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { SQL } from "bun";
 import { PostgresStore } from "../src/store/postgres-store";
-import { sharedStoreEnv } from "../test/backends";
+import { sharedStoreEnv, stopBackends } from "../test/backends";
 import { INVOICE_TEMPLATE, invoiceData } from "./documents";
 import { printFigures, type Figures } from "./floor";
 import { drive, publishTemplate, startServer, type Server } from "./server";
@@ -194,5 +194,10 @@ async function main() {
   }
 }
 
-await main();
+try {
+  await main();
+} finally {
+  // The cluster, redis-server and s3rver go with the bench, whether it finished or failed.
+  await stopBackends();
+}
 process.exit(0);
