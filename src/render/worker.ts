@@ -192,7 +192,13 @@ export class RenderWorker {
   }
 
   private startAll(claimed: Claimed[]): void {
-    for (const { claim, running } of claimed) running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal);
+    for (const { claim, running } of claimed)
+      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal).catch((err) =>
+        // The end could not be written (the store refused or did not answer): the render stays processing, and is taken
+        // back by another process when its lease runs out, or at the next start (DESIGN.md 4). Left unhandled, the
+        // rejection would end the process and every render in it.
+        this.options.log.error({ err, renderId: claim.renderId }, "writing the end of a render failed; it is taken back after its lease or at the next start"),
+      );
   }
 
   private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
