@@ -9,7 +9,8 @@ import type { Store } from "../store/store";
 
 /** What a dispatcher gives the loop: R is a due row as read, J the claimed job, F a finished attempt. */
 export interface ClaimLoopParts<R extends { id: string }, J, F> {
-  /** Due rows in the order to send them, at most `limit`, leaving out those whose key is in `busy`; inside the tick's transaction. */
+  /** Due rows in the order to send them, at most `limit`, leaving out those whose key is in `busy`; read inside the tick's
+   * transaction to claim them, and before it to see whether there is anything to do. */
   candidates(limit: number, busy: string[]): R[];
   /** Leases a row and answers its job, or settles it unsent and answers null; inside the tick's transaction. */
   take(row: R): J | null;
@@ -100,6 +101,9 @@ export class ClaimLoop<R extends { id: string }, J, F> {
     this.finished = [];
     const free = this.stopping ? 0 : this.options.concurrency - this.inflight.size;
     if (finished.length === 0 && free <= 0) return;
+    // Nothing to write and nothing due: a look outside any transaction, so an idle process takes no write lock (on a
+    // shared store, the one lock all processes' writers take turns on).
+    if (finished.length === 0 && this.due().length === 0) return;
     let claimed: Array<{ id: string; key: string; job: J }>;
     try {
       claimed = this.options.store.tx(() => {
@@ -125,16 +129,22 @@ export class ClaimLoop<R extends { id: string }, J, F> {
     }
   }
 
-  private claim(limit: number): Array<{ id: string; key: string; job: J }> {
+  /** due answers rows due now that this process could send (up to `limit` beyond those it is sending): keys at their cap
+   * are left out by the query, so a long backlog of one never hides the others' due rows. */
+  private due(limit = 1): R[] {
     const { perKey } = this.options;
     const busy = [...this.load].filter(([, load]) => load >= perKey).map(([key]) => key);
-    // Keys at their cap are left out by the query, so a long backlog of one never hides the others' due rows. Rows this
-    // process is still sending are skipped here, even if a moved clock made their lease look expired.
-    const rows = this.parts.candidates(2 * limit + this.inflight.size, busy);
+    return this.parts.candidates(limit + this.inflight.size, busy).filter((row) => !this.inflight.has(row.id));
+  }
+
+  private claim(limit: number): Array<{ id: string; key: string; job: J }> {
+    const { perKey } = this.options;
+    // Rows this process is still sending are skipped here, even if a moved clock made their lease look expired.
+    const rows = this.due(2 * limit);
     const perKeyClaimed = new Map<string, number>();
     const claimed: Array<{ id: string; key: string; job: J }> = [];
     for (const row of rows) {
-      if (this.inflight.has(row.id) || claimed.length >= limit) continue;
+      if (claimed.length >= limit) break;
       const key = this.parts.keyOf(row);
       if ((this.load.get(key) ?? 0) + (perKeyClaimed.get(key) ?? 0) >= perKey) continue;
       const job = this.parts.take(row);
