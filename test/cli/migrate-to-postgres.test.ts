@@ -21,10 +21,15 @@ import { buildApi, type InProcessApi } from "../api/in-process";
 import { PDF, PNG } from "../fixtures/assets";
 import { startPostgres, type TestPostgres } from "../store/postgres-server";
 import { startS3, type TestBucket } from "../store/s3-server";
+import { startRedis } from "../http/redis-server";
+import { loadConfig } from "../../src/config";
+import { createLogger } from "../../src/logger";
+import { startServer } from "../../src/server";
 
 const ROOT = join(import.meta.dir, "../..");
 const PUBLIC_URL = "http://console.example.test";
 const PASSWORD = "a-password-for-the-move-1";
+const APPLIANCE_SECRET_KEY = "a-secret-key-of-thirty-two-characters-at-least";
 
 let pg: TestPostgres;
 let s3: TestBucket;
@@ -58,7 +63,7 @@ function withPassword(url: string): string {
 /** makeAppliance fills a DATA_DIR through the API and the services, then closes it (nothing holds the store open). */
 async function makeAppliance(): Promise<string> {
   // buildApi reads no secret.key: the session cookie is signed with this one.
-  const app = buildApi({ PUBLIC_URL, SECRET_KEY: "a-secret-key-of-thirty-two-characters-at-least", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  const app = buildApi({ PUBLIC_URL, SECRET_KEY: APPLIANCE_SECRET_KEY, WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
   try {
     await fill(app);
   } catch (e) {
@@ -192,6 +197,46 @@ describe("renderd migrate --to-postgres", () => {
     for (const path of files) expect(sha256Hex(await bucket.file(path).bytes())).toBe(path.split("/").at(-1)!);
   });
 
+  test("serve starts on the copy: the owner signs in with the appliance's password, and the render's PDF downloads from the bucket", async () => {
+    // A copy of its own, so the rows serving writes (a session, its audit row) leave the other tests' copy as it was.
+    const database = await pg.database("served");
+    expect((await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: database, ...s3Env() })).code).toBe(0);
+    const redis = await startRedis();
+    const server = await startServer({
+      config: loadConfig({
+        DATA_DIR: mkdtempSync(join(work, "host-")),
+        DATABASE_URL: database,
+        REDIS_URL: redis.url,
+        ...s3Env(),
+        SECRET_KEY: APPLIANCE_SECRET_KEY,
+        PUBLIC_URL,
+        PORT: "0",
+        INTERNAL_PORT: "0",
+        HOST: "127.0.0.1",
+        RENDER_WORKERS: "1",
+        // The appliance's render ended on its manual clock in March: a month's retention would sweep it at start.
+        RETENTION_DAYS: "3650",
+        LOG_LEVEL: "silent",
+      }),
+      log: createLogger("silent"),
+    });
+    try {
+      const signIn = await fetch(`${server.url}/v1/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "owner@example.test", password: PASSWORD }) });
+      expect(signIn.status).toBe(200);
+      const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+      const renders = await (await fetch(`${server.url}/v1/renders`, { headers: { cookie } })).json();
+      expect(renders.items, JSON.stringify(renders)).toHaveLength(1);
+      expect(renders.items[0].status).toBe("succeeded");
+      const url = new URL(renders.items[0].result.downloadUrl, server.url);
+      const pdf = await fetch(`${server.url}${url.pathname}${url.search}`);
+      expect(pdf.status).toBe(200);
+      expect(new Uint8Array(await pdf.arrayBuffer())).toEqual(PDF);
+    } finally {
+      await server.stop();
+      await redis.stop();
+    }
+  });
+
   test("a second run is refused with exit 2 and changes nothing; --force replaces the rows and skips the files already there", async () => {
     const tables = withSource(tablesInKeyOrder);
     const before = await rowCounts(pg.url, tables);
@@ -292,7 +337,7 @@ describe("renderd migrate --to-postgres", () => {
       expect(await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: bad, ...s3Env() })).toEqual({
         code: 2,
         out: "",
-        err: "renderd: DATABASE_URL is not allowed: use a postgres:// or postgresql:// URL.\n",
+        err: "renderd: DATABASE_URL is not allowed: use a postgres:// URL such as postgres://renderd:…@db.internal:5432/renderd.\n",
       });
     // Nothing answers on a closed port: the address is named, the password is not.
     const closed = await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: "postgres://u:pg-secret-word@127.0.0.1:1/renderd", ...s3Env() });
