@@ -344,8 +344,8 @@ describe("renderd migrate --to-postgres", () => {
     expect(closed.code).toBe(1);
     expect(closed.err).toMatch(/^renderd: postgres:\/\/127\.0\.0\.1:1\/renderd: applying the PostgreSQL migrations failed: /);
     expect(closed.err).not.toContain("pg-secret-word");
-    // DATABASE_URL stays refused everywhere else, plain migrate included.
-    expect(await renderd(["migrate", "--data-dir", dataDir], { DATABASE_URL: url })).toMatchObject({ code: 2, err: expect.stringContaining("DATABASE_URL is not supported yet") });
+    // Everywhere else DATABASE_URL names the store, and a shared store needs its Redis, its bucket and an explicit key.
+    expect(await renderd(["migrate", "--data-dir", dataDir], { DATABASE_URL: url })).toMatchObject({ code: 2, err: expect.stringContaining("needs REDIS_URL, S3_BUCKET, SECRET_KEY") });
     // Refused before PostgreSQL was touched: not even the schema is there.
     const sql = new SQL(url);
     try {
