@@ -17,6 +17,7 @@ import { systemClock } from "../src/lib/clock";
 import { createApiKey } from "../src/modules/api-keys/service";
 import { createWorkspace, replaceAllowances } from "../src/modules/workspaces/service";
 import { sharedStoreEnv } from "./backends";
+import { startRedis, type TestRedis } from "./http/redis-server";
 import { ROOT, startServe, type ServeProcess } from "./serve-process";
 import { until } from "./wait";
 import { startReceiver, type Receiver } from "./webhooks/receiver";
@@ -28,6 +29,7 @@ const CTX = { actor: CLI_ACTOR, requestId: "req_test" };
 let serves: ServeProcess[] = [];
 let receiver: Receiver | undefined;
 let sql: SQL | undefined;
+let redis: TestRedis | undefined;
 afterEach(async () => {
   await Promise.all(serves.map((s) => s.stop()));
   serves = [];
@@ -35,6 +37,8 @@ afterEach(async () => {
   receiver = undefined;
   await sql?.close();
   sql = undefined;
+  await redis?.stop();
+  redis = undefined;
 });
 
 /** startThree starts three processes on one shared store together (the first-start bootstrap races on purpose). */
@@ -228,7 +232,9 @@ test("300 renders of three workspaces on three processes, one killed with SIGKIL
 
 test("limits per minute hold across three processes: API_RATE_LIMIT_PER_MINUTE=N admits N, a workspace's rendersPerMinute=M admits M renders", async () => {
   const [N, M] = [20, 5];
-  serves = await startThree({ ...(await sharedStoreEnv()), API_RATE_LIMIT_PER_MINUTE: String(N) });
+  // A Redis of its own: the counts of the test before, from the same address and minute, would be in the shared one.
+  redis = await startRedis();
+  serves = await startThree({ ...(await sharedStoreEnv()), REDIS_URL: redis.url, API_RATE_LIMIT_PER_MINUTE: String(N) });
   const [ws] = makeWorkspaces(serves[0]!, ["Limited"], { maxActiveRenders: 1000, rendersPerMinute: M });
   // Every request inside one minute window: start with at least 15 s of it left.
   const intoMinute = Date.now() % 60_000;
@@ -238,7 +244,7 @@ test("limits per minute hold across three processes: API_RATE_LIMIT_PER_MINUTE=N
   const renders: Array<{ status: number; body: any }> = [];
   for (let i = 0; i < 2 * M; i++) renders.push(await serves[i % 3]!.call("/v1/renders", ws!.key, { html: `<p>${i}</p>` }));
   expect(renders.map((r) => r.status)).toEqual([...Array(M).fill(202), ...Array(M).fill(429)]);
-  expect(renders[M]!.body.error.message).toContain("per minute");
+  expect(renders[M]!.body.error.message).toBe(`The workspace created ${M} renders in the last minute; its allowance is ${M}.`);
   // Then reads until 3N requests in all: the limiter admitted N of them, counted in one Redis key by the three.
   const reads: number[] = [];
   for (let i = 2 * M; i < 3 * N; i++) reads.push((await serves[i % 3]!.call("/v1/usage", ws!.key)).status);
