@@ -18,11 +18,23 @@ let stores = 0;
 // Processes sharing a store must share SECRET_KEY (docs/scale-out.md); any 32 characters do for tests.
 export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdefghij";
 
+// Each store counts in a Redis database of its own, as separate deployments would: the sign-in limiter of one test's
+// server must not see another's attempts from the same loopback address.
+const REDIS_DATABASES = 10_000;
+
 async function start(): Promise<Backends> {
-  const [postgres, redis, s3] = await Promise.all([startPostgres(), startRedis(), startS3()]);
-  // The cluster removes itself at exit (postgres-server.ts); redis-server is a child that would outlive the run.
-  process.once("exit", () => void redis.stop());
+  const [postgres, redis, s3] = await Promise.all([startPostgres(), startRedis(undefined, REDIS_DATABASES), startS3()]);
   return { postgres, redis, s3 };
+}
+
+/** stopBackends stops what sharedStoreEnv started; test/preload.ts calls it once after every test file has run (bun
+ * test emits no process "exit" its children could be stopped on). */
+export async function stopBackends(): Promise<void> {
+  const started = backends;
+  backends = undefined;
+  if (!started) return;
+  const { postgres, redis, s3 } = await started;
+  await Promise.all([postgres.stop(), redis.stop(), s3.stop()]);
 }
 
 /** testStoreEngine answers which engine the harness's servers use: RENDERD_TEST_STORE=postgres, else SQLite. */
@@ -42,7 +54,7 @@ export async function sharedStoreEnv(): Promise<Record<string, string>> {
   const settings = { ...s3.settings, bucket };
   return {
     DATABASE_URL: database,
-    REDIS_URL: redis.url,
+    REDIS_URL: `${redis.url}/${n % REDIS_DATABASES}`,
     S3_BUCKET: bucket,
     S3_ENDPOINT: settings.endpoint!,
     S3_REGION: settings.region!,

@@ -12,11 +12,12 @@ export interface TestRedis {
   resume(): void;
 }
 
-/** startRedis starts redis-server on 127.0.0.1 (on `port`, to start one again where another was) and resolves once it
- * answers PING. */
-export async function startRedis(port?: number): Promise<TestRedis> {
+/** startRedis starts redis-server on 127.0.0.1 (on `port`, to start one again where another was) with `databases`
+ * numbered databases, and resolves once it answers PING. */
+export async function startRedis(port?: number, databases = 16): Promise<TestRedis> {
   port ??= await freePort();
-  const proc = Bun.spawn(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--daemonize", "no", "--save", "", "--appendonly", "no"], {
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--daemonize", "no", "--save", "", "--appendonly", "no", "--databases", String(databases)];
+  const proc = Bun.spawn(["redis-server", ...args], {
     stdout: "ignore",
     stderr: "ignore",
   });
