@@ -100,6 +100,15 @@ function unfairClaims(events: RenderEvent[]): string[] {
   return broken;
 }
 
+/** poll asks `condition` every 50 ms until it holds, failing after `ms` with `what`. */
+async function poll(condition: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(what);
+    await Bun.sleep(50);
+  }
+}
+
 /** shuffled answers a fixed shuffle of `items` (the same on every run). */
 function shuffled<T>(items: T[]): T[] {
   const out = [...items];
@@ -148,11 +157,7 @@ test("300 renders of three workspaces on three processes, one killed with SIGKIL
   const claimsHeld = async () =>
     (await sql!<{ owner: string }[]>`SELECT DISTINCT lease_owner AS owner FROM renders WHERE status = 'processing'`).map((r) => r.owner);
   const succeededSoFar = async () => (await sql!`SELECT COUNT(*)::int AS n FROM renders WHERE status = 'succeeded'`)[0].n as number;
-  const deadline = Date.now() + 60_000;
-  while ((await succeededSoFar()) < 100 || (await claimsHeld()).length < 3) {
-    if (Date.now() > deadline) throw new Error("the run never reached a third with every process printing");
-    await Bun.sleep(10);
-  }
+  await poll(async () => (await succeededSoFar()) >= 100 && (await claimsHeld()).length === 3, 60_000, "the run never reached a third with every process printing");
   const victim = serves[1]!;
   victim.proc.kill("SIGKILL");
   await victim.proc.exited;
@@ -162,13 +167,8 @@ test("300 renders of three workspaces on three processes, one killed with SIGKIL
   const survivors = serves.filter((s) => s !== victim);
 
   // Every acknowledged render ends, read through any process's API; the killed one's came back after their lease.
-  const endDeadline = Date.now() + 60_000;
-  for (;;) {
-    const [{ open }] = await sql`SELECT COUNT(*)::int AS open FROM renders WHERE status IN ('queued', 'processing')`;
-    if (open === 0) break;
-    if (Date.now() > endDeadline) throw new Error(`${open} renders still open a minute after the kill`);
-    await Bun.sleep(100);
-  }
+  const open = async () => (await sql!`SELECT COUNT(*)::int AS n FROM renders WHERE status IN ('queued', 'processing')`)[0].n as number;
+  await poll(async () => (await open()) === 0, 60_000, "renders still open a minute after the kill");
   for (const [i, r] of accepted.entries()) {
     const read = await survivors[i % 2]!.call(`/v1/renders/${r.id}`, workspaces[r.workspace]!.key);
     expect([r.id, read.body.status]).toEqual([r.id, "succeeded"]);
@@ -208,7 +208,9 @@ test("300 renders of three workspaces on three processes, one killed with SIGKIL
   // docs/webhooks.md), which runs the webhook timeout plus a minute: once the survivors have sent theirs, a lease still
   // running is the dead process's, and this test moves its end to now rather than wait. Only such a delivery may arrive
   // twice (the dead process may have sent it before recording it).
-  await until(() => receiver!.requests.length >= 300 - 3, 30_000).catch(() => undefined);
+  const leased = async () =>
+    (await sql!`SELECT COUNT(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND lease_expires_at > ${new Date().toISOString()}`)[0].n as number;
+  await poll(async () => receiver!.requests.length + (await leased()) >= 300, 30_000, "webhook events neither delivered nor held");
   await Bun.sleep(500);
   const now = new Date().toISOString();
   const cut = await sql<{ event_id: string }[]>`UPDATE webhook_deliveries SET lease_expires_at = ${now} WHERE status = 'pending' AND lease_expires_at > ${now} RETURNING event_id`;
