@@ -62,8 +62,8 @@ export interface ServeProcess {
   internalPort: number;
   /** openStore opens the process's store as the CLI would: DATABASE_URL's when set, else DATA_DIR's; the caller closes it. */
   openStore(): Store;
-  /** makeKey creates an API key of workspace `default` (or `workspaceId`) in the store (another connection, as the CLI would). */
-  makeKey(scopes: Scope[], workspaceId?: string): string;
+  /** makeKey creates an API key of workspace `default` in the store (another connection, as the CLI would). */
+  makeKey(scopes: Scope[]): string;
   /** call sends JSON to the public port with an API key. */
   call(path: string, key: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** stop sends SIGTERM (if still running), waits for the exit and removes DATA_DIR. */
@@ -91,11 +91,11 @@ export async function startServe(command: string[], env: Record<string, string> 
     dataDir,
     internalPort,
     openStore: open,
-    makeKey(scopes, workspaceId) {
+    makeKey(scopes) {
       const store = open();
       try {
-        const ws = workspaceId ?? getWorkspace(store, "default").id;
-        return createApiKey(store, systemClock, { actor: CLI_ACTOR, requestId: "req_test" }, ws, { name: "test", scopes }).secret;
+        const ws = getWorkspace(store, "default");
+        return createApiKey(store, systemClock, { actor: CLI_ACTOR, requestId: "req_test" }, ws.id, { name: "test", scopes }).secret;
       } finally {
         store.close();
       }
