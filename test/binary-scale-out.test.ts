@@ -1,5 +1,6 @@
-/** binary-scale-out: the compiled binary (dist/renderd) on an S3-compatible bucket and Redis — Bun's S3Client and
- * RedisClient are the runtime's own, and this shows they work inside `bun build --compile` output. */
+/** binary-scale-out: the compiled binary (dist/renderd) on a shared store — PostgreSQL, an S3-compatible bucket and
+ * Redis. Bun's SQL, S3Client and RedisClient are the runtime's own, and this shows they work inside `bun build --compile`
+ * output (the PostgreSQL store's worker thread included). */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { S3Client } from "bun";
 import { ROOT, startServe, type ServeProcess } from "./serve-process";
 import { startRedis, type TestRedis } from "./http/redis-server";
 import { startS3, type TestBucket } from "./store/s3-server";
+import { sharedStoreEnv } from "./backends";
 
 let bucket: TestBucket;
 let redis: TestRedis;
@@ -20,6 +22,7 @@ beforeAll(async () => {
   [bucket, redis] = await Promise.all([startS3(), startRedis()]);
   const s3 = bucket.settings;
   serve = await startServe([join(ROOT, "dist/renderd")], {
+    ...(await sharedStoreEnv()),
     S3_BUCKET: s3.bucket,
     S3_ENDPOINT: s3.endpoint!,
     S3_REGION: s3.region!,
@@ -33,7 +36,7 @@ afterAll(async () => {
   await Promise.all([bucket?.stop(), redis?.stop()]);
 });
 
-test("dist/renderd stores a render's PDF in the bucket, streams it back, and counts requests in Redis", async () => {
+test("dist/renderd keeps a render in PostgreSQL and its PDF in the bucket, streams it back, and counts requests in Redis", async () => {
   const key = serve.makeKey(["render:create", "render:read"]);
   const render = await serve.call("/v1/renders?wait=30", key, { html: "<p>printed by the binary</p>" });
   expect([render.status, render.body.status]).toEqual([200, "succeeded"]);
@@ -43,6 +46,13 @@ test("dist/renderd stores a render's PDF in the bucket, streams it back, and cou
   const bytes = new Uint8Array(await pdf.arrayBuffer());
   const sha = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
   expect(await new S3Client(bucket.settings).exists(`outputs/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`)).toBe(true);
+  // The render is a row of the PostgreSQL store, where any other process sharing it reads it.
+  const store = serve.openStore();
+  try {
+    expect([store.engine, store.get("SELECT status, output_sha256 FROM renders WHERE id = $id", { id: render.body.id })]).toEqual(["postgres", { status: "succeeded", output_sha256: sha }]);
+  } finally {
+    store.close();
+  }
   const keys = Bun.spawnSync(["redis-cli", "-u", redis.url, "--scan", "--pattern", "renderd:rate:api:*"], { stdout: "pipe" }).stdout.toString().trim();
   expect(keys).not.toBe("");
   // /health asks Redis too (PING through the compiled binary's RedisClient).

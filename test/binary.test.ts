@@ -144,16 +144,16 @@ test("bad configuration exits non-zero with one line naming the variable", () =>
   expect(lines).toEqual(["renderd: RENDER_TIMEOUT_MS=500 is not allowed: use a whole number from 1000 to 3600000."]);
 });
 
-test("DATABASE_URL set: serve refuses to start with exit code 2 and one line naming the docs page", () => {
+test("DATABASE_URL without REDIS_URL, S3_BUCKET and SECRET_KEY: serve refuses to start with exit code 2 and one line naming what is missing, not the URL", () => {
   const run = Bun.spawnSync([process.execPath, "cli/main.ts", "serve"], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: join(work, "bad"), DATABASE_URL: "postgres://renderd@127.0.0.1/renderd" },
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: join(work, "bad"), DATABASE_URL: "postgres://renderd:db-password@127.0.0.1/renderd" },
     stderr: "pipe",
     stdout: "pipe",
   });
   expect(run.exitCode).toBe(2);
   expect(run.stderr.toString().trim().split("\n")).toEqual([
-    "renderd: DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).",
+    "renderd: DATABASE_URL (a store shared by several processes) needs REDIS_URL, S3_BUCKET, SECRET_KEY: rate limits are shared through Redis, files through a bucket, and every process must sign and seal with the same SECRET_KEY (docs/scale-out.md).",
   ]);
 });
 

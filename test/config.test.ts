@@ -74,6 +74,7 @@ describe("loadConfig", () => {
 
   describe("scale-out settings (docs/scale-out.md)", () => {
     const S3 = { S3_BUCKET: "renderd", S3_REGION: "eu-west-1", S3_ACCESS_KEY_ID: "AKIAEXAMPLE", S3_SECRET_ACCESS_KEY: "s3cr3t-value" };
+    const SHARED = { ...S3, DATABASE_URL: "postgres://renderd:pg-pass-word@db/renderd", REDIS_URL: "redis://:redis-pass-word@cache:6379", SECRET_KEY: "shared-secret-key-0123456789abcdef" };
     const refusal = (env: Record<string, string>) => {
       try {
         loadConfig(env);
@@ -84,10 +85,11 @@ describe("loadConfig", () => {
       throw new Error("accepted");
     };
 
-    test("S3_* and REDIS_URL are each accepted on their own for one process; RENDER_LEASE_MS defaults to 30 s", () => {
+    test("S3_* is accepted on its own for one process; DATABASE_URL with REDIS_URL, S3_* and SECRET_KEY is accepted; RENDER_LEASE_MS defaults to 30 s", () => {
       expect(loadConfig(S3)).toMatchObject({ s3Bucket: "renderd", s3Region: "eu-west-1", redisUrl: undefined, renderLeaseMs: 30_000 });
       expect(loadConfig({ ...S3, S3_REGION: "", S3_ENDPOINT: "http://127.0.0.1:9000" }).s3Endpoint).toBe("http://127.0.0.1:9000");
-      expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({ redisUrl: "redis://127.0.0.1:6379", s3Bucket: undefined });
+      expect(loadConfig(SHARED)).toMatchObject({ databaseUrl: SHARED.DATABASE_URL, redisUrl: SHARED.REDIS_URL, s3Bucket: "renderd", secretKey: SHARED.SECRET_KEY });
+      expect(loadConfig({ ...SHARED, DATABASE_URL: "postgresql://db/renderd" }).databaseUrl).toBe("postgresql://db/renderd");
       expect(loadConfig({ RENDER_LEASE_MS: "60000" }).renderLeaseMs).toBe(60_000);
     });
 
@@ -103,16 +105,54 @@ describe("loadConfig", () => {
       expect(message).not.toContain("s3cr3t-value");
     });
 
-    test("DATABASE_URL is refused: PostgreSQL is not supported yet; a REDIS_URL that is not redis:// is refused without echoing it", () => {
-      expect(refusal({ DATABASE_URL: "postgres://renderd:pw@db/renderd" })).toBe(
-        "DATABASE_URL is not supported yet: renderd's store is SQLite under DATA_DIR; unset DATABASE_URL (docs/scale-out.md says what comes next).",
-      );
-      // One command takes it, as its target (`migrate --to-postgres`): it says so, and the other rules still hold.
-      expect(loadConfig({ DATABASE_URL: "postgres://renderd:pw@db/renderd" }, {}, { databaseUrl: true }).databaseUrl).toBe("postgres://renderd:pw@db/renderd");
+    test.each([
+      ["DATABASE_URL without REDIS_URL", { REDIS_URL: undefined }, "DATABASE_URL (a store shared by several processes) needs REDIS_URL:"],
+      ["DATABASE_URL without S3_BUCKET", { S3_BUCKET: undefined }, "DATABASE_URL (a store shared by several processes) needs S3_BUCKET:"],
+      ["DATABASE_URL without an explicit SECRET_KEY", { SECRET_KEY: undefined }, "DATABASE_URL (a store shared by several processes) needs SECRET_KEY:"],
+      ["DATABASE_URL alone", { REDIS_URL: undefined, S3_BUCKET: undefined, SECRET_KEY: undefined }, "DATABASE_URL (a store shared by several processes) needs REDIS_URL, S3_BUCKET, SECRET_KEY:"],
+      ["REDIS_URL without DATABASE_URL", { DATABASE_URL: undefined }, "REDIS_URL is set but DATABASE_URL is not:"],
+      ["a DATABASE_URL that is not postgres://", { DATABASE_URL: "mysql://renderd:pg-pass-word@db/renderd" }, "DATABASE_URL is not allowed: use a postgres:// URL"],
+      ["a REDIS_URL that is not redis://", { REDIS_URL: "http://user:hunter2@cache:6379" }, "REDIS_URL is not allowed: use a redis:// or rediss:// URL"],
+    ])("%s is refused with one line saying why, echoing no password", (_, change, start) => {
+      const env = Object.fromEntries(Object.entries({ ...SHARED, ...change }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+      const message = refusal(env);
+      expect(message).toStartWith(start);
+      expect(message).not.toContain("\n");
+      for (const secret of ["pg-pass-word", "redis-pass-word", "hunter2", "s3cr3t-value", SHARED.SECRET_KEY]) expect(message).not.toContain(secret);
+    });
+
+    test("`migrate --to-postgres` takes DATABASE_URL as its copy target with only S3_BUCKET; the bucket's own rules still hold", () => {
+      const target = { DATABASE_URL: "postgres://renderd:pg-pass-word@db/renderd", ...S3 };
+      expect(loadConfig(target, {}, { databaseUrl: true })).toMatchObject({ databaseUrl: target.DATABASE_URL, redisUrl: undefined, s3Bucket: "renderd" });
       expect(() => loadConfig({ DATABASE_URL: "postgres://db/renderd", S3_BUCKET: "renderd" }, {}, { databaseUrl: true })).toThrow(/S3_BUCKET=renderd needs/);
-      const message = refusal({ REDIS_URL: "http://user:hunter2@cache:6379" });
-      expect(message).toStartWith("REDIS_URL is not allowed: use a redis:// or rediss:// URL");
-      expect(message).not.toContain("hunter2");
+      // It is exempt from the shared-store rule only: without the exemption the same settings are refused.
+      expect(refusal(target)).toStartWith("DATABASE_URL (a store shared by several processes) needs REDIS_URL, SECRET_KEY:");
+    });
+
+    test("`renderd serve` on a refused combination exits 2 with one line on stderr, before opening anything", () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "renderd-config-"));
+      try {
+        for (const [env, start] of [
+          [{ DATABASE_URL: "postgres://renderd:pg-pass-word@127.0.0.1:1/renderd", S3_BUCKET: "renderd" }, "DATABASE_URL (a store shared by several processes) needs REDIS_URL, SECRET_KEY"],
+          [{ REDIS_URL: "redis://:redis-pass-word@127.0.0.1:1" }, "REDIS_URL is set but DATABASE_URL is not"],
+        ] as const) {
+          const r = Bun.spawnSync([process.execPath, "cli/main.ts", "serve", "--port", "0", "--internal-port", "0"], {
+            cwd: join(import.meta.dir, ".."),
+            env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env },
+            stdin: "ignore",
+            stdout: "pipe",
+            stderr: "pipe",
+          });
+          const err = r.stderr.toString();
+          expect(r.exitCode).toBe(2);
+          expect(err.trim().split("\n")).toHaveLength(1);
+          expect(err).toContain(start);
+          expect(err).not.toContain("pg-pass-word");
+          expect(err).not.toContain("redis-pass-word");
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
   });
 

@@ -1,10 +1,12 @@
-/** scale-out-redis: what issue 15 asks of Redis that holds before the shared PostgreSQL store exists, with real
- * `renderd serve` processes and a real redis-server: /health names redis while it is down and renders go on; a rate
- * limit of N per minute admits N across two processes; an unreachable REDIS_URL at start is a warning, not an exit. */
+/** scale-out-redis: what issue 15 asks of Redis, with real `renderd serve` processes on a shared store (PostgreSQL,
+ * s3rver) and a redis-server of each test's own, to stop and start: /health names redis while it is down and renders go
+ * on; a rate limit of N per minute admits N across two processes; an unreachable REDIS_URL at start is a warning, not an
+ * exit. */
 import { afterEach, expect, test } from "bun:test";
 import { ROOT, freePort, startServe, type ServeProcess } from "./serve-process";
 import { startRedis, type TestRedis } from "./http/redis-server";
 import { until } from "./wait";
+import { sharedStoreEnv } from "./backends";
 
 const SERVE = [process.execPath, `${ROOT}/cli/main.ts`];
 
@@ -34,7 +36,7 @@ async function untilHealth(serve: ServeProcess, status: number): Promise<{ statu
 
 test("Redis stopped and started again during a run: /health 503 naming redis, then 200; every render created succeeds", async () => {
   redis = await startRedis();
-  const serve = await startServe(SERVE, { REDIS_URL: redis.url });
+  const serve = await startServe(SERVE, { ...(await sharedStoreEnv()), REDIS_URL: redis.url });
   serves.push(serve);
   const key = serve.makeKey(["render:create", "render:read"]);
   const created: string[] = [];
@@ -83,10 +85,10 @@ test("Redis stopped and started again during a run: /health 503 naming redis, th
 test("a rate limit of N per minute admits N across two processes sharing Redis, the rest 429 with Retry-After", async () => {
   const N = 10;
   redis = await startRedis();
-  // Each process has its own DATA_DIR (and so its own key): the store is not shared yet (docs/scale-out.md), but the
-  // limit is per client address, and both see 127.0.0.1, so the two count in one Redis key.
-  serves = await Promise.all([0, 1].map(() => startServe(SERVE, { REDIS_URL: redis!.url, API_RATE_LIMIT_PER_MINUTE: String(N) })));
-  const keys = serves.map((s) => s.makeKey(["asset:manage"]));
+  // One store, one key: the limit is per client address, and both processes see 127.0.0.1, so they count in one Redis key.
+  const env = { ...(await sharedStoreEnv()), REDIS_URL: redis.url, API_RATE_LIMIT_PER_MINUTE: String(N) };
+  serves = await Promise.all([0, 1].map(() => startServe(SERVE, env)));
+  const key = serves[0].makeKey(["asset:manage"]);
   // All hits inside one minute window: start with at least 15 s of it left.
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 45_000) await Bun.sleep(60_000 - intoMinute + 100);
@@ -94,7 +96,7 @@ test("a rate limit of N per minute admits N across two processes sharing Redis, 
   const answers: Response[] = [];
   for (let i = 0; i < 3 * N; i++) {
     const s = i % 2;
-    answers.push(await fetch(`${serves[s].url}/v1/assets`, { headers: { "x-api-key": keys[s] } }));
+    answers.push(await fetch(`${serves[s].url}/v1/assets`, { headers: { "x-api-key": key } }));
   }
   const admitted = answers.filter((a) => a.status === 200);
   const limited = answers.filter((a) => a.status === 429);
@@ -113,7 +115,7 @@ test("a rate limit of N per minute admits N across two processes sharing Redis, 
 
 test("a REDIS_URL that nothing answers: serve starts, warns once without the password, /health 503 redis, reads served", async () => {
   const port = await freePort();
-  const serve = await startServe(SERVE, { REDIS_URL: `redis://renderd:hunter2-secret@127.0.0.1:${port}`, LOG_LEVEL: "info" });
+  const serve = await startServe(SERVE, { ...(await sharedStoreEnv()), REDIS_URL: `redis://renderd:hunter2-secret@127.0.0.1:${port}`, LOG_LEVEL: "info" });
   serves.push(serve);
   expect(await health(serve)).toEqual({ status: 503, body: { status: "unavailable", unavailable: ["redis"] } });
   const key = serve.makeKey(["asset:manage"]);

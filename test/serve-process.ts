@@ -10,6 +10,8 @@ import { createApiKey } from "../src/modules/api-keys/service";
 import { getWorkspace } from "../src/modules/workspaces/service";
 import { systemClock } from "../src/lib/clock";
 import { openStore } from "../src/store/open";
+import { PostgresStore } from "../src/store/postgres-store";
+import type { Store } from "../src/store/store";
 import type { Scope } from "../src/auth/scopes";
 
 export const ROOT = resolve(import.meta.dir, "..");
@@ -58,6 +60,8 @@ export interface ServeProcess {
   internalUrl: string;
   dataDir: string;
   internalPort: number;
+  /** openStore opens the process's store as the CLI would: DATABASE_URL's when set, else DATA_DIR's; the caller closes it. */
+  openStore(): Store;
   /** makeKey creates an API key of workspace `default` in the store (another connection, as the CLI would). */
   makeKey(scopes: Scope[]): string;
   /** call sends JSON to the public port with an API key. */
@@ -78,6 +82,7 @@ export async function startServe(command: string[], env: Record<string, string> 
     stderr: "pipe",
   });
   const url = `http://127.0.0.1:${port}`;
+  const open = (): Store => (env.DATABASE_URL === undefined ? openStore(dataDir) : new PostgresStore(env.DATABASE_URL));
   await waitFor(`${url}/health`, 30_000);
   return {
     proc,
@@ -85,8 +90,9 @@ export async function startServe(command: string[], env: Record<string, string> 
     internalUrl: `http://127.0.0.1:${internalPort}`,
     dataDir,
     internalPort,
+    openStore: open,
     makeKey(scopes) {
-      const store = openStore(dataDir);
+      const store = open();
       try {
         const ws = getWorkspace(store, "default");
         return createApiKey(store, systemClock, { actor: CLI_ACTOR, requestId: "req_test" }, ws.id, { name: "test", scopes }).secret;

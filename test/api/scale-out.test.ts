@@ -1,6 +1,7 @@
-/** scale-out: one renderd process with its files in an S3-compatible bucket (s3rver) and its rate counters in a real
- * redis-server (docs/scale-out.md): uploads, downloads, a template's stylesheet and the render's PDF go through the
- * bucket, nothing under DATA_DIR; the API rate limit counts in Redis. */
+/** scale-out: one renderd process on a shared store (PostgreSQL, test/backends.ts) with its files in an S3-compatible
+ * bucket (s3rver) and its rate counters in a real redis-server, both of this file's own to look into (docs/scale-out.md):
+ * uploads, downloads, a template's stylesheet and the render's PDF go through the bucket, nothing under DATA_DIR; the
+ * API rate limit counts in Redis. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { local, put, registration, sha256 } from "../fixtures/assets";
 import { pdfText } from "../render/fixtures";
 import { startRedis, type TestRedis } from "../http/redis-server";
 import { startS3, type TestBucket } from "../store/s3-server";
+import { sharedStoreEnv } from "../backends";
 
 let bucket: TestBucket;
 let redis: TestRedis;
@@ -21,6 +23,7 @@ beforeAll(async () => {
   [bucket, redis] = await Promise.all([startS3(), startRedis()]);
   const s3 = bucket.settings;
   t = await startTestServer({
+    ...(await sharedStoreEnv()),
     S3_BUCKET: s3.bucket,
     S3_ENDPOINT: s3.endpoint!,
     S3_REGION: s3.region!,

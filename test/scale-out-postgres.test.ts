@@ -1,0 +1,247 @@
+/**
+ * scale-out-postgres: issue 15's multi-process test — three real `renderd serve` processes, each with its own DATA_DIR
+ * and ports, on ONE shared store (PostgreSQL, Redis, s3rver: test/backends.ts). 300 renders from three workspaces of
+ * unequal size are sent round-robin to the three; one process is killed with SIGKILL mid-run. Then: every render ends
+ * exactly once, the fair pick (spec 8.1 (5)) held across processes over the whole run, the killed process's renders came
+ * back after their lease, each webhook event was delivered once, and the limits per minute hold across processes.
+ *
+ * The order of claims is read from the store itself: a trigger the test adds to its own database logs each render's
+ * creation and every change of its status, numbered by one sequence. Every write transaction of renderd holds one
+ * advisory lock (postgres-store.ts), so that numbering is the order in which the processes saw each other's changes.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { CLI_ACTOR } from "../src/auth/actor";
+import type { Scope } from "../src/auth/scopes";
+import { systemClock } from "../src/lib/clock";
+import { createApiKey } from "../src/modules/api-keys/service";
+import { createWorkspace, replaceAllowances } from "../src/modules/workspaces/service";
+import { sharedStoreEnv } from "./backends";
+import { ROOT, startServe, type ServeProcess } from "./serve-process";
+import { until } from "./wait";
+import { startReceiver, type Receiver } from "./webhooks/receiver";
+
+const SERVE = [process.execPath, `${ROOT}/cli/main.ts`];
+const SCOPES: Scope[] = ["render:create", "render:read", "webhook:manage", "usage:read"];
+const CTX = { actor: CLI_ACTOR, requestId: "req_test" };
+
+let serves: ServeProcess[] = [];
+let receiver: Receiver | undefined;
+let sql: SQL | undefined;
+afterEach(async () => {
+  await Promise.all(serves.map((s) => s.stop()));
+  serves = [];
+  receiver?.stop();
+  receiver = undefined;
+  await sql?.close();
+  sql = undefined;
+});
+
+/** startThree starts three processes on one shared store together (the first-start bootstrap races on purpose). */
+async function startThree(env: Record<string, string>): Promise<ServeProcess[]> {
+  return Promise.all([0, 1, 2].map(() => startServe(SERVE, { LOG_LEVEL: "error", ...env })));
+}
+
+/** makeWorkspaces creates workspaces with room for the whole run (allowances of spec 2.2 beyond what is sent) and a key each. */
+function makeWorkspaces(serve: ServeProcess, names: string[], allowances = { maxActiveRenders: 1000, rendersPerMinute: 10_000 }): Array<{ id: string; key: string }> {
+  const store = serve.openStore();
+  try {
+    return names.map((name) => {
+      const ws = createWorkspace(store, systemClock, CTX, { name });
+      replaceAllowances(store, systemClock, CTX, ws.id, allowances);
+      return { id: ws.id, key: createApiKey(store, systemClock, CTX, ws.id, { name: "scale-out", scopes: SCOPES }).secret };
+    });
+  } finally {
+    store.close();
+  }
+}
+
+/** logRenderEvents adds the trigger that numbers every render's creation and status change (the header says why). */
+async function logRenderEvents(db: SQL): Promise<void> {
+  await db.unsafe(`
+    CREATE TABLE test_render_events (seq BIGSERIAL PRIMARY KEY, render_id TEXT NOT NULL, workspace_id TEXT NOT NULL, status TEXT NOT NULL, owner TEXT);
+    CREATE FUNCTION test_log_render() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'INSERT' OR NEW.status IS DISTINCT FROM OLD.status THEN
+        INSERT INTO test_render_events (render_id, workspace_id, status, owner) VALUES (NEW.id, NEW.workspace_id, NEW.status, NEW.lease_owner);
+      END IF;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER test_log_render AFTER INSERT OR UPDATE ON renders FOR EACH ROW EXECUTE FUNCTION test_log_render();
+  `);
+}
+
+type RenderEvent = { seq: number; render_id: string; workspace_id: string; status: string; owner: string | null };
+
+/** unfairClaims replays the log and answers each claim that broke spec 8.1 (5): workspace W served a second time while
+ * another workspace V had waited, unserved, since before W's previous claim. */
+function unfairClaims(events: RenderEvent[]): string[] {
+  const waiting = new Map<string, number>();
+  const waitingSince = new Map<string, number>();
+  const lastServed = new Map<string, number>();
+  const broken: string[] = [];
+  const change = (ws: string, by: number, seq: number) => {
+    const n = (waiting.get(ws) ?? 0) + by;
+    if (n > 0 && !waitingSince.has(ws)) waitingSince.set(ws, seq);
+    if (n === 0) waitingSince.delete(ws);
+    waiting.set(ws, n);
+  };
+  for (const e of events) {
+    if (e.status === "queued") change(e.workspace_id, 1, e.seq);
+    if (e.status !== "processing") continue;
+    const previous = lastServed.get(e.workspace_id);
+    if (previous !== undefined)
+      for (const [other, since] of waitingSince)
+        if (other !== e.workspace_id && since < previous && (lastServed.get(other) ?? -1) < previous)
+          broken.push(`claim #${e.seq} of ${e.workspace_id} while ${other} waited since #${since}, unserved since before #${previous}`);
+    lastServed.set(e.workspace_id, e.seq);
+    change(e.workspace_id, -1, e.seq);
+  }
+  return broken;
+}
+
+/** poll asks `condition` every 50 ms until it holds, failing after `ms` with `what`. */
+async function poll(condition: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(what);
+    await Bun.sleep(50);
+  }
+}
+
+/** shuffled answers a fixed shuffle of `items` (the same on every run). */
+function shuffled<T>(items: T[]): T[] {
+  const out = [...items];
+  let seed = 15;
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+test("300 renders of three workspaces on three processes, one killed with SIGKILL mid-run: each ends once, fairly, each webhook event delivered once", async () => {
+  const env: Record<string, string> = { ...(await sharedStoreEnv()), RENDER_WORKERS: "1", RENDER_LEASE_MS: "3000", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", API_RATE_LIMIT_PER_MINUTE: "100000" };
+  serves = await startThree(env);
+  sql = new SQL(env.DATABASE_URL!, { max: 1 });
+  // Three processes started together on an empty store: one bootstrap among them.
+  expect(await sql`SELECT (SELECT COUNT(*) FROM workspaces WHERE slug = 'default')::int AS workspaces, (SELECT COUNT(*) FROM users)::int AS users`).toEqual([{ workspaces: 1, users: 1 }]);
+  await logRenderEvents(sql);
+
+  const sizes = [200, 70, 30];
+  const workspaces = makeWorkspaces(serves[0]!, ["Large", "Medium", "Small"]);
+  receiver = startReceiver();
+  for (const [i, ws] of workspaces.entries()) {
+    const made = await serves[i]!.call("/v1/webhook-endpoints", ws.key, { url: `${receiver.url}/${ws.id}`, eventTypes: ["render.succeeded", "render.failed"] });
+    expect(made.status).toBe(201);
+  }
+
+  // Sent round-robin to the three processes by four clients at once; each answer 202 is an acknowledged render.
+  const sends = shuffled(sizes.flatMap((n, w) => Array.from({ length: n }, () => w)));
+  const accepted: Array<{ id: string; workspace: number }> = [];
+  let next = 0;
+  const client = async () => {
+    while (next < sends.length) {
+      const i = next++;
+      const w = sends[i]!;
+      const made = await serves[i % 3]!.call("/v1/renders", workspaces[w]!.key, { html: `<p>render ${i} of workspace ${w}</p>` });
+      expect(made.status).toBe(202);
+      accepted.push({ id: made.body.id, workspace: w });
+    }
+  };
+  await Promise.all([client(), client(), client(), client()]);
+  expect(accepted.length).toBe(300);
+
+  // Mid-run: once a third has succeeded and every process holds a claim, the second process dies without a word.
+  const claimsHeld = async () =>
+    (await sql!<{ owner: string }[]>`SELECT DISTINCT lease_owner AS owner FROM renders WHERE status = 'processing'`).map((r) => r.owner);
+  const succeededSoFar = async () => (await sql!`SELECT COUNT(*)::int AS n FROM renders WHERE status = 'succeeded'`)[0].n as number;
+  await poll(async () => (await succeededSoFar()) >= 100 && (await claimsHeld()).length === 3, 60_000, "the run never reached a third with every process printing");
+  const victim = serves[1]!;
+  victim.proc.kill("SIGKILL");
+  await victim.proc.exited;
+  const [{ seq: killedAt }] = await sql`SELECT COALESCE(MAX(seq), 0)::int AS seq FROM test_render_events`;
+  const held = await sql<{ id: string; lease_owner: string }[]>`SELECT id, lease_owner FROM renders WHERE status = 'processing'`;
+  const leaseOwner = await sql<{ owner: string }[]>`SELECT DISTINCT owner FROM test_render_events WHERE status = 'processing' AND seq <= ${killedAt}`;
+  const survivors = serves.filter((s) => s !== victim);
+
+  // Every acknowledged render ends, read through any process's API; the killed one's came back after their lease.
+  const open = async () => (await sql!`SELECT COUNT(*)::int AS n FROM renders WHERE status IN ('queued', 'processing')`)[0].n as number;
+  await poll(async () => (await open()) === 0, 60_000, "renders still open a minute after the kill");
+  for (const [i, r] of accepted.entries()) {
+    const read = await survivors[i % 2]!.call(`/v1/renders/${r.id}`, workspaces[r.workspace]!.key);
+    expect([r.id, read.body.status]).toEqual([r.id, "succeeded"]);
+  }
+
+  const events = await sql<RenderEvent[]>`SELECT seq::int AS seq, render_id, workspace_id, status, owner FROM test_render_events ORDER BY seq`;
+  // Exactly once: one success per render, and no claim after it.
+  const byRender = Map.groupBy(events, (e) => e.render_id);
+  expect(byRender.size).toBe(300);
+  for (const [id, list] of byRender) {
+    const ends = list.filter((e) => ["succeeded", "failed", "cancelled"].includes(e.status));
+    expect([id, ends.map((e) => e.status)]).toEqual([id, ["succeeded"]]);
+    expect([id, list.at(-1)!.status]).toEqual([id, "succeeded"]);
+  }
+  // The killed process held claims; each went back to the queue and was printed by a survivor.
+  const deadOwners = new Set(leaseOwner.map((o) => o.owner).filter((o) => !events.some((e) => e.seq > killedAt && e.owner === o && e.status === "processing")));
+  expect(deadOwners.size).toBe(1);
+  const cutOff = held.filter((h) => deadOwners.has(h.lease_owner));
+  expect(cutOff.length).toBeGreaterThan(0);
+  for (const { id } of cutOff) {
+    const list = byRender.get(id)!;
+    const afterKill = list.filter((e) => e.seq > killedAt);
+    expect([id, afterKill.map((e) => e.status)]).toEqual([id, ["queued", "processing", "succeeded"]]);
+    expect(deadOwners.has(afterKill[1]!.owner!)).toBe(false);
+  }
+
+  // The fair pick held over the whole run, across the three processes and the kill.
+  expect(unfairClaims(events)).toEqual([]);
+
+  // Usage (spec 2.10) counts each render once, per workspace.
+  for (const [w, ws] of workspaces.entries()) {
+    const usage = await survivors[w % 2]!.call("/v1/usage", ws.key);
+    expect([w, usage.body.totals.rendersSucceeded]).toEqual([w, sizes[w]]);
+  }
+
+  // Each event was delivered, and once. A delivery the killed process held is sent again after its lease (at least once,
+  // docs/webhooks.md), which runs the webhook timeout plus a minute: once the survivors have sent theirs, a lease still
+  // running is the dead process's, and this test moves its end to now rather than wait. Only such a delivery may arrive
+  // twice (the dead process may have sent it before recording it).
+  const leased = async () =>
+    (await sql!`SELECT COUNT(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND lease_expires_at > ${new Date().toISOString()}`)[0].n as number;
+  await poll(async () => receiver!.requests.length + (await leased()) >= 300, 30_000, "webhook events neither delivered nor held");
+  await Bun.sleep(500);
+  const now = new Date().toISOString();
+  const cut = await sql<{ event_id: string }[]>`UPDATE webhook_deliveries SET lease_expires_at = ${now} WHERE status = 'pending' AND lease_expires_at > ${now} RETURNING event_id`;
+  const cutDeliveries = new Set(cut.map((c) => c.event_id));
+  await until(() => receiver!.requests.length >= 300, 30_000);
+  await Bun.sleep(1_000);
+  const deliveries = Map.groupBy(receiver.requests, (r) => (JSON.parse(r.body) as { id: string }).id);
+  expect(deliveries.size).toBe(300);
+  const repeated = [...deliveries].filter(([, list]) => list.length > 1).map(([id]) => id);
+  expect(repeated.filter((id) => !cutDeliveries.has(id))).toEqual([]);
+  const renderOfEvent = new Set([...deliveries.values()].map((list) => (JSON.parse(list[0]!.body) as { data: { renderId: string } }).data.renderId));
+  expect(renderOfEvent.size).toBe(300);
+  for (const { workspace, id } of accepted) expect(receiver.requests.find((r) => r.path === `/${workspaces[workspace]!.id}` && r.body.includes(id))).toBeDefined();
+}, 110_000);
+
+test("limits per minute hold across three processes: API_RATE_LIMIT_PER_MINUTE=N admits N, a workspace's rendersPerMinute=M admits M renders", async () => {
+  const [N, M] = [20, 5];
+  // A store of its own counts in a Redis database of its own (test/backends.ts): the run above's requests are not here.
+  serves = await startThree({ ...(await sharedStoreEnv()), API_RATE_LIMIT_PER_MINUTE: String(N) });
+  const [ws] = makeWorkspaces(serves[0]!, ["Limited"], { maxActiveRenders: 1000, rendersPerMinute: M });
+  // Every request inside one minute window: start with at least 15 s of it left.
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 45_000) await Bun.sleep(60_000 - intoMinute + 100);
+
+  // 2M renders round-robin: M accepted, whichever process each one reached; the rest refused by the allowance (spec 2.2).
+  const renders: Array<{ status: number; body: any }> = [];
+  for (let i = 0; i < 2 * M; i++) renders.push(await serves[i % 3]!.call("/v1/renders", ws!.key, { html: `<p>${i}</p>` }));
+  expect(renders.map((r) => r.status)).toEqual([...Array(M).fill(202), ...Array(M).fill(429)]);
+  expect(renders[M]!.body.error.message).toBe(`The workspace created ${M} renders in the last minute; its allowance is ${M}.`);
+  // Then reads until 3N requests in all: the limiter admitted N of them, counted in one Redis key by the three.
+  const reads: number[] = [];
+  for (let i = 2 * M; i < 3 * N; i++) reads.push((await serves[i % 3]!.call("/v1/usage", ws!.key)).status);
+  expect(reads).toEqual([...Array(N - 2 * M).fill(200), ...Array(2 * N).fill(429)]);
+}, 90_000);
