@@ -24,9 +24,17 @@ const REDIS_DATABASES = 10_000;
 
 async function start(): Promise<Backends> {
   const [postgres, redis, s3] = await Promise.all([startPostgres(), startRedis(undefined, REDIS_DATABASES), startS3()]);
-  // The cluster removes itself at exit (postgres-server.ts); redis-server is a child that would outlive the run.
-  process.once("exit", () => void redis.stop());
   return { postgres, redis, s3 };
+}
+
+/** stopBackends stops what sharedStoreEnv started; test/preload.ts calls it once after every test file has run (bun
+ * test emits no process "exit" its children could be stopped on). */
+export async function stopBackends(): Promise<void> {
+  const started = backends;
+  backends = undefined;
+  if (!started) return;
+  const { postgres, redis, s3 } = await started;
+  await Promise.all([postgres.stop(), redis.stop(), s3.stop()]);
 }
 
 /** testStoreEngine answers which engine the harness's servers use: RENDERD_TEST_STORE=postgres, else SQLite. */

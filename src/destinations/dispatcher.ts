@@ -3,6 +3,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
+import { inList } from "../store/sql-list";
 import type { Store } from "../store/store";
 import type { DestinationOptions } from "../webhooks/destinations";
 import { nextAttemptAt } from "../webhooks/retry";
@@ -112,16 +113,17 @@ export class DeliveryDispatcher {
   }
 
   private candidates(limit: number, busy: string[]): Job[] {
+    const atCap = inList("d.destination_id", busy, "busy");
     return this.options.store.all<Job>(
       `SELECT d.id, d.destination_id, s.type, s.config, s.secrets_encrypted, d.attempts, d.filename, d.subject, r.output_sha256
        FROM destination_deliveries d
          JOIN destinations s ON s.id = d.destination_id
          JOIN renders r ON r.id = d.render_id
        WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
-         AND d.destination_id NOT IN (SELECT value FROM json_each($busy))
+         AND NOT (${atCap.sql})
        ORDER BY d.next_attempt_at, d.id
        LIMIT $limit`,
-      { now: this.options.clock.now().toISOString(), busy: JSON.stringify(busy), limit },
+      { now: this.options.clock.now().toISOString(), ...atCap.params, limit },
     );
   }
 

@@ -28,9 +28,12 @@ export function readCounter(store: Store, workspaceId: string, counter: CounterN
 /** addToCounter adds `delta` (negative to give back) to a counter; call it in the transaction of the change it counts. */
 export function addToCounter(store: Store, workspaceId: string, counter: CounterName, period: string, delta: number): void {
   if (!store.inTransaction) throw new Error("addToCounter must run inside the transaction of the change it counts");
+  // Never below zero. CASE rather than SQLite's two-argument MAX (PostgreSQL's max is an aggregate only), and the
+  // table's name on the stored value (PostgreSQL finds a bare `value` ambiguous with `excluded.value`).
   store.run(
-    `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, MAX($delta, 0))
-     ON CONFLICT (workspace_id, counter, period) DO UPDATE SET value = MAX(value + $delta, 0)`,
+    `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, CASE WHEN $delta > 0 THEN $delta ELSE 0 END)
+     ON CONFLICT (workspace_id, counter, period) DO UPDATE SET
+       value = CASE WHEN allowance_counters.value + $delta > 0 THEN allowance_counters.value + $delta ELSE 0 END`,
     { ws: workspaceId, counter, period, delta },
   );
 }

@@ -35,15 +35,16 @@ export function recordRenderEnd(store: Store, end: UsageEnd): void {
   if (dayMs(end.day) === null) throw new Error(`recordRenderEnd: day must be a calendar day YYYY-MM-DD (got ${JSON.stringify(end.day)})`);
   // spec 2.10: pages and bytes are those of the PDFs of succeeded renders only.
   const succeeded = end.status === "succeeded";
+  // The stored values carry the table's name: PostgreSQL finds a bare column ambiguous with `excluded`'s.
   store.run(
     `INSERT INTO usage_days (workspace_id, day, renders_succeeded, renders_failed, renders_cancelled, pages, output_bytes)
      VALUES ($ws, $day, $succeeded, $failed, $cancelled, $pages, $bytes)
      ON CONFLICT (workspace_id, day) DO UPDATE SET
-       renders_succeeded = renders_succeeded + excluded.renders_succeeded,
-       renders_failed = renders_failed + excluded.renders_failed,
-       renders_cancelled = renders_cancelled + excluded.renders_cancelled,
-       pages = pages + excluded.pages,
-       output_bytes = output_bytes + excluded.output_bytes`,
+       renders_succeeded = usage_days.renders_succeeded + excluded.renders_succeeded,
+       renders_failed = usage_days.renders_failed + excluded.renders_failed,
+       renders_cancelled = usage_days.renders_cancelled + excluded.renders_cancelled,
+       pages = usage_days.pages + excluded.pages,
+       output_bytes = usage_days.output_bytes + excluded.output_bytes`,
     {
       ws: end.workspaceId,
       day: end.day,

@@ -15,6 +15,7 @@ import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { RenderWarning } from "../render/warnings";
 import { RENDER_COLUMNS, type RenderRow } from "./queue";
+import { inList } from "../store/sql-list";
 import type { Store } from "../store/store";
 import type { RenderStatus } from "../store/render-status";
 import { enqueueEndEvent } from "../webhooks/events";
@@ -101,12 +102,11 @@ export function claimRender(store: Store, clock: Clock, renderId: string, lease:
  * a render missing from the answer is no longer this owner's (ended, cancelled or taken back). */
 export function renewLeases(store: Store, owner: string, renderIds: readonly string[], expiresAt: string): string[] {
   if (renderIds.length === 0) return [];
+  const ids = inList("id", renderIds, "r");
   return store
     .all<{ id: string }>(
-      `UPDATE renders SET lease_expires_at = $expires
-       WHERE status = 'processing' AND lease_owner = $owner AND id IN (${renderIds.map((_, i) => `$r${i}`).join(", ")})
-       RETURNING id`,
-      { owner, expires: expiresAt, ...Object.fromEntries(renderIds.map((id, i) => [`r${i}`, id])) },
+      `UPDATE renders SET lease_expires_at = $expires WHERE status = 'processing' AND lease_owner = $owner AND ${ids.sql} RETURNING id`,
+      { owner, expires: expiresAt, ...ids.params },
     )
     .map((r) => r.id);
 }

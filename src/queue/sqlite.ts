@@ -3,6 +3,7 @@
  * of a dead process is taken back by recover() at the next start, at once, rather than after its lease. */
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
+import { inList } from "../store/sql-list";
 import type { Store } from "../store/store";
 import { pickNext, type Head } from "./fairness";
 import { randomBase62 } from "../lib/ids";
@@ -10,10 +11,9 @@ import { claimRender, endRender, renewLeases, requeueRender, takeBackRenders, ty
 import type { Claim, NewRender, Printed, Queue, RenderRow } from "./queue";
 import { sweepRenders } from "./retention";
 
-/** SqliteQueue is the Queue of one renderd process; it remembers which workspace it served when, for the fair pick. */
+/** SqliteQueue is the Queue of one renderd process on the store's `renders` table; the fair pick's memory is in the
+ * store too (`queue_turns`), shared with every process on it. */
 export class SqliteQueue implements Queue {
-  private readonly lastServed = new Map<string, number>();
-  private turn = 0;
   /** owner names this queue's claims in the store: a new one each start, so a restarted process holds nothing. */
   readonly owner = `prc_${randomBase62(16)}`;
 
@@ -58,16 +58,23 @@ export class SqliteQueue implements Queue {
     // A process never takes back its own claims: it knows they are printing, even when a stalled event loop let a
     // lease run out; another process does.
     takeBackRenders(store, clock, { expiredBefore: clock.now().toISOString(), sparing: this.owner });
-    for (;;) {
-      const head = pickNext(this.heads(), this.lastServed);
+    // Look first, so that the worker's poll of an empty queue takes no write lock (on PostgreSQL, every process's one).
+    if (this.heads().length === 0) return null;
+    // The heads, the turns, the pick, the claim and its turn in one transaction: writers take turns on the store, so
+    // processes sharing it see each other's turns (8.1 (5)) and no render read here can be cancelled before its claim.
+    return store.tx(() => {
+      const turns = this.turns();
+      const head = pickNext(this.heads(), turns);
       if (!head) return null;
-      const job = store.tx(() => claimRender(store, clock, head.renderId, this.lease()));
-      // Cancelled between the read and the claim: look again.
-      if (job === null) continue;
-      this.lastServed.set(head.workspaceId, ++this.turn);
+      const job = claimRender(store, clock, head.renderId, this.lease());
+      if (job === null) throw new Error(`queue: render ${head.renderId}, read as queued in this transaction, could not be claimed`);
+      store.run(
+        "INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, $turn) ON CONFLICT (workspace_id) DO UPDATE SET turn = excluded.turn",
+        { ws: head.workspaceId, turn: Math.max(0, ...turns.values()) + 1 },
+      );
       const test = store.get<{ test: number }>("SELECT test FROM renders WHERE id = $id", { id: head.renderId })?.test === 1;
       return { ...head, test, job };
-    }
+    });
   }
 
   renew(renderIds: readonly string[]): string[] {
@@ -93,12 +100,8 @@ export class SqliteQueue implements Queue {
 
   cancelledAmong(renderIds: readonly string[]): string[] {
     if (renderIds.length === 0) return [];
-    return this.store
-      .all<{ id: string }>(
-        `SELECT id FROM renders WHERE status = 'cancelled' AND id IN (${renderIds.map((_, i) => `$r${i}`).join(", ")})`,
-        Object.fromEntries(renderIds.map((id, i) => [`r${i}`, id])),
-      )
-      .map((r) => r.id);
+    const ids = inList("id", renderIds, "r");
+    return this.store.all<{ id: string }>(`SELECT id FROM renders WHERE status = 'cancelled' AND ${ids.sql}`, ids.params).map((r) => r.id);
   }
 
   sweep(retentionDays: number): { renders: number; outputs: number } {
@@ -115,6 +118,11 @@ export class SqliteQueue implements Queue {
   /** lease answers this process's lease of a claim made or renewed now. */
   private lease(): Lease {
     return { owner: this.owner, expiresAt: new Date(this.clock.now().getTime() + this.leaseMs).toISOString() };
+  }
+
+  /** turns answers the turn in which each workspace was last served (8.1 (5)). */
+  private turns(): Map<string, number> {
+    return new Map(this.store.all<{ workspace_id: string; turn: number }>("SELECT workspace_id, turn FROM queue_turns").map((r) => [r.workspace_id, r.turn]));
   }
 
   /** heads answers each workspace's oldest queued render; a suspended workspace renders nothing (spec 8.1 (6)). */

@@ -46,6 +46,8 @@ export type SealPdf = (workspaceId: string, job: PrintJob, pdf: Uint8Array) => P
 // the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
 const POLL_MS = 1_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
+// How often a `?wait` on a shared store asks whether another process ended the render: the most a client waits past the end.
+const SHARED_WAIT_POLL_MS = 100;
 
 /** The abort reasons the worker tells apart: the render was cancelled, the process is stopping, or its lease was lost. */
 class Cancelled extends Error {}
@@ -159,11 +161,14 @@ export class RenderWorker {
       if (!set) this.waiters.set(renderId, (set = new Set()));
       const done = (row?: RenderRow) => {
         clearTimeout(timer);
+        clearInterval(poll);
         set.delete(done);
         if (set.size === 0 && this.waiters.get(renderId) === set) this.waiters.delete(renderId);
         resolve(row);
       };
       const timer = setTimeout(() => done(), ms);
+      // On a shared store another process may print the render: its end reaches this one only through the store.
+      const poll = this.options.store.engine === "sqlite" ? undefined : setInterval(() => isFinal() && done(), SHARED_WAIT_POLL_MS);
       set.add(done);
       if (isFinal()) done();
     });

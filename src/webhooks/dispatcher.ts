@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
+import { inList } from "../store/sql-list";
 import type { Store } from "../store/store";
 import { checkDestination, type DestinationOptions } from "./destinations";
 import { eventBody, onEndEvent, type EventRow } from "./events";
@@ -163,6 +164,7 @@ export class Dispatcher {
 
   /** candidates reads due deliveries with what their attempt needs, endpoints at their cap left out. Inside the loop's transaction. */
   private candidates(limit: number, busy: string[]): JobRow[] {
+    const atCap = inList("d.endpoint_id", busy, "busy");
     return this.store.all<JobRow>(
       `SELECT d.id, d.endpoint_id, d.attempts, e.url, e.enabled, e.secret_encrypted, e.previous_secret_encrypted,
          e.previous_secret_expires_at, v.id AS event_id, v.type, v.render_id, v.status AS event_status, v.test, v.error_code,
@@ -171,10 +173,10 @@ export class Dispatcher {
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
          JOIN webhook_events v ON v.id = d.event_id
        WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
-         AND d.endpoint_id NOT IN (SELECT value FROM json_each($busy))
+         AND NOT (${atCap.sql})
        ORDER BY d.next_attempt_at, d.id
        LIMIT $limit`,
-      { now: this.clock.now().toISOString(), busy: JSON.stringify(busy), limit },
+      { now: this.clock.now().toISOString(), ...atCap.params, limit },
     );
   }
 

@@ -29,9 +29,10 @@ describe("fair scheduling (spec 8.1 (5))", () => {
       for (const n of [1, 2, 3]) made[(await t.call("/v1/renders", { key: ws.key, body: { html: `<p>${name}${n}</p>` } })).body.id] = `${name}${n}`;
     t.server.worker.start();
     await until(() => Object.keys(made).every((id) => status(t, id) === "succeeded"), 60_000);
-    // Events are written in the transaction of each final state: their insertion order is the order renders ended.
+    // Events are written in the transaction of each final state, and one process's ids sort in the order it made them
+    // (lib/ids.ts): their id order is the order renders ended, on both engines.
     const ended = t.server.store
-      .all<{ render_id: string }>("SELECT render_id FROM webhook_events ORDER BY rowid")
+      .all<{ render_id: string }>("SELECT render_id FROM webhook_events ORDER BY id")
       .map((e) => made[e.render_id])
       .filter(Boolean);
     expect(ended).toEqual(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]);

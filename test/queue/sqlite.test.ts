@@ -153,3 +153,38 @@ describe("SqliteQueue leases", () => {
     expect(other.cancel("rnd_l4")).toBe(true);
   });
 });
+
+describe("SqliteQueue fairness across processes (8.1 (5))", () => {
+  // Two processes on one store: the turns are the store's, so neither serves a workspace twice while another waits.
+  const one = new SqliteQueue(store, clock, 30_000);
+  const two = new SqliteQueue(store, clock, 30_000);
+  const c = createWorkspace(store, clock, ctx, { name: "Gamma" }).id;
+  const d = createWorkspace(store, clock, ctx, { name: "Delta" }).id;
+
+  test("claims alternate between workspaces whichever process makes them, and the turn is recorded with the claim", () => {
+    add("rnd_f_c1", c);
+    add("rnd_f_c2", c);
+    add("rnd_f_c3", c);
+    add("rnd_f_d1", d);
+    add("rnd_f_d2", d);
+    const picks = [one.claim(), two.claim(), one.claim(), two.claim(), one.claim(), two.claim()].map((claim) => claim?.renderId ?? null);
+    expect(picks).toEqual(["rnd_f_c1", "rnd_f_d1", "rnd_f_c2", "rnd_f_d2", "rnd_f_c3", null]);
+    const turns = store.all<{ workspace_id: string; turn: number }>("SELECT workspace_id, turn FROM queue_turns WHERE workspace_id IN ($c, $d)", { c, d });
+    const last = Math.max(...store.all<{ turn: number }>("SELECT turn FROM queue_turns").map((r) => r.turn));
+    expect(Object.fromEntries(turns.map((t) => [t.workspace_id, t.turn]))).toEqual({ [c]: last, [d]: last - 1 });
+  });
+
+  test("a claim made inside an outer transaction (the worker's group commit) records its turn with it", () => {
+    add("rnd_f_c4", c);
+    add("rnd_f_d3", d);
+    expect(() =>
+      store.tx(() => {
+        expect(one.claim()).toMatchObject({ renderId: "rnd_f_d3" });
+        throw new Error("rolled back");
+      }),
+    ).toThrow("rolled back");
+    expect(store.get("SELECT status FROM renders WHERE id = 'rnd_f_d3'")).toEqual({ status: "queued" });
+    expect(store.tx(() => two.claim())).toMatchObject({ renderId: "rnd_f_d3" });
+    expect(one.claim()).toMatchObject({ renderId: "rnd_f_c4" });
+  });
+});

@@ -93,8 +93,8 @@ describe("migratePostgres", () => {
       await db`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', 'x')`;
       await expect(migratePostgres(db, new ManualClock())).rejects.toThrow("newer than this binary");
       await db`DELETE FROM schema_migrations WHERE version = 9999`;
-      // Migration 11 half there: its first statement succeeds, its second fails, and the first is rolled back with it
-      // (the newer ones are forgotten too, so that 11 is next; it fails before they run again).
+      // Migration 11 half there: its first statement succeeds, its second fails, and the first is rolled back with it.
+      // Those after it are forgotten too, so that 11 is pending again whatever the newest migration is.
       await db`DELETE FROM schema_migrations WHERE version >= 11`;
       await db`ALTER TABLE renders DROP COLUMN lease_owner`;
       await expect(migratePostgres(db, new ManualClock())).rejects.toThrow(/lease_expires_at/);

@@ -21,8 +21,9 @@ interface MemberRow {
 }
 
 // A membership seen with its user; `id` is the user's id, so the list pages by (created_at, id) like every other.
+// Named: PostgreSQL before 16 refuses a subquery in FROM without an alias.
 const MEMBERS = `(SELECT m.workspace_id, m.user_id AS id, u.email, u.name, m.role, m.created_at
-  FROM memberships m JOIN users u ON u.id = m.user_id)`;
+  FROM memberships m JOIN users u ON u.id = m.user_id) AS members`;
 
 /** ONE_TIME_PASSWORD_CHARS is the length of a new user's generated password (base62, about 143 bits). */
 const ONE_TIME_PASSWORD_CHARS = 24;

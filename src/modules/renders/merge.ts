@@ -19,9 +19,10 @@ interface ItemRow {
 /** mergedBatch answers the merged PDF of a batch of the workspace: 404 for no such batch, 409 CONFLICT when it was not
  * created with merge: true or not every item has succeeded, 413 LIMIT_EXCEEDED over the page or byte limit. */
 export async function mergedBatch(deps: RenderDeps, workspaceId: string, batchId: string): Promise<Response> {
-  // Inserted in item order in one transaction: the rowid is the item order.
+  // Inserted in item order by one process in one transaction, and that process's ids sort in the order it made them
+  // (lib/ids.ts newId): the id is the item order, on both engines (PostgreSQL has no rowid).
   const items = deps.store.all<ItemRow>(
-    "SELECT id, status, output_sha256, batch_merge FROM renders WHERE batch_id = $batch AND workspace_id = $ws ORDER BY rowid",
+    "SELECT id, status, output_sha256, batch_merge FROM renders WHERE batch_id = $batch AND workspace_id = $ws ORDER BY id",
     { batch: batchId, ws: workspaceId },
   );
   if (items.length === 0) throw new ApiError("NOT_FOUND", `Batch ${batchId} was not found.`);

@@ -9,6 +9,7 @@ import { compileTemplate } from "../../render/compile/compile";
 import type { CompositionNode, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
 import type { TemplatePdfOptions } from "../../render/pdf-options";
+import { inList } from "../../store/sql-list";
 import type { Store } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
@@ -101,12 +102,12 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
   const attached = (draft.pdf?.attachAssetIds ?? []).map((id, i) => ({ id, at: pointer("", "pdf", "attachAssetIds", i) }));
   if (listed.length === 0 && images.length === 0 && attached.length === 0) return [];
 
-  const ids = [...new Set([...listed, ...images, ...attached].map((u) => u.id))];
+  const ids = inList("id", [...new Set([...listed, ...images, ...attached].map((u) => u.id))], "asset");
   const found = new Map(
     store
       .all<{ id: string; kind: string; media_type: string; status: string }>(
-        "SELECT id, kind, media_type, status FROM assets WHERE workspace_id = $ws AND id IN (SELECT value FROM json_each($ids))",
-        { ws: workspaceId, ids: JSON.stringify(ids) },
+        `SELECT id, kind, media_type, status FROM assets WHERE workspace_id = $ws AND ${ids.sql}`,
+        { ws: workspaceId, ...ids.params },
       )
       .map((a) => [a.id, a]),
   );
@@ -276,8 +277,9 @@ export function listTemplateVersions(store: Store, workspaceId: string, id: stri
     store,
     query,
     {
-      // selectPage pages by (created_at, id); for a version that is when it was published.
-      from: "(SELECT id, template_id, version, published_at, published_at AS created_at FROM template_versions) AS v",
+      // selectPage pages by (created_at, id); for a version that is when it was published. Named: PostgreSQL before 16
+      // refuses a subquery in FROM without an alias.
+      from: "(SELECT id, template_id, version, published_at, published_at AS created_at FROM template_versions) AS versions",
       where: ["template_id = $tpl"],
       params: { tpl: id },
     },

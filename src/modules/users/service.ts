@@ -41,7 +41,7 @@ export function replacePassword(
       ? store.run("UPDATE users SET password_hash = $hash WHERE id = $id AND password_hash = $old", { hash: passwordHash, id: user.id, old: options.expectedHash })
       : store.run("UPDATE users SET password_hash = $hash WHERE id = $id", { hash: passwordHash, id: user.id });
     if (changed === 0) throw new ApiError("CONFLICT", "The password was changed meanwhile; sign in again with the new one.");
-    const sessionsEnded = store.run("DELETE FROM sessions WHERE user_id = $user AND id IS NOT $keep", { user: user.id, keep: options.keepSessionId ?? null });
+    const sessionsEnded = store.run("DELETE FROM sessions WHERE user_id = $user AND id IS DISTINCT FROM $keep", { user: user.id, keep: options.keepSessionId ?? null });
     for (const m of membershipsOf(store, user.id)) {
       recordAudit(store, clock, ctx, { workspaceId: m.workspaceId, action: "user.password_changed", resourceType: "user", resourceId: user.id, resourceName: user.email, metadata: { sessionsEnded } });
     }

@@ -87,7 +87,8 @@ export function listWorkspaces(store: Store, query: PlatformWorkspaceQuery): { i
   const where: string[] = [];
   const params: Record<string, string> = {};
   if (query.search) {
-    where.push("(name LIKE $search ESCAPE '\\' OR slug LIKE $search ESCAPE '\\')");
+    // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not (docs/scale-out.md "Portable SQL").
+    where.push("(lower(name) LIKE lower($search) ESCAPE '\\' OR lower(slug) LIKE lower($search) ESCAPE '\\')");
     params.search = `%${query.search.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
   }
   return selectPage(store, query, { from: "workspaces", where, params }, platformWorkspaceOf);

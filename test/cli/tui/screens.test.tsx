@@ -16,8 +16,8 @@ const BACKSPACE = "\x7f";
 
 let s: Seeded;
 let ui: ReturnType<typeof render>;
-beforeEach(() => {
-  s = seedStore();
+beforeEach(async () => {
+  s = await seedStore();
 });
 afterEach(() => {
   ui?.unmount();

@@ -10,9 +10,9 @@ import { CLI_ACTOR } from "../../../src/auth/actor";
 import { claimRender, endRender } from "../../../src/queue/lifecycle";
 import { addToCounter, monthOf } from "../../../src/ledger/counters";
 import { createWorkspace } from "../../../src/modules/workspaces/service";
-import { migrate } from "../../../src/store/migrate";
-import { openStore } from "../../../src/store/open";
+import { openMigratedStore } from "../../../src/store/open";
 import type { Store } from "../../../src/store/store";
+import { sharedStoreEnv, testStoreEngine } from "../../backends";
 
 export interface Seeded {
   store: Store;
@@ -45,14 +45,15 @@ function insertRender(store: Store, clock: ManualClock, workspaceId: string, tes
   return id;
 }
 
-/** seedStore makes the store; the clock ends at 10:00 UTC, with renders finished in the minutes before. */
-export function seedStore(): Seeded {
+/** seedStore makes the store (on PostgreSQL with RENDERD_TEST_STORE=postgres, as the TUI runs against DATABASE_URL); the
+ * clock ends at 10:00 UTC, with renders finished in the minutes before. */
+export async function seedStore(): Promise<Seeded> {
   const dataDir = mkdtempSync(join(tmpdir(), "renderd-tui-"));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+  const shared = testStoreEngine() === "postgres" ? await sharedStoreEnv() : {};
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", ...shared });
   ensureDataDir(config);
-  const store = openStore(dataDir);
   const clock = new ManualClock(new Date(Date.parse(NOW) - 4 * 60_000));
-  migrate(store, clock);
+  const { store } = await openMigratedStore(config, clock);
   const ctx = { actor: CLI_ACTOR, requestId: "req_seed" };
   const ws = { acme: createWorkspace(store, clock, ctx, { name: "Acme" }).id, globex: createWorkspace(store, clock, ctx, { name: "Globex" }).id };
   const endpointId = newId("whe");

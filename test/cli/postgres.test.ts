@@ -1,0 +1,72 @@
+/** cli on PostgreSQL: the operator's commands run as real processes against DATABASE_URL (a shared store from
+ * test/backends.ts) and what they wrote is read back from PostgreSQL. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PostgresStore } from "../../src/store/postgres-store";
+import { sharedStoreEnv } from "../backends";
+
+const ROOT = join(import.meta.dir, "../..");
+const dataDir = mkdtempSync(join(tmpdir(), "renderd-cli-pg-"));
+let env: Record<string, string>;
+let store: PostgresStore;
+
+beforeAll(async () => {
+  env = await sharedStoreEnv();
+});
+afterAll(() => {
+  store?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function renderd(args: string[], extra: Record<string, string | undefined> = {}): { code: number; out: string; err: string } {
+  const all: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env, ...extra };
+  const r = Bun.spawnSync([process.execPath, "cli/main.ts", ...args], {
+    cwd: ROOT,
+    env: Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
+}
+
+function ok(args: string[]): string {
+  const r = renderd(args);
+  if (r.code !== 0) throw new Error(`renderd ${args.join(" ")} exited ${r.code}: ${r.err}`);
+  return r.out;
+}
+
+describe("the CLI on DATABASE_URL", () => {
+  test("migrate applies the migrations to PostgreSQL once; a second run applies none", () => {
+    expect(ok(["migrate"])).toMatch(/^applied 0001_init, /);
+    expect(ok(["migrate"])).not.toContain("0001_init");
+    store = new PostgresStore(env.DATABASE_URL!);
+    expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM schema_migrations")!.n).toBeGreaterThanOrEqual(11);
+  });
+
+  test("workspaces, users, keys, allowances, suspend and restore write to PostgreSQL, audited as system/cli", () => {
+    const ws = JSON.parse(ok(["workspaces", "create", "Acme Corp", "--json"]));
+    expect(ok(["workspaces", "list"])).toContain("acme-corp");
+    JSON.parse(ok(["users", "create", "--email", "ops@example.com", "--workspace", "acme-corp", "--role", "admin", "--json"]));
+    const key = JSON.parse(ok(["keys", "create", "--workspace", "acme-corp", "--name", "ci", "--scope", "render:create", "--json"]));
+    expect(key.secret).toMatch(/^rd_/);
+    ok(["allowances", "set", "--workspace", "acme-corp", "--max-active-renders", "5", "--renders-per-minute", "100"]);
+    expect(ok(["suspend", "acme-corp"])).toMatch(/^suspended workspace acme-corp/);
+    expect(ok(["restore", "acme-corp"])).toContain("acme-corp");
+    expect(store.get("SELECT slug, max_active_renders, suspended FROM workspaces WHERE id = $id", { id: ws.id })).toEqual({ slug: "acme-corp", max_active_renders: 5, suspended: 0 });
+    expect(store.get("SELECT email FROM users WHERE email = 'ops@example.com'")).toEqual({ email: "ops@example.com" });
+    expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM api_keys WHERE workspace_id = $ws", { ws: ws.id })!.n).toBe(1);
+    const actions = store.all<{ action: string }>("SELECT action FROM audit_events WHERE workspace_id = $ws ORDER BY id", { ws: ws.id }).map((r) => r.action);
+    expect(actions).toEqual(["workspace.created", "user.created", "api_key.created", "workspace.allowances_updated", "workspace.suspended", "workspace.restored"]);
+  });
+
+  test("a shared store without REDIS_URL is refused in one line, exit 2, without echoing the database password", () => {
+    const r = renderd(["workspaces", "list"], { REDIS_URL: undefined, DATABASE_URL: env.DATABASE_URL!.replace("postgres@", "postgres:hunter2@") });
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split("\n")).toHaveLength(1);
+    expect(r.err).toContain("needs REDIS_URL");
+    expect(r.err).not.toContain("hunter2");
+  });
+});
