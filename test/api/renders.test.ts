@@ -296,6 +296,8 @@ describe("results and usage", () => {
     const done = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>kept for a while</p>" } });
     const sha = t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: done.body.id })!.output_sha256;
     expect(await t.server.files.stat("outputs", sha)).not.toBeNull();
+    // The worker's hold on the PDF went in the transaction that ended the render.
+    expect(t.server.store.get("SELECT holder FROM file_holds WHERE sha256 = $sha", { sha })).toBeNull();
     const later = new Date(t.clock.now().getTime() + 31 * 86_400_000);
     const swept = sweepRenders(t.server.store, { now: () => later }, 30);
     expect(swept.renders).toBeGreaterThanOrEqual(1);
