@@ -145,7 +145,7 @@ export async function sweepFileDeletions(store: Store, files: FileStore, clock: 
     }
   } finally {
     // Only this sweep's own mark: a row another sweep took up again after DELETING_STALE_MS is that sweep's to end.
-    store.tx(() => {
+    if (deleted.length) store.tx(() => {
       for (const d of deleted)
         store.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha AND state = 'deleting' AND started_at = $now", { area: d.area, sha: d.sha256, now });
     });
