@@ -99,7 +99,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
     const sealPdf = pdfSealer({ store, clock, secretKey: config.secretKey, timestampUrl: config.signatureTimestampUrl, maxOutputBytes: pool.maxOutputBytes });
-    const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
+    const queue = new SqliteQueue(store, clock, config.renderLeaseMs);
     worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
     conversions = new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) });

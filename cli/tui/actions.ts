@@ -30,7 +30,7 @@ export class Actions {
     config: Config,
   ) {
     const files = openFiles(config);
-    this.renders = { store, clock, config, files, worker: NO_QUEUE, queue: new SqliteQueue(store, clock, files, config.renderLeaseMs) };
+    this.renders = { store, clock, config, files, worker: NO_QUEUE, queue: new SqliteQueue(store, clock, config.renderLeaseMs) };
   }
 
   /** setSuspended suspends or restores a workspace (`workspace.suspended`/`workspace.restored`, as `renderd suspend`). */

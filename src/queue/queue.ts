@@ -95,10 +95,8 @@ export interface Queue {
   cancel(renderId: string): boolean;
   /** cancelledAmong answers which of these claimed renders another process cancelled. */
   cancelledAmong(renderIds: readonly string[]): string[];
-  /** outputInUse tells whether any render still points at a stored PDF. */
-  outputInUse(sha256: string): boolean;
-  /** sweep deletes renders that ended more than `retentionDays` ago and the PDFs none points at any more. */
-  sweep(retentionDays: number): Promise<{ renders: number; outputs: number }>;
+  /** sweep deletes renders that ended more than `retentionDays` ago and records the deletion of the PDFs none points at any more. */
+  sweep(retentionDays: number): { renders: number; outputs: number };
   /** depth answers how many renders wait (`queued`) and print (`processing`). */
   depth(): { queued: number; processing: number };
 }

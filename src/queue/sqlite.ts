@@ -3,7 +3,6 @@
  * of a dead process is taken back by recover() at the next start, at once, rather than after its lease. */
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
-import type { FileStore } from "../store/files";
 import { inList } from "../store/sql-list";
 import type { Store } from "../store/store";
 import { pickNext, type Head } from "./fairness";
@@ -21,7 +20,6 @@ export class SqliteQueue implements Queue {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly files: FileStore,
     readonly leaseMs: number,
   ) {}
 
@@ -106,12 +104,8 @@ export class SqliteQueue implements Queue {
     return this.store.all<{ id: string }>(`SELECT id FROM renders WHERE status = 'cancelled' AND ${ids.sql}`, ids.params).map((r) => r.id);
   }
 
-  outputInUse(sha256: string): boolean {
-    return this.store.get("SELECT 1 FROM renders WHERE output_sha256 = $sha", { sha: sha256 }) !== null;
-  }
-
-  sweep(retentionDays: number): Promise<{ renders: number; outputs: number }> {
-    return sweepRenders(this.store, this.files, this.clock, retentionDays);
+  sweep(retentionDays: number): { renders: number; outputs: number } {
+    return sweepRenders(this.store, this.clock, retentionDays);
   }
 
   depth(): { queued: number; processing: number } {

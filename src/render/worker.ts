@@ -8,9 +8,11 @@ import type { Logger } from "pino";
 import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
 import type { Clock } from "../lib/clock";
+import { sha256Hex } from "../lib/hash";
 import type { Metrics } from "../metrics/metrics";
 import type { Claim, Queue, RenderRow } from "../queue/queue";
 import { uploadedAsset } from "../store/assets";
+import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/store";
 import type { FinalStatus } from "../store/render-status";
@@ -202,7 +204,7 @@ export class RenderWorker {
   }
 
   private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
-    const { files, log } = this.options;
+    const { log } = this.options;
     const id = head.renderId;
     const started = performance.now();
     const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
@@ -211,9 +213,7 @@ export class RenderWorker {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
-      const sha256 = await files.put("outputs", id, pdf);
-      final = await this.ends.write(() => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }));
-      if (!final) this.dropOutput(sha256);
+      final = await this.storeOutput(id, pdf, (sha256) => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }));
       ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
@@ -292,16 +292,35 @@ export class RenderWorker {
     return body ? { body, contentType: asset.mediaType } : null;
   }
 
-  /** dropOutput deletes a stored PDF no render points at (its render was cancelled while it printed). */
-  private dropOutput(sha256: string): void {
-    if (this.queue.outputInUse(sha256)) return;
-    this.options.files.delete("outputs", sha256).catch((err) => this.options.log.error({ err, sha256 }, "deleting an unused PDF failed"));
+  /** storeOutput holds the PDF's bytes, stores them, and ends the render with `end` in the transaction that lets the
+   * hold go (store/file-deletions.ts): another process deleting the same bytes meanwhile leaves them alone. A render
+   * cancelled while it printed points at nothing, so its PDF's deletion is recorded in that transaction. */
+  private async storeOutput(renderId: string, pdf: Uint8Array, end: (sha256: string) => RenderRow | null): Promise<RenderRow | null> {
+    const { store, clock, files, log } = this.options;
+    const sha256 = sha256Hex(pdf);
+    await awaitFileHold(store, clock, "outputs", sha256, renderId);
+    try {
+      await files.put("outputs", renderId, pdf);
+      return await this.ends.write(() => {
+        const row = end(sha256);
+        if (!releaseFile(store, clock, "outputs", sha256, renderId)) throw new Error("storing the PDF took so long that its hold ran out: the bytes may have been deleted");
+        return row;
+      });
+    } catch (e) {
+      try {
+        store.tx(() => releaseFile(store, clock, "outputs", sha256, renderId));
+      } catch (err) {
+        // The hold runs out by itself; the sweep then records the deletion.
+        log.error({ err, renderId }, "letting go of a PDF's hold failed");
+      }
+      throw e;
+    }
   }
 
   private async sweep(): Promise<void> {
     const { store, clock, log, retentionDays } = this.options;
     try {
-      const swept = await this.queue.sweep(retentionDays);
+      const swept = this.queue.sweep(retentionDays);
       if (swept.renders) log.info(swept, "old renders deleted");
       const keys = sweepIdempotencyKeys({ store, clock });
       if (keys) log.info({ idempotencyKeys: keys }, "expired idempotency keys deleted");

@@ -3,7 +3,7 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { mkdir, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { contentKey, isSha256, type FileArea, type FileStore, type StoredFile } from "./files";
+import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileStore, type ListedFile, type StoredFile } from "./files";
 import { fsyncDirOffLoop, once, StagedFiles, type TempFile } from "./files-staging";
 
 /** DiskFiles keeps the files of both areas under DATA_DIR, beside the SQLite store. */
@@ -69,9 +69,9 @@ export class DiskFiles extends StagedFiles implements FileStore {
     rmSync(this.path(area, sha256), { force: true });
   }
 
-  async sweep(area: FileArea, keep: (sha256: string) => boolean): Promise<number> {
+  async *list(area: FileArea): AsyncIterable<ListedFile[]> {
     const root = join(this.dataDir, area);
-    let removed = 0;
+    let page: ListedFile[] = [];
     for (const a of readdirSync(root)) {
       const dirA = join(root, a);
       if (!/^[a-f0-9]{2}$/.test(a) || !statSync(dirA).isDirectory()) continue;
@@ -79,12 +79,18 @@ export class DiskFiles extends StagedFiles implements FileStore {
         const dirB = join(dirA, b);
         if (!/^[a-f0-9]{2}$/.test(b) || !statSync(dirB).isDirectory()) continue;
         for (const name of readdirSync(dirB)) {
-          if (!isSha256(name) || name.slice(0, 4) !== a + b || keep(name)) continue;
-          rmSync(join(dirB, name), { force: true });
-          removed += 1;
+          if (!isSha256(name) || name.slice(0, 4) !== a + b) continue;
+          // Deleted since the folder was read: not stored any more.
+          const s = statSync(join(dirB, name), { throwIfNoEntry: false });
+          if (!s?.isFile()) continue;
+          page.push({ sha256: name, modifiedAt: s.mtime });
+          if (page.length === LIST_PAGE) {
+            yield page;
+            page = [];
+          }
         }
       }
     }
-    return removed;
+    if (page.length) yield page;
   }
 }

@@ -2,7 +2,7 @@
  * S3Client, so that several renderd processes on several hosts share the files. Keys are `<area>/ab/cd/<sha256>`, as
  * on disk. Uploads are staged and checked on local disk first (files-staging.ts), then sent to the bucket. */
 import { S3Client } from "bun";
-import { contentKey, isSha256, type FileArea, type FileStore, type StoredFile } from "./files";
+import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileStore, type ListedFile, type StoredFile } from "./files";
 import { StagedFiles, type TempFile } from "./files-staging";
 
 /** S3Settings are the bucket and its credentials (the runtime's own S3_* names). */
@@ -65,20 +65,20 @@ export class S3Files extends StagedFiles implements FileStore {
     await this.client.delete(contentKey(area, sha256));
   }
 
-  async sweep(area: FileArea, keep: (sha256: string) => boolean): Promise<number> {
-    let removed = 0;
+  async *list(area: FileArea): AsyncIterable<ListedFile[]> {
     let startAfter: string | undefined;
     for (;;) {
-      const page = await this.client.list({ prefix: `${area}/`, maxKeys: 1000, ...(startAfter ? { startAfter } : {}) });
-      const keys = (page.contents ?? []).map((c) => c.key);
-      for (const key of keys) {
+      const page = await this.client.list({ prefix: `${area}/`, maxKeys: LIST_PAGE, ...(startAfter ? { startAfter } : {}) });
+      const contents = page.contents ?? [];
+      const listed: ListedFile[] = [];
+      for (const { key, lastModified } of contents) {
         const name = key.slice(key.lastIndexOf("/") + 1);
-        if (!isSha256(name) || key !== contentKey(area, name) || keep(name)) continue;
-        await this.client.delete(key);
-        removed += 1;
+        // A key without a date counts as written now: young files are kept.
+        if (isSha256(name) && key === contentKey(area, name)) listed.push({ sha256: name, modifiedAt: lastModified ? new Date(lastModified) : new Date() });
       }
-      if (!page.isTruncated || keys.length === 0) return removed;
-      startAfter = keys.at(-1);
+      if (listed.length) yield listed;
+      if (!page.isTruncated || contents.length === 0) return;
+      startAfter = contents.at(-1)!.key;
     }
   }
 }

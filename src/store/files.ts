@@ -42,9 +42,18 @@ export interface FileStore {
   stat(area: FileArea, sha256: string): Promise<{ size: number } | null>;
   /** delete deletes the stored file, if any. */
   delete(area: FileArea, sha256: string): Promise<void>;
-  /** sweep deletes the stored files of `area` whose sha256 `keep` refuses and answers how many; it walks the whole area. */
-  sweep(area: FileArea, keep: (sha256: string) => boolean): Promise<number>;
+  /** list answers the stored files of `area`, a page at a time, each with when it was last written; it walks the whole area. */
+  list(area: FileArea): AsyncIterable<ListedFile[]>;
 }
+
+/** ListedFile is a stored file as `list` finds it: its sha256 and when it was last written (mtime; S3's LastModified). */
+export interface ListedFile {
+  sha256: string;
+  modifiedAt: Date;
+}
+
+/** LIST_PAGE is how many files one page of `list` holds: S3's most per request. */
+export const LIST_PAGE = 1000;
 
 const SHA256 = /^[a-f0-9]{64}$/;
 

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PUBLIC_URL, startTestServer, type TestServer } from "../harness";
 import { CSS, JPEG, local, PDF, PNG, put, registration, samples, sha256, streamOf, SVG, uploadSample, type Sample } from "../fixtures/assets";
 import { sweepAssets } from "../../src/modules/assets/service";
+import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-deletions";
+import { until } from "../wait";
 
 let t: TestServer;
 let key: string;
@@ -21,6 +23,8 @@ const png = (): Sample => all[0]!;
 const register = (body: unknown, k = key) => t.call("/v1/assets", { key: k, body });
 const tempFiles = () => readdirSync(join(t.dataDir, "tmp", "uploads"));
 const storedPath = (sha: string) => join(t.dataDir, "assets", sha.slice(0, 2), sha.slice(2, 4), sha);
+/** sweepFiles runs the file deletions as the cleanup would `ms` from now, without moving the clock. */
+const sweepFiles = (ms: number) => sweepFileDeletions(t.server.store, t.server.files, { now: () => new Date(t.clock.now().getTime() + ms) });
 const sweep = () => sweepAssets({ store: t.server.store, clock: t.clock, files: t.server.files, config: { publicUrl: PUBLIC_URL, secretKey: "unused-by-the-sweep-0123456789abcdef" } });
 
 function tamper(address: string): string {
@@ -488,9 +492,24 @@ describe("DELETE /v1/assets/{id}", () => {
     expect(new Uint8Array(await down.arrayBuffer())).toEqual(s.bytes);
 
     expect((await t.call(`/v1/assets/${second.id}`, { key: otherKey, method: "DELETE" })).status).toBe(200);
-    expect(existsSync(path)).toBe(false);
-    // Its download address now finds nothing.
+    // Its download address now finds nothing; the file itself goes once its deletion is due (a grace for readers).
     expect((await fetch(local(t, detail.body.downloadUrl))).status).toBe(404);
+    await sweepFiles(FILE_DELETE_GRACE_MS - 1);
+    expect(existsSync(path)).toBe(true);
+    expect(await sweepFiles(FILE_DELETE_GRACE_MS)).toBeGreaterThanOrEqual(1);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  test("the same bytes uploaded again while their deletion waits are kept", async () => {
+    const s: Sample = { kind: "stylesheet", mediaType: "text/css", filename: "again.css", bytes: new TextEncoder().encode(`/* again ${Date.now()} */ a { color: blue }`) };
+    const first = await uploadSample(t, key, s);
+    expect((await t.call(`/v1/assets/${first.id}`, { key, method: "DELETE" })).status).toBe(200);
+    t.clock.advance(FILE_DELETE_GRACE_MS / 2);
+    const again = await uploadSample(t, key, s);
+    await sweepFiles(FILE_DELETE_GRACE_MS);
+    expect(existsSync(storedPath(sha256(s.bytes)))).toBe(true);
+    const detail = await t.call(`/v1/assets/${again.id}`, { key });
+    expect(new Uint8Array(await (await fetch(local(t, detail.body.downloadUrl))).arrayBuffer())).toEqual(s.bytes);
   });
 
   test("a pending registration can be deleted (cancelled); its address then finds nothing", async () => {
@@ -573,16 +592,21 @@ describe("cleanup", () => {
     expect(sweep()).toEqual({ expiredRegistrations: 0, tempFiles: 0 });
   });
 
-  test("a restart removes stored files no asset points at, and keeps the others", async () => {
+  test("a restart removes stored files no asset points at that are older than the grace, and keeps the others", async () => {
     const kept = await uploadSample(t, key, { kind: "pdf", mediaType: "application/pdf", filename: "kept.pdf", bytes: PDF });
-    const orphanSha = "e".repeat(64);
-    const orphan = storedPath(orphanSha);
-    const { mkdirSync } = await import("node:fs");
-    mkdirSync(join(orphan, ".."), { recursive: true });
-    writeFileSync(orphan, "orphan");
+    const orphan = storedPath("e".repeat(64));
+    const young = storedPath("f".repeat(64));
+    for (const [path, age] of [[orphan, FILE_DELETE_GRACE_MS + MIN], [young, FILE_DELETE_GRACE_MS - MIN]] as const) {
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, "orphan");
+      const at = new Date(t.clock.now().getTime() - age);
+      utimesSync(path, at, at);
+    }
     writeFileSync(join(t.dataDir, "tmp", "uploads", "x.part"), "stale");
     await t.restart();
-    expect(existsSync(orphan)).toBe(false);
+    // The first cleanup runs as the server starts: the old orphan's deletion is due at once.
+    await until(() => !existsSync(orphan));
+    expect(existsSync(young)).toBe(true);
     expect(existsSync(storedPath(kept.sha256))).toBe(true);
     expect(tempFiles()).toEqual([]);
     const detail = await t.call(`/v1/assets/${kept.id}`, { key });

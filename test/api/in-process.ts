@@ -38,7 +38,7 @@ export function buildApi(env: Record<string, string> = {}): InProcessApi {
   const files = new DiskFiles(dataDir);
   const store = openStore(dataDir);
   migrate(store, clock);
-  const queue = new SqliteQueue(store, clock, files, config.renderLeaseMs);
+  const queue = new SqliteQueue(store, clock, config.renderLeaseMs);
   const worker = new RenderWorker({ store, clock, log, files, queue, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {
     // Neither is started: nothing here renders or converts.

@@ -4,6 +4,7 @@ import { local } from "../fixtures/assets";
 import { pdfText, slowHtml } from "../render/fixtures";
 import { until } from "../wait";
 import { sweepRenders } from "../../src/queue/retention";
+import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-deletions";
 
 let t: TestServer;
 let key: string;
@@ -295,11 +296,19 @@ describe("results and usage", () => {
     const done = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>kept for a while</p>" } });
     const sha = t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: done.body.id })!.output_sha256;
     expect(await t.server.files.stat("outputs", sha)).not.toBeNull();
-    const swept = await sweepRenders(t.server.store, t.server.files, { now: () => new Date(t.clock.now().getTime() + 31 * 86_400_000) }, 30);
+    // The worker's hold on the PDF went in the transaction that ended the render.
+    expect(t.server.store.get("SELECT holder FROM file_holds WHERE sha256 = $sha", { sha })).toBeNull();
+    const later = new Date(t.clock.now().getTime() + 31 * 86_400_000);
+    const swept = sweepRenders(t.server.store, { now: () => later }, 30);
     expect(swept.renders).toBeGreaterThanOrEqual(1);
+    expect(swept.outputs).toBeGreaterThanOrEqual(1);
     expect((await t.call(`/v1/renders/${done.body.id}`, { key: k })).status).toBe(404);
-    expect(await t.server.files.stat("outputs", sha)).toBeNull();
     expect((await fetch(local(t, done.body.result.downloadUrl))).status).toBe(404);
+    // The PDF goes once its deletion is due (docs/architecture.md "Deleting shared bytes").
+    await sweepFileDeletions(t.server.store, t.server.files, { now: () => later });
+    expect(await t.server.files.stat("outputs", sha)).not.toBeNull();
+    expect(await sweepFileDeletions(t.server.store, t.server.files, { now: () => new Date(later.getTime() + FILE_DELETE_GRACE_MS) })).toBeGreaterThanOrEqual(1);
+    expect(await t.server.files.stat("outputs", sha)).toBeNull();
     const usage = await t.call("/v1/usage", { key: k });
     expect(usage.body.totals.rendersSucceeded).toBe(1);
   });

@@ -7,7 +7,7 @@ import { ManualClock } from "../../src/lib/clock";
 import { createWorkspace, setSuspended } from "../../src/modules/workspaces/service";
 import { RENDER_COLUMNS, type NewRender, type RenderRow } from "../../src/queue/queue";
 import { SqliteQueue } from "../../src/queue/sqlite";
-import { DiskFiles } from "../../src/store/files-disk";
+import { isReferenced } from "../../src/store/file-deletions";
 import { migrate } from "../../src/store/migrate";
 import { openStore } from "../../src/store/open";
 
@@ -15,7 +15,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "renderd-queue-"));
 const clock = new ManualClock();
 const store = openStore(dataDir);
 migrate(store, clock);
-const queue = new SqliteQueue(store, clock, new DiskFiles(dataDir), 30_000);
+const queue = new SqliteQueue(store, clock, 30_000);
 const ctx = { actor: CLI_ACTOR, requestId: "req_queue_test" };
 const a = createWorkspace(store, clock, ctx, { name: "Acme" }).id;
 const b = createWorkspace(store, clock, ctx, { name: "Beta" }).id;
@@ -68,7 +68,7 @@ describe("SqliteQueue", () => {
     const completed = queue.complete("rnd_a1", { outputSha256: "ab".repeat(32), pages: 1, bytes: 10 });
     expect(completed).toMatchObject({ id: "rnd_a1", status: "succeeded", output_sha256: "ab".repeat(32), pages: 1, bytes: 10, finished_at: clock.now().toISOString() });
     expect(completed).toEqual(store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = 'rnd_a1'`)!);
-    expect(queue.outputInUse("ab".repeat(32))).toBe(true);
+    expect(isReferenced(store, "outputs", "ab".repeat(32))).toBe(true);
     expect(queue.cancel("rnd_b1")).toBe(true);
     expect(queue.cancelledAmong(["rnd_a1", "rnd_b1", "rnd_a2"])).toEqual(["rnd_b1"]);
     expect(queue.fail("rnd_b1", "RENDER_FAILED", "too late")).toBeNull();
@@ -98,7 +98,7 @@ describe("SqliteQueue", () => {
 describe("SqliteQueue leases", () => {
   // Two processes on one store: `other` is the process that finds a lease run out.
   const LEASE = 30_000;
-  const other = new SqliteQueue(store, clock, new DiskFiles(dataDir), LEASE);
+  const other = new SqliteQueue(store, clock, LEASE);
   const status = (id: string) => store.get<{ status: string; recoveries: number; error_message: string | null }>("SELECT status, recoveries, error_message FROM renders WHERE id = $id", { id })!;
 
   test("a claim whose lease ran out goes back to the queue and another process claims it; the holder never takes back its own", () => {
@@ -156,8 +156,8 @@ describe("SqliteQueue leases", () => {
 
 describe("SqliteQueue fairness across processes (8.1 (5))", () => {
   // Two processes on one store: the turns are the store's, so neither serves a workspace twice while another waits.
-  const one = new SqliteQueue(store, clock, new DiskFiles(dataDir), 30_000);
-  const two = new SqliteQueue(store, clock, new DiskFiles(dataDir), 30_000);
+  const one = new SqliteQueue(store, clock, 30_000);
+  const two = new SqliteQueue(store, clock, 30_000);
   const c = createWorkspace(store, clock, ctx, { name: "Gamma" }).id;
   const d = createWorkspace(store, clock, ctx, { name: "Delta" }).id;
 

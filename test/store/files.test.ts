@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { S3Client } from "bun";
-import { SourceFailed, TooManyBytes, type FileStore } from "../../src/store/files";
+import { SourceFailed, TooManyBytes, type FileArea, type FileStore, type ListedFile } from "../../src/store/files";
 import { DiskFiles } from "../../src/store/files-disk";
 import { S3Files } from "../../src/store/files-s3";
 import { startS3, type TestBucket } from "./s3-server";
@@ -41,7 +41,7 @@ describe.each(backends)("FileStore contract: $name", ({ make, stray }) => {
     dir = mkdtempSync(join(tmpdir(), "renderd-files-"));
     files = make(dir);
     // The bucket outlives a test: each starts from an empty store.
-    for (const area of ["assets", "outputs"] as const) await files.sweep(area, () => false);
+    for (const area of ["assets", "outputs"] as const) for (const f of await listed(files, area)) await files.delete(area, f.sha256);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -129,17 +129,18 @@ describe.each(backends)("FileStore contract: $name", ({ make, stray }) => {
     expect(temps()).toEqual([held.path.split("/").at(-1)!]);
   });
 
-  test("sweep deletes the stored files of an area that keep() refuses and leaves anything else alone", async () => {
-    const keep = text("keep");
-    const drop = text("drop");
-    await files.commit("assets", await files.writeTemp("k", chunks(keep), { maxBytes: 10 }));
-    await files.commit("assets", await files.writeTemp("d", chunks(drop), { maxBytes: 10 }));
-    await files.put("outputs", "o", drop);
+  test("list answers the stored files of an area with when each was written, and nothing else", async () => {
+    const one = text("one");
+    const two = text("two");
+    const before = Date.now() - 60_000;
+    await files.commit("assets", await files.writeTemp("k", chunks(one), { maxBytes: 10 }));
+    await files.commit("assets", await files.writeTemp("d", chunks(two), { maxBytes: 10 }));
+    await files.put("outputs", "o", two);
     await stray(dir, "assets/README");
-    expect(await files.sweep("assets", (s) => s === sha(keep))).toBe(1);
-    expect(await files.stat("assets", sha(keep))).not.toBeNull();
-    expect(await files.stat("assets", sha(drop))).toBeNull();
-    expect(await files.stat("outputs", sha(drop))).not.toBeNull();
+    const assets = await listed(files, "assets");
+    expect(assets.map((f) => f.sha256).sort()).toEqual([sha(one), sha(two)].sort());
+    for (const f of assets) expect(f.modifiedAt.getTime()).toBeGreaterThan(before);
+    expect((await listed(files, "outputs")).map((f) => f.sha256)).toEqual([sha(two)]);
   });
 
   test("only a sha256 names a file (no path tricks)", async () => {
@@ -165,3 +166,10 @@ describe("DiskFiles", () => {
     }
   });
 });
+
+/** listed answers every file `list` finds in `area`, all pages together. */
+async function listed(files: FileStore, area: FileArea): Promise<ListedFile[]> {
+  const all: ListedFile[] = [];
+  for await (const page of files.list(area)) all.push(...page);
+  return all;
+}

@@ -5,7 +5,7 @@ import { ApiError, type ErrorDetail } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import { KeyedLock } from "../../lib/keyed-lock";
+import { awaitFileHold, dropFile, FileBeingDeleted, releaseFile, scheduleOrphans } from "../../store/file-deletions";
 import { SourceFailed, TooManyBytes, type FileStore, type StoredFile, type TempFile } from "../../store/files";
 import type { Store } from "../../store/store";
 import type { Actor, ChangeContext } from "../../auth/actor";
@@ -22,11 +22,6 @@ export interface AssetDeps {
   files: FileStore;
   config: Pick<Config, "publicUrl" | "secretKey">;
 }
-
-// Storing and deleting bytes is asynchronous (an S3 bucket), so an upload's store-then-commit and a deletion's
-// commit-then-delete of the same sha256 take turns: else a deletion could remove bytes an upload has just committed.
-// One process serves a SQLite store; a shared store (issue 15) needs a deferred deletion (docs/scale-out.md).
-const bytesLock = new KeyedLock();
 
 /** SWEEP_ACTOR is the actor of the events the cleanup writes. */
 export const SWEEP_ACTOR: Actor = { type: "system", id: "renderd", name: "renderd cleanup" };
@@ -188,25 +183,16 @@ export function getAsset(deps: AssetDeps, workspaceId: string, id: string): Asse
   };
 }
 
-/** deleteAsset removes an asset (or cancels a registration) and, when no other uploaded asset has the same bytes,
- * its file. The reference count is taken in the deleting transaction and the file goes right after the commit, in
- * the sha256's turn (bytesLock), so an upload of the same bytes cannot slip in and lose its file. */
-export async function deleteAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+/** deleteAsset removes an asset (or cancels a registration); when no other uploaded asset has the same bytes, the same
+ * transaction records the deletion of its file, which the cleanup carries out after a grace (store/file-deletions.ts). */
+export function deleteAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
   const { store, clock } = deps;
-  const sha256 = assetRow(store, workspaceId, id).sha256;
-  await bytesLock.run(sha256, async () => {
-    const { lastReference } = store.tx(() => {
-      const r = assetRow(store, workspaceId, id);
-      deleteAudited(store, clock, ctx, "assets", { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, metadata: auditFacts(r) });
-      return { lastReference: r.status === "uploaded" && !isReferenced(store, r.sha256) };
-    });
-    if (lastReference) await deps.files.delete("assets", sha256);
+  store.tx(() => {
+    const r = assetRow(store, workspaceId, id);
+    deleteAudited(store, clock, ctx, "assets", { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, metadata: auditFacts(r) });
+    if (r.status === "uploaded") dropFile(store, clock, "assets", r.sha256);
   });
   return { id, deleted: true as const };
-}
-
-function isReferenced(store: Store, sha256: string): boolean {
-  return store.get("SELECT 1 FROM assets WHERE sha256 = $sha AND status = 'uploaded' LIMIT 1", { sha: sha256 }) !== null;
 }
 
 function checkAssetAddress(deps: AssetDeps, purpose: AddressPurpose, id: string, token: unknown): void {
@@ -256,19 +242,29 @@ export async function receiveUpload(deps: AssetDeps, requestId: string, id: stri
     throw assetInvalid(problems);
   }
 
-  return bytesLock.run(r.sha256, () => commitUpload(deps, requestId, id, temp));
+  return commitUpload(deps, requestId, id, temp);
 }
 
-// Runs in the sha256's turn (see deleteAsset): the bytes are stored, then the row says so.
+// The bytes are held, stored, then the row says so and lets the hold go in one transaction: another process deleting
+// the same bytes meanwhile leaves them alone (store/file-deletions.ts).
 async function commitUpload(deps: AssetDeps, requestId: string, id: string, temp: TempFile): Promise<Asset> {
+  const { store, clock } = deps;
+  try {
+    await awaitFileHold(store, clock, "assets", temp.sha256, id);
+  } catch (e) {
+    deps.files.discard(temp);
+    if (e instanceof FileBeingDeleted) throw new ApiError("INTERNAL", "The same bytes are being deleted from storage right now; nothing was kept. Upload the file again in a few minutes.", { retryAfter: 60 });
+    throw e;
+  }
   try {
     await deps.files.commit("assets", temp);
   } catch (e) {
     deps.files.discard(temp);
+    store.tx(() => releaseFile(store, clock, "assets", temp.sha256, id));
     throw e;
   }
   try {
-    return deps.store.tx(() => {
+    return store.tx(() => {
       // The row may have changed while the bytes streamed in: deleted, or uploaded by a parallel request.
       const current = addressedRow(deps, id);
       if (current.status === "uploaded") throw new ApiError("CONFLICT", `Asset ${id} has already been uploaded.`);
@@ -281,10 +277,13 @@ async function commitUpload(deps: AssetDeps, requestId: string, id: string, temp
         resourceName: current.filename,
         metadata: auditFacts(current),
       });
+      if (!releaseFile(store, clock, "assets", temp.sha256, id))
+        throw new ApiError("INTERNAL", "Storing the upload took so long that its bytes may have been deleted meanwhile; nothing was kept. Upload the file again.");
       return toAsset(current);
     });
   } catch (e) {
-    if (!isReferenced(deps.store, temp.sha256)) await deps.files.delete("assets", temp.sha256);
+    // Given up: the bytes go after the grace unless another asset has them.
+    store.tx(() => releaseFile(store, clock, "assets", temp.sha256, id));
     throw e;
   }
 }
@@ -312,8 +311,9 @@ export function sweepAssets(deps: AssetDeps): { expiredRegistrations: number; te
   return { expiredRegistrations, tempFiles: deps.files.sweepTemp() };
 }
 
-/** sweepOrphanFiles deletes stored files that no uploaded asset points at (a crash between an upload's rename and
- * its commit, or between a deletion's commit and its unlink). It walks the whole store, so it runs at start. */
+/** sweepOrphanFiles records the deletion of stored asset files older than the grace that no uploaded asset points at
+ * and no upload holds (a crash between storing the bytes and committing the row). It walks the whole area, so it runs
+ * at start; the cleanup's next sweepFileDeletions deletes them. */
 export function sweepOrphanFiles(deps: AssetDeps): Promise<number> {
-  return deps.files.sweep("assets", (sha256) => isReferenced(deps.store, sha256));
+  return scheduleOrphans(deps.store, deps.files, deps.clock, "assets");
 }

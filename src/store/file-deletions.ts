@@ -1,0 +1,175 @@
+/** store/file-deletions: how stored bytes that several processes share are deleted (docs/architecture.md "Deleting
+ * shared bytes"). Bytes are content-addressed, so a writer may be storing the very bytes another process is about to
+ * delete. A writer holds the bytes (holdFile) before it stores them and drops the hold (releaseFile) in the transaction
+ * that commits its row; the transaction that drops the last reference records a deletion (dropFile) instead of
+ * deleting; the sweep (sweepFileDeletions) deletes due bytes nothing references or holds, marking them 'deleting' first
+ * so that no writer holds them meanwhile. Transactions are serialised across processes on both engines, so a hold and
+ * a sweep's decision never overlap. */
+import type { Clock } from "../lib/clock";
+import type { FileArea, FileStore } from "./files";
+import type { Store } from "./store";
+
+/** FILE_DELETE_GRACE_MS is how long unreferenced bytes stay before the sweep deletes them: a reader that found the row
+ * just before it went (a download streaming, a render reading its assets) finishes well within it, and a file younger
+ * than it found by the orphan scan may be a writer's whose row is not committed yet. */
+export const FILE_DELETE_GRACE_MS = 60 * 60_000;
+
+/** FILE_HOLD_MS is how long a writer's hold lasts: far longer than storing one file takes, so that only the hold of a
+ * process that died runs out (its bytes are then deleted like any others nothing references). */
+export const FILE_HOLD_MS = 60 * 60_000;
+
+// A deletion still 'deleting' after this was started by a sweep that died before it finished: the next sweep deletes
+// again. Far longer than one DELETE request, which a live sweep would otherwise repeat after a writer stored the bytes anew.
+const DELETING_STALE_MS = 15 * 60_000;
+
+// A sweep holds 'deleting' for one DELETE request; a writer asks again meanwhile, for a while, then gives up.
+const HOLD_RETRY_MS = 50;
+const HOLD_WAIT_MS = 10_000;
+
+/** FileBeingDeleted: a sweep has been deleting the bytes longer than a writer waits; store them again later. */
+export class FileBeingDeleted extends Error {
+  constructor(area: FileArea, sha256: string) {
+    super(`the ${area} file ${sha256} is being deleted by a sweep that has not finished; try again in a few minutes`);
+  }
+}
+
+const REFERENCES: Record<FileArea, string> = {
+  assets: "SELECT 1 FROM assets WHERE sha256 = $sha AND status = 'uploaded' LIMIT 1",
+  outputs: "SELECT 1 FROM renders WHERE output_sha256 = $sha LIMIT 1",
+};
+
+/** isReferenced tells whether a row names the bytes: an uploaded asset, or a render's PDF. */
+export function isReferenced(store: Store, area: FileArea, sha256: string): boolean {
+  return store.get(REFERENCES[area], { sha: sha256 }) !== null;
+}
+
+function isHeld(store: Store, area: FileArea, sha256: string, now: string): boolean {
+  return store.get("SELECT 1 FROM file_holds WHERE area = $area AND sha256 = $sha AND expires_at > $now LIMIT 1", { area, sha: sha256, now }) !== null;
+}
+
+function inTransaction(store: Store, what: string): void {
+  if (!store.inTransaction) throw new Error(`${what} must run inside the transaction that changes the references`);
+}
+
+/** holdFile records that `holder` is about to store the bytes and reference them, and cancels their pending deletion;
+ * false while a sweep is deleting them (store nothing yet: ask again once it is done). */
+export function holdFile(store: Store, clock: Clock, area: FileArea, sha256: string, holder: string): boolean {
+  const now = clock.now();
+  return store.tx(() => {
+    const deletion = store.get<{ state: string }>("SELECT state FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
+    if (deletion?.state === "deleting") return false;
+    if (deletion) store.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
+    store.run(
+      `INSERT INTO file_holds (area, sha256, holder, expires_at) VALUES ($area, $sha, $holder, $expires)
+       ON CONFLICT (area, sha256, holder) DO UPDATE SET expires_at = excluded.expires_at`,
+      { area, sha: sha256, holder, expires: new Date(now.getTime() + FILE_HOLD_MS).toISOString() },
+    );
+    return true;
+  });
+}
+
+/** awaitFileHold takes a hold (holdFile), waiting while a sweep deletes the bytes; throws FileBeingDeleted when that
+ * lasts longer than a writer should wait (a sweep that died: its deletion is taken up again after DELETING_STALE_MS). */
+export async function awaitFileHold(store: Store, clock: Clock, area: FileArea, sha256: string, holder: string): Promise<void> {
+  // Real time, not the injected clock: this waits for another process's DELETE request.
+  const deadline = performance.now() + HOLD_WAIT_MS;
+  while (!holdFile(store, clock, area, sha256, holder)) {
+    if (performance.now() > deadline) throw new FileBeingDeleted(area, sha256);
+    await Bun.sleep(HOLD_RETRY_MS);
+  }
+}
+
+/** releaseFile drops `holder`'s hold, inside the transaction that commits the row referencing the bytes or gives up on
+ * them (their deletion is then recorded, if nothing else references or holds them). False when the hold had run out
+ * and been swept: the bytes may be gone, so a row must not name them. */
+export function releaseFile(store: Store, clock: Clock, area: FileArea, sha256: string, holder: string): boolean {
+  inTransaction(store, "releaseFile");
+  const held = store.run("DELETE FROM file_holds WHERE area = $area AND sha256 = $sha AND holder = $holder", { area, sha: sha256, holder }) > 0;
+  dropFile(store, clock, area, sha256);
+  return held;
+}
+
+/** dropFile records the deletion of bytes, due after the grace, inside the transaction that has just removed a
+ * reference to them, and answers whether it did: not while another row references them or a writer holds them. */
+export function dropFile(store: Store, clock: Clock, area: FileArea, sha256: string): boolean {
+  inTransaction(store, "dropFile");
+  const now = clock.now();
+  if (isReferenced(store, area, sha256) || isHeld(store, area, sha256, now.toISOString())) return false;
+  schedule(store, area, sha256, new Date(now.getTime() + FILE_DELETE_GRACE_MS));
+  return true;
+}
+
+// A deletion already under way stays as it is; a pending one is due at the later of the two times.
+function schedule(store: Store, area: FileArea, sha256: string, due: Date): void {
+  store.run(
+    `INSERT INTO file_deletions (area, sha256, due_at, state) VALUES ($area, $sha, $due, 'pending')
+     ON CONFLICT (area, sha256) DO UPDATE SET due_at = excluded.due_at WHERE file_deletions.state = 'pending' AND file_deletions.due_at < excluded.due_at`,
+    { area, sha: sha256, due: due.toISOString() },
+  );
+}
+
+interface Deletion {
+  area: FileArea;
+  sha256: string;
+}
+
+/** sweepFileDeletions records the deletion of bytes whose writer's hold ran out, then deletes the bytes whose deletion
+ * is due and that nothing references or holds, and answers how many it deleted. */
+export async function sweepFileDeletions(store: Store, files: FileStore, clock: Clock): Promise<number> {
+  const now = clock.now().toISOString();
+  const stale = new Date(clock.now().getTime() - DELETING_STALE_MS).toISOString();
+  const taken = store.tx(() => {
+    for (const hold of store.all<Deletion>("DELETE FROM file_holds WHERE expires_at <= $now RETURNING area, sha256", { now })) dropFile(store, clock, hold.area, hold.sha256);
+    const due = store.all<Deletion>(
+      "SELECT area, sha256 FROM file_deletions WHERE (state = 'pending' AND due_at <= $now) OR (state = 'deleting' AND started_at <= $stale)",
+      { now, stale },
+    );
+    const deleting: Deletion[] = [];
+    for (const d of due) {
+      const key = { area: d.area, sha: d.sha256 };
+      if (isReferenced(store, d.area, d.sha256) || isHeld(store, d.area, d.sha256, now)) {
+        store.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", key);
+        continue;
+      }
+      store.run("UPDATE file_deletions SET state = 'deleting', started_at = $now WHERE area = $area AND sha256 = $sha", { ...key, now });
+      deleting.push(d);
+    }
+    return deleting;
+  });
+  // After the commit: from here until the rows go, holdFile refuses these bytes.
+  const deleted: Deletion[] = [];
+  try {
+    for (const d of taken) {
+      await files.delete(d.area, d.sha256);
+      deleted.push(d);
+    }
+  } finally {
+    // Only this sweep's own mark: a row another sweep took up again after DELETING_STALE_MS is that sweep's to end.
+    if (deleted.length) store.tx(() => {
+      for (const d of deleted)
+        store.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha AND state = 'deleting' AND started_at = $now", { area: d.area, sha: d.sha256, now });
+    });
+  }
+  return deleted.length;
+}
+
+/** scheduleOrphans records the deletion, due now, of the stored files of `area` older than the grace that no row
+ * references and no writer holds (left by a crash between storing bytes and committing their row, or by a deletion
+ * before file_deletions existed), and answers how many. It lists the whole area, so it runs at start. */
+export async function scheduleOrphans(store: Store, files: FileStore, clock: Clock, area: FileArea): Promise<number> {
+  const now = clock.now();
+  const bornBefore = now.getTime() - FILE_DELETE_GRACE_MS;
+  let scheduled = 0;
+  for await (const page of files.list(area)) {
+    scheduled += store.tx(() => {
+      let n = 0;
+      for (const f of page) {
+        if (f.modifiedAt.getTime() >= bornBefore || isReferenced(store, area, f.sha256) || isHeld(store, area, f.sha256, now.toISOString())) continue;
+        schedule(store, area, f.sha256, now);
+        n += 1;
+      }
+      return n;
+    });
+  }
+  return scheduled;
+}
