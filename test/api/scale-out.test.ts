@@ -11,6 +11,7 @@ import { local, put, registration, sha256 } from "../fixtures/assets";
 import { pdfText } from "../render/fixtures";
 import { startRedis, type TestRedis } from "../http/redis-server";
 import { startS3, type TestBucket } from "../store/s3-server";
+import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-deletions";
 import { sharedStoreEnv } from "../backends";
 
 let bucket: TestBucket;
@@ -68,9 +69,13 @@ describe("files in an S3-compatible bucket", () => {
     expect(await inBucket(`outputs/${out.slice(0, 2)}/${out.slice(2, 4)}/${out}`)).toBe(true);
     expect(storedUnder("outputs")).toEqual([]);
 
-    // Deleting the last asset with those bytes deletes the object.
+    // Deleting the last asset with those bytes deletes the object once the grace has passed (docs/architecture.md,
+    // "Deleting shared bytes"): another process may be uploading the same bytes meanwhile.
     ok(await t.call(`/v1/assets/${reg.id}`, { key, method: "DELETE" }), 200);
-    expect(await inBucket(`assets/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`)).toBe(false);
+    const object = `assets/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`;
+    expect(await inBucket(object)).toBe(true);
+    expect(await sweepFileDeletions(t.server.store, t.server.files, { now: () => new Date(t.clock.now().getTime() + FILE_DELETE_GRACE_MS) })).toBe(1);
+    expect(await inBucket(object)).toBe(false);
   });
 });
 
