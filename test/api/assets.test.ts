@@ -5,6 +5,7 @@ import { PUBLIC_URL, startTestServer, type TestServer } from "../harness";
 import { CSS, JPEG, local, PDF, PNG, put, registration, samples, sha256, streamOf, SVG, uploadSample, type Sample } from "../fixtures/assets";
 import { sweepAssets } from "../../src/modules/assets/service";
 import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-deletions";
+import { testStoreEngine } from "../backends";
 import { until } from "../wait";
 
 let t: TestServer;
@@ -23,6 +24,8 @@ const png = (): Sample => all[0]!;
 const register = (body: unknown, k = key) => t.call("/v1/assets", { key: k, body });
 const tempFiles = () => readdirSync(join(t.dataDir, "tmp", "uploads"));
 const storedPath = (sha: string) => join(t.dataDir, "assets", sha.slice(0, 2), sha.slice(2, 4), sha);
+/** stored tells whether the file store (DATA_DIR, or the bucket of a shared store) holds the asset bytes `sha`. */
+const stored = (sha: string) => t.server.files.open("assets", sha).exists();
 /** sweepFiles runs the file deletions as the cleanup would `ms` from now, without moving the clock. */
 const sweepFiles = (ms: number) => sweepFileDeletions(t.server.store, t.server.files, { now: () => new Date(t.clock.now().getTime() + ms) });
 const sweep = () => sweepAssets({ store: t.server.store, clock: t.clock, files: t.server.files, config: { publicUrl: PUBLIC_URL, secretKey: "unused-by-the-sweep-0123456789abcdef" } });
@@ -103,7 +106,7 @@ describe("upload and download round trip", () => {
       const up = await put(t, reg.body.uploadUrl, s.bytes, reg.body.uploadHeaders);
       expect(up.status, `${s.mediaType}: ${JSON.stringify(up.body)}`).toBe(200);
       expect(up.body).toEqual({ id: reg.body.id, kind: s.kind, filename: s.filename, mediaType: s.mediaType, size: s.bytes.byteLength, sha256: sha256(s.bytes), createdAt: reg.body.createdAt });
-      expect(existsSync(storedPath(sha256(s.bytes)))).toBe(true);
+      expect(await stored(sha256(s.bytes))).toBe(true);
 
       const detail = await t.call(`/v1/assets/${reg.body.id}`, { key });
       expect(detail.status).toBe(200);
@@ -313,7 +316,9 @@ describe("GET /v1/assets/{id} and the download address", () => {
     const res = await fetch(address);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-disposition")).toBe(`attachment; filename="Rechnung _M_rz_ 50_ _.pdf"; filename*=UTF-8''Rechnung%20%22M%C3%A4rz%22%2050%25%20%E2%9C%93.pdf`);
-    expect(res.headers.get("content-length")).toBe(String(PDF.byteLength));
+    // From a bucket the bytes are streamed through, and Bun 1.4.5 sends a stream chunked, dropping any Content-Length
+    // (oven-sh/bun#10507; docs/scale-out.md).
+    expect(res.headers.get("content-length")).toBe(testStoreEngine() === "sqlite" ? String(PDF.byteLength) : null);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const etag = res.headers.get("etag")!;
     expect(etag).toBe(`"${sha256(PDF)}"`);
@@ -476,13 +481,13 @@ describe("DELETE /v1/assets/{id}", () => {
     const first = await uploadSample(t, key, s);
     const other = await t.makeWorkspace("Shares Bytes");
     const second = await uploadSample(t, t.makeKey(other.id, ["asset:manage"]), { ...s, filename: "copy.css" });
-    const path = storedPath(sha256(s.bytes));
-    expect(existsSync(path)).toBe(true);
+    const sha = sha256(s.bytes);
+    expect(await stored(sha)).toBe(true);
 
     const del = await t.call(`/v1/assets/${first.id}`, { key, method: "DELETE" });
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ id: first.id, deleted: true });
-    expect(existsSync(path)).toBe(true);
+    expect(await stored(sha)).toBe(true);
     expect((await t.call(`/v1/assets/${first.id}`, { key })).status).toBe(404);
     expect((await t.call(`/v1/assets/${first.id}`, { key, method: "DELETE" })).status).toBe(404);
 
@@ -495,9 +500,9 @@ describe("DELETE /v1/assets/{id}", () => {
     // Its download address now finds nothing; the file itself goes once its deletion is due (a grace for readers).
     expect((await fetch(local(t, detail.body.downloadUrl))).status).toBe(404);
     await sweepFiles(FILE_DELETE_GRACE_MS - 1);
-    expect(existsSync(path)).toBe(true);
+    expect(await stored(sha)).toBe(true);
     expect(await sweepFiles(FILE_DELETE_GRACE_MS)).toBeGreaterThanOrEqual(1);
-    expect(existsSync(path)).toBe(false);
+    expect(await stored(sha)).toBe(false);
   });
 
   test("the same bytes uploaded again while their deletion waits are kept", async () => {
@@ -507,7 +512,7 @@ describe("DELETE /v1/assets/{id}", () => {
     t.clock.advance(FILE_DELETE_GRACE_MS / 2);
     const again = await uploadSample(t, key, s);
     await sweepFiles(FILE_DELETE_GRACE_MS);
-    expect(existsSync(storedPath(sha256(s.bytes)))).toBe(true);
+    expect(await stored(sha256(s.bytes))).toBe(true);
     const detail = await t.call(`/v1/assets/${again.id}`, { key });
     expect(new Uint8Array(await (await fetch(local(t, detail.body.downloadUrl))).arrayBuffer())).toEqual(s.bytes);
   });
@@ -592,7 +597,9 @@ describe("cleanup", () => {
     expect(sweep()).toEqual({ expiredRegistrations: 0, tempFiles: 0 });
   });
 
-  test("a restart removes stored files no asset points at that are older than the grace, and keeps the others", async () => {
+  // Ages are set on files under DATA_DIR (their mtime): a bucket's LastModified cannot be set back. The listing the scan
+  // reads is tested on s3rver in test/store/files.test.ts, the scan's rules in test/store/file-deletions.test.ts.
+  test.skipIf(testStoreEngine() === "postgres")("a restart removes stored files no asset points at that are older than the grace, and keeps the others", async () => {
     const kept = await uploadSample(t, key, { kind: "pdf", mediaType: "application/pdf", filename: "kept.pdf", bytes: PDF });
     const orphan = storedPath("e".repeat(64));
     const young = storedPath("f".repeat(64));
