@@ -140,7 +140,7 @@ export const OPTIONS = {
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
   // Scale-out (docs/scale-out.md). The S3_* names are the runtime's own; secrets are never echoed in an error.
   databaseUrl: { env: "DATABASE_URL", flag: "--database-url", help: "postgres://… store shared by several processes (default: SQLite under DATA_DIR; docs/scale-out.md)", fallback: () => undefined, parse: databaseUrl },
-  redisUrl: { env: "REDIS_URL", flag: "--redis-url", help: "redis://… for the API rate-limit counters (default: counted in this process)", fallback: () => undefined, parse: redisUrl },
+  redisUrl: { env: "REDIS_URL", flag: "--redis-url", help: "redis://… for the API rate-limit counters shared by the processes of a DATABASE_URL store (only with it; default: counted in this process)", fallback: () => undefined, parse: redisUrl },
   s3Bucket: { env: "S3_BUCKET", flag: "--s3-bucket", help: "S3-compatible bucket for assets and PDFs (default: files under DATA_DIR)", fallback: () => undefined, parse: text },
   s3Endpoint: { env: "S3_ENDPOINT", flag: "--s3-endpoint", help: "the bucket's endpoint URL (default: AWS for S3_REGION)", fallback: () => undefined, parse: url },
   s3Region: { env: "S3_REGION", flag: "--s3-region", help: "the bucket's region", fallback: () => undefined, parse: text },
