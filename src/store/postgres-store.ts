@@ -1,7 +1,7 @@
 /** store/postgres-store: the Store on PostgreSQL, shared by every renderd process of a scale-out (issue 15). */
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { Reply, Request, WorkerData } from "./postgres-wire";
-import type { Params, Row, Store } from "./store";
+import type { Params, Row, Store, TxOptions } from "./store";
 
 // How long a statement may take before the caller is told the database does not answer: SQLite's busy_timeout is 5 s;
 // here a lock wait behind another process's transaction and a network round trip both count.
@@ -64,12 +64,13 @@ export class PostgresStore implements Store {
     return this.depth > 0;
   }
 
-  tx<T>(fn: () => T): T {
+  tx<T>(fn: () => T, options: TxOptions = {}): T {
     const savepoint = `s${this.depth}`;
     if (this.depth === 0) {
       this.call({ op: "begin" });
       try {
         this.call({ op: "query", text: `SELECT pg_advisory_xact_lock(${WRITER_LOCK})`, params: [] });
+        if (options.durable === false) this.call({ op: "query", text: "SET LOCAL synchronous_commit = off", params: [] });
       } catch (e) {
         this.call({ op: "rollback" });
         throw e;

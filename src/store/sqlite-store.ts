@@ -1,6 +1,6 @@
 /** store/sqlite-store: the one SQLite connection, its pragmas and write transactions (DESIGN.md 1). */
 import { Database, type Statement } from "bun:sqlite";
-import type { Params, Row, Store } from "./store";
+import type { Params, Row, Store, TxOptions } from "./store";
 
 // Far above the statement texts the code has; only SQL built per call (a list of $r0, $r1… parameters) adds more.
 const MAX_STATEMENTS = 500;
@@ -33,8 +33,16 @@ export class SqliteStore implements Store {
   }
 
   /** tx runs `fn` in one IMMEDIATE transaction; `fn` must not await (bun:sqlite is synchronous). */
-  tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+  tx<T>(fn: () => T, options: TxOptions = {}): T {
+    if (options.durable !== false || this.db.inTransaction) return this.db.transaction(fn).immediate();
+    // In WAL mode a NORMAL commit appends to the log without syncing it; the next FULL commit syncs the log, this
+    // commit's frames included.
+    this.db.run("PRAGMA synchronous = NORMAL");
+    try {
+      return this.db.transaction(fn).immediate();
+    } finally {
+      this.db.run("PRAGMA synchronous = FULL");
+    }
   }
 
   /** get answers the first row of a query, or null. */

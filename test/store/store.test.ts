@@ -2,6 +2,7 @@
  * in a throw-away cluster. The schema is renderd's own, migrated by openMigratedStore. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
+import { SQL } from "bun";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../src/lib/clock";
@@ -30,7 +31,14 @@ async function open(engine: "sqlite" | "postgres"): Promise<Store> {
   const dataDir = mkdtempSync(join(tmpdir(), "renderd-store-"));
   dirs.push(dataDir);
   // A database whose own collation is not byte order (ICU, English): the store's text columns must not follow it.
-  const databaseUrl = engine === "postgres" ? await pg.database(`contract_${++n}`, "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'") : undefined;
+  const name = `contract_${++n}`;
+  const databaseUrl = engine === "postgres" ? await pg.database(name, "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'") : undefined;
+  // The throw-away cluster commits without waiting for the disk (fsync off); its stores' databases wait, as production's.
+  if (databaseUrl) {
+    const admin = new SQL(databaseUrl);
+    await admin.unsafe(`ALTER DATABASE ${name} SET synchronous_commit = on`);
+    await admin.close();
+  }
   const { store, applied } = await openMigratedStore({ dataDir, databaseUrl }, clock);
   stores.push(store);
   expect(applied.length).toBeGreaterThan(10);
@@ -93,6 +101,18 @@ for (const engine of ["sqlite", "postgres"] as const) {
         store.tx(() => addWorkspace(store, "ws_inner_kept"));
       });
       expect(store.all<{ id: string }>("SELECT id FROM workspaces ORDER BY id").map((r) => r.id)).toEqual(["ws_inner_kept", "ws_kept"]);
+    });
+
+    test("a transaction that need not wait for the disk commits and is seen like any other; the next one waits again", async () => {
+      const store = await open(engine);
+      const setting = () => store.get(engine === "sqlite" ? "PRAGMA synchronous" : "SELECT current_setting('synchronous_commit') AS synchronous");
+      const lazy = engine === "sqlite" ? { synchronous: 1 } : { synchronous: "off" };
+      const durable = engine === "sqlite" ? { synchronous: 2 } : { synchronous: "on" };
+      expect(store.tx(setting, { durable: false })).toEqual(lazy);
+      store.tx(() => addWorkspace(store, "ws_lazy"), { durable: false });
+      expect(store.get("SELECT id FROM workspaces WHERE id = 'ws_lazy'")).toEqual({ id: "ws_lazy" });
+      expect(() => store.tx(() => addWorkspace(store, "ws_lazy"), { durable: false })).toThrow();
+      expect(store.tx(setting)).toEqual(durable);
     });
 
     test("a refused statement throws and leaves the store usable; ping answers", async () => {
