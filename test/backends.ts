@@ -27,6 +27,11 @@ async function start(): Promise<Backends> {
   return { postgres, redis, s3 };
 }
 
+/** sharedPostgres answers the run's PostgreSQL cluster (started on first use), for tests that make databases of their own. */
+export async function sharedPostgres(): Promise<TestPostgres> {
+  return (await (backends ??= start())).postgres;
+}
+
 /** stopBackends stops what sharedStoreEnv started; test/preload.ts calls it once after every test file has run (bun
  * test emits no process "exit" its children could be stopped on). */
 export async function stopBackends(): Promise<void> {

@@ -1,46 +1,25 @@
 /** The ledger's upserts on both engines — the allowance counters (src/ledger/counters.ts: the same statement text adds,
  * gives back without going below zero, and holds 64-bit values) and the usage days (src/ledger/usage-days.ts: a day's
  * renders add up) — on SQLite and on PostgreSQL. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { addToCounter, readCounter } from "../../src/ledger/counters";
 import { recordRenderEnd } from "../../src/ledger/usage-days";
 import { ManualClock } from "../../src/lib/clock";
-import { openMigratedStore } from "../../src/store/open";
 import type { Store } from "../../src/store/store";
-import { startPostgres, type TestPostgres } from "../store/postgres-server";
+import { ENGINES, testStores, type Engine } from "../store/engines";
 
 const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-let pg: TestPostgres;
-const dirs: string[] = [];
-const stores: Store[] = [];
+const stores = testStores("ledger");
 
-beforeAll(async () => {
-  pg = await startPostgres();
-});
-
-afterAll(async () => {
-  for (const s of stores) s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  await pg?.stop();
-});
-
-let n = 0;
-async function open(engine: "sqlite" | "postgres"): Promise<Store> {
-  const dataDir = mkdtempSync(join(tmpdir(), "renderd-counters-"));
-  dirs.push(dataDir);
-  const databaseUrl = engine === "postgres" ? await pg.database(`ledger_${++n}`) : undefined;
-  const { store } = await openMigratedStore({ dataDir, databaseUrl }, clock);
-  stores.push(store);
+async function open(engine: Engine): Promise<Store> {
+  const store = await stores.open(await stores.place(engine), clock);
   store.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000, $now)", {
     now: clock.now().toISOString(),
   });
   return store;
 }
 
-for (const engine of ["sqlite", "postgres"] as const) {
+for (const engine of ENGINES) {
   describe(`ledger upserts on ${engine}`, () => {
     test("add, give back, never below zero, past 2^32", async () => {
       const store = await open(engine);

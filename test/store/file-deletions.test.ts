@@ -1,10 +1,8 @@
 /** Deleting shared bytes (src/store/file-deletions.ts, docs/architecture.md "Deleting shared bytes"), on SQLite and on a
  * throw-away PostgreSQL cluster. Two stores on one database and two file stores on one folder stand in for two renderd
  * processes sharing a store and a bucket; one manual clock is both processes' time. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, utimesSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { utimesSync } from "node:fs";
 import { CLI_ACTOR } from "../../src/auth/actor";
 import { ManualClock } from "../../src/lib/clock";
 import { deleteAsset, receiveUpload, registerAsset, sweepOrphanFiles, type AssetDeps } from "../../src/modules/assets/service";
@@ -12,26 +10,12 @@ import { createWorkspace } from "../../src/modules/workspaces/service";
 import { dropFile, FILE_DELETE_GRACE_MS, FILE_HOLD_MS, holdFile, releaseFile, sweepFileDeletions } from "../../src/store/file-deletions";
 import type { FileArea, TempFile } from "../../src/store/files";
 import { DiskFiles } from "../../src/store/files-disk";
-import { openMigratedStore } from "../../src/store/open";
-import type { Store } from "../../src/store/store";
-import { startPostgres, type TestPostgres } from "./postgres-server";
+import { ENGINES, testStores, type Engine } from "./engines";
 
 const MIN = 60_000;
 const ctx = { actor: CLI_ACTOR, requestId: "req_file_deletions" };
 const config = { publicUrl: "http://renderd.test", secretKey: "file-deletions-secret-0123456789abcdef" };
-let pg: TestPostgres;
-const dirs: string[] = [];
-const stores: Store[] = [];
-
-beforeAll(async () => {
-  pg = await startPostgres();
-});
-
-afterAll(async () => {
-  for (const s of stores) s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  await pg?.stop();
-});
+const stores = testStores("deletions");
 
 /** Gate pauses a file operation at one point until the test lets it go on. */
 class Gate {
@@ -69,14 +53,12 @@ interface TwoProcesses {
 }
 
 let n = 0;
-async function twoProcesses(engine: "sqlite" | "postgres"): Promise<TwoProcesses> {
-  const dataDir = mkdtempSync(join(tmpdir(), "renderd-deletions-"));
-  dirs.push(dataDir);
+async function twoProcesses(engine: Engine): Promise<TwoProcesses> {
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-  const databaseUrl = engine === "postgres" ? await pg.database(`deletions_${++n}`) : undefined;
-  const storeA = (await openMigratedStore({ dataDir, databaseUrl }, clock)).store;
-  const storeB = (await openMigratedStore({ dataDir, databaseUrl }, clock)).store;
-  stores.push(storeA, storeB);
+  const place = await stores.place(engine);
+  const { dataDir } = place;
+  const storeA = await stores.open(place, clock);
+  const storeB = await stores.open(place, clock);
   const workspaceId = createWorkspace(storeA, clock, ctx, { name: "Shared" }).id;
   return {
     clock,
@@ -113,7 +95,7 @@ async function upload(deps: AssetDeps, workspaceId: string, bytes: Uint8Array): 
 const sweep = (p: AssetDeps) => sweepFileDeletions(p.store, p.files, p.clock);
 const stored = async (p: AssetDeps, bytes: Uint8Array) => (await p.files.read("assets", sha(bytes))) !== null;
 
-for (const engine of ["sqlite", "postgres"] as const) {
+for (const engine of ENGINES) {
   describe(`deleting shared bytes on ${engine}`, () => {
     test("process A stores bytes process B is dropping the last reference to: B's deletion leaves them, A's row names them", async () => {
       const { clock, a, b, workspaceId } = await twoProcesses(engine);

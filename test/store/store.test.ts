@@ -1,47 +1,27 @@
 /** The Store contract (src/store/store.ts), run against both engines: SQLite under a temporary DATA_DIR and PostgreSQL
- * in a throw-away cluster. The schema is renderd's own, migrated by openMigratedStore. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+ * in the run's throw-away cluster (test/store/engines.ts). The schema is renderd's own, migrated by openMigratedStore. */
+import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../src/lib/clock";
-import { openMigratedStore } from "../../src/store/open";
 import { StoreError } from "../../src/store/postgres-store";
 import type { Store } from "../../src/store/store";
-import { startPostgres, type TestPostgres } from "./postgres-server";
+import { ENGINES, testStores, type Engine } from "./engines";
 
 const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-let pg: TestPostgres;
-const dirs: string[] = [];
-const stores: Store[] = [];
+const stores = testStores("contract");
 
-beforeAll(async () => {
-  pg = await startPostgres();
-});
-
-afterAll(async () => {
-  for (const s of stores) s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  await pg?.stop();
-});
-
-let n = 0;
-async function open(engine: "sqlite" | "postgres"): Promise<Store> {
-  const dataDir = mkdtempSync(join(tmpdir(), "renderd-store-"));
-  dirs.push(dataDir);
+async function open(engine: Engine): Promise<Store> {
   // A database whose own collation is not byte order (ICU, English): the store's text columns must not follow it.
-  const name = `contract_${++n}`;
-  const databaseUrl = engine === "postgres" ? await pg.database(name, "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'") : undefined;
+  const where = await stores.place(engine, "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'");
   // The throw-away cluster commits without waiting for the disk (fsync off); its stores' databases wait, as production's.
-  if (databaseUrl) {
-    const admin = new SQL(databaseUrl);
-    await admin.unsafe(`ALTER DATABASE ${name} SET synchronous_commit = on`);
+  if (where.databaseUrl) {
+    const admin = new SQL(where.databaseUrl);
+    await admin.unsafe(`ALTER DATABASE ${where.name} SET synchronous_commit = on`);
     await admin.close();
   }
-  const { store, applied } = await openMigratedStore({ dataDir, databaseUrl }, clock);
-  stores.push(store);
-  expect(applied.length).toBeGreaterThan(10);
+  const store = await stores.open(where, clock);
+  expect(store.engine).toBe(engine);
   return store;
 }
 
@@ -53,7 +33,7 @@ function addWorkspace(store: Store, id: string, maxStorage = 1000): void {
   );
 }
 
-for (const engine of ["sqlite", "postgres"] as const) {
+for (const engine of ENGINES) {
   describe(`Store on ${engine}`, () => {
     test("named parameters, used twice or inside quotes; 64-bit and summed integers and flags as numbers", async () => {
       const store = await open(engine);
@@ -142,11 +122,9 @@ describe("PostgresStore", () => {
   });
 
   test("write transactions of two processes take turns (one writer at a time, as on SQLite)", async () => {
-    const url = await pg.database("turns");
-    const dataDir = mkdtempSync(join(tmpdir(), "renderd-store-"));
-    dirs.push(dataDir);
-    const { store } = await openMigratedStore({ dataDir, databaseUrl: url }, clock);
-    stores.push(store);
+    const where = await stores.place("postgres");
+    const url = where.databaseUrl!;
+    const store = await stores.open(where, clock);
     // The other process holds a write transaction for 600 ms, then writes its mark and commits.
     const child = Bun.spawn(
       [
