@@ -8,19 +8,9 @@ import { checkIntegrity, migrationLevel, withReadOnly } from "../backup/snapshot
 import { BrowserProcess, launchOptions } from "../render/browser";
 import { processTempDir } from "../render/tempdir";
 import { poolOptions } from "../render/pool";
-import { MIGRATIONS } from "../store/migrations";
 import { listenError, listenerHoldsStore, renderdAnswers } from "./ports";
-
-/** CheckResult is one line of the report; any `fail` makes doctor exit non-zero, a `warn` does not. */
-export interface CheckResult {
-  check: string;
-  status: "ok" | "warn" | "fail";
-  detail: string;
-}
-
-const ok = (check: string, detail: string): CheckResult => ({ check, status: "ok", detail });
-const warn = (check: string, detail: string): CheckResult => ({ check, status: "warn", detail });
-const fail = (check: string, detail: string): CheckResult => ({ check, status: "fail", detail });
+import { allMigrationsPending, fail, migrationsCheck, ok, warn, type CheckResult } from "./result";
+import { checkBucket, checkPostgres, checkRedis } from "./shared";
 
 const MB = 1_000_000;
 // Below two of the largest PDFs a render may write (RENDER_MAX_OUTPUT_BYTES, 50 MB) serve will soon fail writes.
@@ -124,28 +114,27 @@ export function checkSecretKey(config: Config): CheckResult {
 
 /** checkStore runs quick_check on DATA_DIR's store and compares its migration level with the binary's. */
 export function checkStore(config: Config): CheckResult[] {
-  const newest = MIGRATIONS.at(-1)!;
   const file = join(config.dataDir, "renderd.db");
-  if (!existsSync(file)) return [ok("store", "no store yet: serve creates it"), ok("migrations", `serve applies all ${MIGRATIONS.length}, up to ${newest.name}`)];
+  if (!existsSync(file)) return [ok("store", "no store yet: serve creates it"), allMigrationsPending()];
   try {
     return withReadOnly(file, (db) => {
       const problems = checkIntegrity(db, "quick_check");
       const store = problems.length ? fail("store", `quick_check: ${problems.slice(0, 3).join("; ")}: restore a backup (docs/operations.md).`) : ok("store", "quick_check ok");
-      const level = migrationLevel(db);
-      const applied = level.name || "none";
-      let migrations: CheckResult;
-      if (level.version === newest.version) migrations = ok("migrations", `${applied} applied, the newest this binary embeds`);
-      else if (level.version < newest.version)
-        migrations = warn("migrations", `${applied} applied; this binary embeds up to ${newest.name}: serve (or renderd migrate) applies the rest.`);
-      else migrations = fail("migrations", `the store is at migration ${level.version}, newer than this binary (${newest.version}): upgrade renderd.`);
-      return [store, migrations];
+      return [store, migrationsCheck(migrationLevel(db))];
     });
   } catch (e) {
     return [fail("store", (e as Error).message), fail("migrations", "unknown: the store does not open")];
   }
 }
 
+// With DATABASE_URL the store is PostgreSQL (DATA_DIR's renderd.db is not it) and Redis counts the rate limits; the
+// bucket holds the files whenever S3_BUCKET is set, with or without DATABASE_URL (store/open-files.ts).
+async function checkStoreEngines(config: Config): Promise<CheckResult[]> {
+  const store = config.databaseUrl === undefined ? checkStore(config) : [...(await checkPostgres(config.databaseUrl)), await checkRedis(config.redisUrl!)];
+  return config.s3Bucket === undefined ? store : [...store, await checkBucket(config)];
+}
+
 /** runChecks runs every check, in the order the report prints them. */
 export async function runChecks(config: Config): Promise<CheckResult[]> {
-  return [await checkChromium(config), checkFonts(), ...(await checkPorts(config)), checkDataDir(config), checkSecretKey(config), ...checkStore(config)];
+  return [await checkChromium(config), checkFonts(), ...(await checkPorts(config)), checkDataDir(config), checkSecretKey(config), ...(await checkStoreEngines(config))];
 }

@@ -3,16 +3,22 @@
 import type { Config } from "../config";
 import type { FileStore } from "./files";
 import { DiskFiles } from "./files-disk";
-import { S3Files } from "./files-s3";
+import { S3Files, type S3Settings } from "./files-s3";
 
-/** openFiles answers the configured FileStore; uploads are staged under DATA_DIR either way. */
-export function openFiles(config: Config): FileStore {
-  if (config.s3Bucket === undefined) return new DiskFiles(config.dataDir);
-  return new S3Files(config.dataDir, {
+/** s3Settings answers the bucket's settings from S3_*, or undefined without S3_BUCKET. */
+export function s3Settings(config: Config): S3Settings | undefined {
+  if (config.s3Bucket === undefined) return undefined;
+  return {
     bucket: config.s3Bucket,
     endpoint: config.s3Endpoint,
     region: config.s3Region,
     accessKeyId: config.s3AccessKeyId!,
     secretAccessKey: config.s3SecretAccessKey!,
-  });
+  };
+}
+
+/** openFiles answers the configured FileStore; uploads are staged under DATA_DIR either way. */
+export function openFiles(config: Config): FileStore {
+  const settings = s3Settings(config);
+  return settings === undefined ? new DiskFiles(config.dataDir) : new S3Files(config.dataDir, settings);
 }

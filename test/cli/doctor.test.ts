@@ -4,8 +4,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
+import { sharedStoreEnv } from "../backends";
 import { startTestServer } from "../harness";
 import { openStore } from "../../src/store/open";
+import { MIGRATIONS } from "../../src/store/migrations";
 
 const ROOT = join(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "renderd-doctor-"));
@@ -134,6 +137,62 @@ describe("renderd doctor", () => {
     const checks = JSON.parse(r.stdout.toString());
     expect(checks.find((c: any) => c.check === "chromium")).toMatchObject({ status: "fail" });
     expect(checks.find((c: any) => c.check === "port")).toEqual({ check: "port", status: "ok", detail: "PORT=0: serve takes any free port" });
+  });
+});
+
+describe("renderd doctor on a shared store (DATABASE_URL, REDIS_URL, S3_BUCKET)", () => {
+  const names = (r: Report) => r.lines.map((l) => l.split(/\s+/)[1]);
+
+  test("a healthy shared store passes with its store, migrations, redis and bucket lines; DATA_DIR's SQLite file is not checked", async () => {
+    const env = await sharedStoreEnv();
+    const fresh = await doctor(env);
+    expect(fresh.code).toBe(0);
+    expect(names(fresh)).toEqual(["chromium", "fonts", "port", "internal-port", "data-dir", "secret-key", "store", "migrations", "redis", "bucket"]);
+    const database = new URL(env.DATABASE_URL!).pathname;
+    expect(fresh.line("store")).toMatch(new RegExp(`^ok\\s+store\\s+PostgreSQL \\d+[.\\d]* .*at postgres://127\\.0\\.0\\.1:\\d+${database}$`));
+    expect(fresh.line("migrations")).toMatch(new RegExp(`^ok\\s+migrations\\s+serve applies all ${MIGRATIONS.length}, up to ${MIGRATIONS.at(-1)!.name}$`));
+    expect(fresh.line("redis")).toMatch(/^ok\s+redis\s+PING answered at redis:\/\/127\.0\.0\.1:\d+$/);
+    expect(fresh.line("bucket")).toBe(`ok    bucket         bucket ${env.S3_BUCKET} at ${env.S3_ENDPOINT} answers`);
+    // Doctor created nothing: the database is still empty.
+    const sql = new SQL(env.DATABASE_URL!);
+    try {
+      expect((await sql`SELECT to_regclass('schema_migrations') AS t`)[0].t).toBeNull();
+      const migrated = Bun.spawnSync([process.execPath, "cli/main.ts", "migrate"], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env } });
+      expect(migrated.exitCode).toBe(0);
+      const current = await doctor({ ...env, CHROMIUM_PATH: "/nonexistent/chromium" });
+      expect(current.line("migrations")).toBe(`ok    migrations     ${MIGRATIONS.at(-1)!.name} applied, the newest this binary embeds`);
+      await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', '2030-01-01T00:00:00.000Z')`;
+      const newer = await doctor({ ...env, CHROMIUM_PATH: "/nonexistent/chromium" });
+      expect(newer.line("migrations")).toMatch(/^FAIL\s+migrations\s+the store is at migration 9999, newer than this binary \(\d+\): upgrade renderd\.$/);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  test("a DATABASE_URL nothing answers fails the store line, naming the address without the password", async () => {
+    const port = freePort();
+    const r = await doctor({ ...(await sharedStoreEnv()), DATABASE_URL: `postgres://renderd:hunter2-secret@127.0.0.1:${port}/renderd`, CHROMIUM_PATH: "/nonexistent/chromium" });
+    expect(r.code).toBe(1);
+    expect(r.line("store")).toBe(`FAIL  store          PostgreSQL at postgres://127.0.0.1:${port}/renderd: Failed to connect (ERR_POSTGRES_CONNECTION_REFUSED). Check DATABASE_URL and that the server is up.`);
+    expect(r.line("migrations")).toMatch(/^FAIL\s+migrations\s+unknown/);
+    expect(r.lines.join("\n")).not.toContain("hunter2");
+  });
+
+  test("a REDIS_URL nothing answers fails the redis line", async () => {
+    const port = freePort();
+    const r = await doctor({ ...(await sharedStoreEnv()), REDIS_URL: `redis://:hunter2-secret@127.0.0.1:${port}/0`, CHROMIUM_PATH: "/nonexistent/chromium" });
+    expect(r.code).toBe(1);
+    expect(r.line("redis")).toMatch(new RegExp(`^FAIL\\s+redis\\s+Redis at redis://127\\.0\\.0\\.1:${port} did not answer PING: `));
+    expect(r.line("store")).toMatch(/^ok\s+store\s+PostgreSQL/);
+    expect(r.lines.join("\n")).not.toContain("hunter2");
+  });
+
+  test("a bucket that does not exist fails the bucket line, naming the bucket and endpoint, never the secret", async () => {
+    const env = await sharedStoreEnv();
+    const r = await doctor({ ...env, S3_BUCKET: "no-such-bucket", S3_SECRET_ACCESS_KEY: "hunter2-secret", CHROMIUM_PATH: "/nonexistent/chromium" });
+    expect(r.code).toBe(1);
+    expect(r.line("bucket")).toStartWith(`FAIL  bucket         bucket no-such-bucket at ${env.S3_ENDPOINT}: The specified bucket does not exist (NoSuchBucket). `);
+    expect(r.lines.join("\n")).not.toContain("hunter2");
   });
 });
 
