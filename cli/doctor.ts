@@ -9,7 +9,7 @@ const MARK = { ok: "ok  ", warn: "WARN", fail: "FAIL" } as const;
 /** doctorCommand builds `renderd doctor`; it takes the same settings as serve, from the environment or flags. */
 export function doctorCommand(): Command {
   const cmd = new Command("doctor")
-    .description("check Chromium, fonts, ports, DATA_DIR, the secret key and the store before serving; exit 1 when a check fails")
+    .description("check Chromium, fonts, ports, DATA_DIR, the secret key and the store (PostgreSQL, Redis and the bucket when set) before serving; exit 1 when a check fails")
     .option("--json", "print JSON for scripts")
     .addHelpText("after", "\nA WARN line does not change the exit code. No folder, key or store is created: a DATA_DIR that does not exist yet is reported as such.");
   configFlags(cmd).action(

@@ -140,7 +140,7 @@ describe("renderd doctor", () => {
   });
 });
 
-describe("renderd doctor on a shared store (DATABASE_URL, REDIS_URL, S3_BUCKET)", () => {
+describe("renderd doctor on the shared engines (DATABASE_URL, REDIS_URL, S3_BUCKET)", () => {
   const names = (r: Report) => r.lines.map((l) => l.split(/\s+/)[1]);
 
   test("a healthy shared store passes with its store, migrations, redis and bucket lines; DATA_DIR's SQLite file is not checked", async () => {
@@ -193,6 +193,14 @@ describe("renderd doctor on a shared store (DATABASE_URL, REDIS_URL, S3_BUCKET)"
     expect(r.code).toBe(1);
     expect(r.line("bucket")).toStartWith(`FAIL  bucket         bucket no-such-bucket at ${env.S3_ENDPOINT}: The specified bucket does not exist (NoSuchBucket). `);
     expect(r.lines.join("\n")).not.toContain("hunter2");
+  });
+
+  test("S3_BUCKET without DATABASE_URL: the SQLite store is checked, and the bucket too (serve keeps files there)", async () => {
+    const { S3_BUCKET, S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = await sharedStoreEnv();
+    const r = await doctor({ S3_BUCKET: S3_BUCKET!, S3_ENDPOINT: S3_ENDPOINT!, S3_REGION: S3_REGION!, S3_ACCESS_KEY_ID: S3_ACCESS_KEY_ID!, S3_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY!, CHROMIUM_PATH: "/nonexistent/chromium" });
+    expect(names(r).slice(-3)).toEqual(["store", "migrations", "bucket"]);
+    expect(r.line("store")).toMatch(/quick_check ok$/);
+    expect(r.line("bucket")).toBe(`ok    bucket         bucket ${S3_BUCKET} at ${S3_ENDPOINT} answers`);
   });
 });
 
