@@ -157,8 +157,9 @@ describe("renderd doctor on the shared engines (DATABASE_URL, REDIS_URL, S3_BUCK
     const sql = new SQL(env.DATABASE_URL!);
     try {
       expect((await sql`SELECT to_regclass('schema_migrations') AS t`)[0].t).toBeNull();
-      const migrated = Bun.spawnSync([process.execPath, "cli/main.ts", "migrate"], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env } });
-      expect(migrated.exitCode).toBe(0);
+      // Not spawnSync: the bucket's server runs in this process and must keep answering.
+      const migrate = Bun.spawn([process.execPath, "cli/main.ts", "migrate"], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, stdout: "ignore", stderr: "ignore" });
+      expect(await migrate.exited).toBe(0);
       const current = await doctor({ ...env, CHROMIUM_PATH: "/nonexistent/chromium" });
       expect(current.line("migrations")).toBe(`ok    migrations     ${MIGRATIONS.at(-1)!.name} applied, the newest this binary embeds`);
       await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', '2030-01-01T00:00:00.000Z')`;
