@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { systemClock } from "../../src/lib/clock";
 import { signIn } from "../../src/modules/auth/service";
 import { openStore } from "../../src/store/open";
+import { cliOutput, runCli, type CliRun } from "./run-cli";
 
-const ROOT = join(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-cli-"));
 const otherDir = mkdtempSync(join(tmpdir(), "renderd-cli-other-"));
 
@@ -16,29 +16,9 @@ afterAll(() => {
   rmSync(otherDir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
 /** renderd runs `bun cli/main.ts ...args` on the temp DATA_DIR, optionally feeding stdin. */
-function renderd(args: string[], stdin?: string): Run {
-  const r = Bun.spawnSync([process.execPath, "cli/main.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent" },
-    stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
-}
-
-function ok(args: string[], stdin?: string): string {
-  const r = renderd(args, stdin);
-  if (r.code !== 0) throw new Error(`renderd ${args.join(" ")} exited ${r.code}: ${r.err}`);
-  return r.out;
-}
+const renderd = (args: string[], stdin?: string): CliRun => runCli(args, { DATA_DIR: dataDir, LOG_LEVEL: "silent" }, stdin);
+const ok = (args: string[], stdin?: string): string => cliOutput(renderd(args, stdin), args);
 
 function json<T = any>(args: string[], stdin?: string): T {
   return JSON.parse(ok([...args, "--json"], stdin)) as T;

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PostgresStore } from "../../src/store/postgres-store";
 import { sharedStoreEnv } from "../backends";
+import { cliOutput, runCli, type CliRun } from "./run-cli";
 
-const ROOT = join(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-cli-pg-"));
 let env: Record<string, string>;
 let store: PostgresStore;
@@ -20,23 +20,8 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function renderd(args: string[], extra: Record<string, string | undefined> = {}): { code: number; out: string; err: string } {
-  const all: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env, ...extra };
-  const r = Bun.spawnSync([process.execPath, "cli/main.ts", ...args], {
-    cwd: ROOT,
-    env: Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)),
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
-}
-
-function ok(args: string[]): string {
-  const r = renderd(args);
-  if (r.code !== 0) throw new Error(`renderd ${args.join(" ")} exited ${r.code}: ${r.err}`);
-  return r.out;
-}
+const renderd = (args: string[], extra: Record<string, string | undefined> = {}): CliRun => runCli(args, { DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env, ...extra });
+const ok = (args: string[]): string => cliOutput(renderd(args), args);
 
 describe("the CLI on DATABASE_URL", () => {
   test("migrate applies the migrations to PostgreSQL once; a second run applies none", () => {

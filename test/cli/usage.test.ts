@@ -7,34 +7,14 @@ import { daysIn, monthsOf } from "../../cli/usage";
 import { recordRenderEnd } from "../../src/ledger/usage-days";
 import { openStore } from "../../src/store/open";
 import type { Store } from "../../src/store/store";
+import { cliOutput, runCli, type CliRun } from "./run-cli";
 
-const ROOT = join(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-cli-usage-"));
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-function renderd(args: string[]): Run {
-  const r = Bun.spawnSync([process.execPath, "cli/main.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent" },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
-}
-
-function ok(args: string[]): string {
-  const r = renderd(args);
-  if (r.code !== 0) throw new Error(`renderd ${args.join(" ")} exited ${r.code}: ${r.err}`);
-  return r.out;
-}
+const renderd = (args: string[]): CliRun => runCli(args, { DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+const ok = (args: string[]): string => cliOutput(renderd(args), args);
 
 /** badInput asserts exit 2 with nothing on stdout and exactly one stderr line, and answers that line. */
 function badInput(args: string[]): string {
