@@ -13,7 +13,7 @@ import { namerOptions } from "./modules/template-conversions/namer";
 import { ConversionRunner } from "./modules/template-conversions/runner";
 import { poolOptions, RenderPool } from "./render/pool";
 import { RenderWorker } from "./render/worker";
-import { SqliteQueue } from "./queue/sqlite";
+import { StoreQueue } from "./queue/store-queue";
 import { Metrics } from "./metrics/metrics";
 import { internalHandler, type LiveState } from "./modules/health/internal";
 import type { FileStore } from "./store/files";
@@ -99,7 +99,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
     const sealPdf = pdfSealer({ store, clock, secretKey: config.secretKey, timestampUrl: config.signatureTimestampUrl, maxOutputBytes: pool.maxOutputBytes });
-    const queue = new SqliteQueue(store, clock, config.renderLeaseMs);
+    const queue = new StoreQueue(store, clock, config.renderLeaseMs);
     worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
     conversions = new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) });

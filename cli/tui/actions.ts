@@ -6,7 +6,7 @@ import { createApiKey } from "../../src/modules/api-keys/service";
 import { cancelRender, type RenderDeps, type RenderQueue } from "../../src/modules/renders/service";
 import { AllowancesReplacement, type CompanyAllowances } from "../../src/modules/workspaces/model";
 import { replaceAllowances, setSuspended } from "../../src/modules/workspaces/service";
-import { SqliteQueue } from "../../src/queue/sqlite";
+import { StoreQueue } from "../../src/queue/store-queue";
 import { openFiles } from "../../src/store/open-files";
 import type { Store } from "../../src/store/store";
 import { cliChange } from "../context";
@@ -30,7 +30,7 @@ export class Actions {
     config: Config,
   ) {
     const files = openFiles(config);
-    this.renders = { store, clock, config, files, worker: NO_QUEUE, queue: new SqliteQueue(store, clock, config.renderLeaseMs) };
+    this.renders = { store, clock, config, files, worker: NO_QUEUE, queue: new StoreQueue(store, clock, config.renderLeaseMs) };
   }
 
   /** setSuspended suspends or restores a workspace (`workspace.suspended`/`workspace.restored`, as `renderd suspend`). */

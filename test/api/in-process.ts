@@ -8,7 +8,7 @@ import { loadConfig } from "../../src/config";
 import { ManualClock } from "../../src/lib/clock";
 import { createLogger } from "../../src/logger";
 import { poolOptions, RenderPool } from "../../src/render/pool";
-import { SqliteQueue } from "../../src/queue/sqlite";
+import { StoreQueue } from "../../src/queue/store-queue";
 import { RenderWorker } from "../../src/render/worker";
 import { DiskFiles } from "../../src/store/files-disk";
 import { namerOptions } from "../../src/modules/template-conversions/namer";
@@ -24,7 +24,7 @@ export interface InProcessApi {
   store: Store;
   clock: ManualClock;
   files: DiskFiles;
-  queue: SqliteQueue;
+  queue: StoreQueue;
   /** close closes the store and removes DATA_DIR, unless `keepDataDir` (the caller removes it). */
   close(keepDataDir?: boolean): void;
 }
@@ -38,7 +38,7 @@ export function buildApi(env: Record<string, string> = {}): InProcessApi {
   const files = new DiskFiles(dataDir);
   const store = openStore(dataDir);
   migrate(store, clock);
-  const queue = new SqliteQueue(store, clock, config.renderLeaseMs);
+  const queue = new StoreQueue(store, clock, config.renderLeaseMs);
   const worker = new RenderWorker({ store, clock, log, files, queue, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {
     // Neither is started: nothing here renders or converts.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SqliteQueue } from "../../src/queue/sqlite";
+import { StoreQueue } from "../../src/queue/store-queue";
 import { startTestServer, type TestServer } from "../harness";
 import { slowHtml } from "../render/fixtures";
 import { until } from "../wait";
@@ -104,7 +104,7 @@ describe("leases (docs/architecture.md, the queue)", () => {
       const id = (await leased.call("/v1/renders", { key: ws.key, body: { html: slowHtml(6, "leased") } })).body.id;
       await until(() => status(leased, id) === "processing");
       // Another process on the same store, as issue 15 will have.
-      const other = new SqliteQueue(leased.server.store, leased.clock, 3000);
+      const other = new StoreQueue(leased.server.store, leased.clock, 3000);
       leased.clock.advance(2000);
       await Bun.sleep(1300);
       leased.clock.advance(2000);

@@ -1,6 +1,6 @@
-/** queue/sqlite: the render queue on the `renders` table of this process's SQLite store. Claims are leased (queue.ts),
- * so the rules and tests are those a shared store needs; on SQLite one serving process owns the store, so a render
- * of a dead process is taken back by recover() at the next start, at once, rather than after its lease. */
+/** queue/store-queue: the render queue on the store's `renders` table, the same SQL on SQLite and PostgreSQL. Claims are
+ * leased (queue.ts): on a shared store a render of a dead process comes back when its lease runs out; on SQLite one
+ * serving process owns the store, so recover() takes such renders back at the next start, at once. */
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import { inList } from "../store/sql-list";
@@ -11,9 +11,9 @@ import { claimRender, endRender, renewLeases, requeueRender, takeBackRenders, ty
 import type { Claim, NewRender, Printed, Queue, RenderRow } from "./queue";
 import { sweepRenders } from "./retention";
 
-/** SqliteQueue is the Queue of one renderd process on the store's `renders` table; the fair pick's memory is in the
+/** StoreQueue is the Queue of one renderd process on the store's `renders` table; the fair pick's memory is in the
  * store too (`queue_turns`), shared with every process on it. */
-export class SqliteQueue implements Queue {
+export class StoreQueue implements Queue {
   /** owner names this queue's claims in the store: a new one each start, so a restarted process holds nothing. */
   readonly owner = `prc_${randomBase62(16)}`;
 

@@ -6,7 +6,7 @@ import { CLI_ACTOR } from "../../src/auth/actor";
 import { ManualClock } from "../../src/lib/clock";
 import { createWorkspace, setSuspended } from "../../src/modules/workspaces/service";
 import { RENDER_COLUMNS, type NewRender, type RenderRow } from "../../src/queue/queue";
-import { SqliteQueue } from "../../src/queue/sqlite";
+import { StoreQueue } from "../../src/queue/store-queue";
 import { isReferenced } from "../../src/store/file-deletions";
 import { migrate } from "../../src/store/migrate";
 import { openStore } from "../../src/store/open";
@@ -15,7 +15,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "renderd-queue-"));
 const clock = new ManualClock();
 const store = openStore(dataDir);
 migrate(store, clock);
-const queue = new SqliteQueue(store, clock, 30_000);
+const queue = new StoreQueue(store, clock, 30_000);
 const ctx = { actor: CLI_ACTOR, requestId: "req_queue_test" };
 const a = createWorkspace(store, clock, ctx, { name: "Acme" }).id;
 const b = createWorkspace(store, clock, ctx, { name: "Beta" }).id;
@@ -44,7 +44,7 @@ function add(id: string, workspaceId: string, test = false): void {
   store.tx(() => queue.enqueue(render));
 }
 
-describe("SqliteQueue", () => {
+describe("StoreQueue", () => {
   test("enqueue outside a transaction is refused: a render is queued with the allowances it is charged", () => {
     expect(() => queue.enqueue({ id: "rnd_x", workspaceId: a, test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "x.pdf", metadata: "{}", job: "{}", createdAt: clock.now().toISOString() })).toThrow(/inside the transaction/);
   });
@@ -95,10 +95,10 @@ describe("SqliteQueue", () => {
   });
 });
 
-describe("SqliteQueue leases", () => {
+describe("StoreQueue leases", () => {
   // Two processes on one store: `other` is the process that finds a lease run out.
   const LEASE = 30_000;
-  const other = new SqliteQueue(store, clock, LEASE);
+  const other = new StoreQueue(store, clock, LEASE);
   const status = (id: string) => store.get<{ status: string; recoveries: number; error_message: string | null }>("SELECT status, recoveries, error_message FROM renders WHERE id = $id", { id })!;
 
   test("a claim whose lease ran out goes back to the queue and another process claims it; the holder never takes back its own", () => {
@@ -154,10 +154,10 @@ describe("SqliteQueue leases", () => {
   });
 });
 
-describe("SqliteQueue fairness across processes (8.1 (5))", () => {
+describe("StoreQueue fairness across processes (8.1 (5))", () => {
   // Two processes on one store: the turns are the store's, so neither serves a workspace twice while another waits.
-  const one = new SqliteQueue(store, clock, 30_000);
-  const two = new SqliteQueue(store, clock, 30_000);
+  const one = new StoreQueue(store, clock, 30_000);
+  const two = new StoreQueue(store, clock, 30_000);
   const c = createWorkspace(store, clock, ctx, { name: "Gamma" }).id;
   const d = createWorkspace(store, clock, ctx, { name: "Delta" }).id;
 
