@@ -93,8 +93,8 @@ export interface Queue {
   requeue(renderId: string): void;
   /** cancel ends a queued or processing render as cancelled; false when it had ended already. */
   cancel(renderId: string): boolean;
-  /** cancelledAmong answers which of these claimed renders another process cancelled. */
-  cancelledAmong(renderIds: readonly string[]): string[];
+  /** inStatusAmong answers which of these renders are in one of `statuses` now (cancelled or ended by another process). */
+  inStatusAmong(renderIds: readonly string[], statuses: readonly RenderStatus[]): string[];
   /** sweep deletes renders that ended more than `retentionDays` ago and records the deletion of the PDFs none points at any more. */
   sweep(retentionDays: number): { renders: number; outputs: number };
   /** depth answers how many renders wait (`queued`) and print (`processing`). */

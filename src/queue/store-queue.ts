@@ -4,6 +4,7 @@
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import { inList } from "../store/sql-list";
+import type { RenderStatus } from "../store/render-status";
 import type { Store } from "../store/store";
 import { pickNext, type Head } from "./fairness";
 import { randomBase62 } from "../lib/ids";
@@ -98,10 +99,11 @@ export class StoreQueue implements Queue {
     return this.store.tx(() => endRender(this.store, this.clock, renderId, ["queued", "processing"], { status: "cancelled" })) !== null;
   }
 
-  cancelledAmong(renderIds: readonly string[]): string[] {
+  inStatusAmong(renderIds: readonly string[], statuses: readonly RenderStatus[]): string[] {
     if (renderIds.length === 0) return [];
     const ids = inList("id", renderIds, "r");
-    return this.store.all<{ id: string }>(`SELECT id FROM renders WHERE status = 'cancelled' AND ${ids.sql}`, ids.params).map((r) => r.id);
+    const wanted = inList("status", statuses, "s");
+    return this.store.all<{ id: string }>(`SELECT id FROM renders WHERE ${wanted.sql} AND ${ids.sql}`, { ...ids.params, ...wanted.params }).map((r) => r.id);
   }
 
   sweep(retentionDays: number): { renders: number; outputs: number } {

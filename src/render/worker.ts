@@ -15,7 +15,7 @@ import { uploadedAsset } from "../store/assets";
 import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
 import type { Store } from "../store/store";
-import type { FinalStatus } from "../store/render-status";
+import { FINAL_STATUSES, type FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
 import { finishPdf, type FinishDeps } from "./finish";
@@ -78,6 +78,7 @@ export class RenderWorker {
   private poller?: ReturnType<typeof setInterval>;
   private sweeper?: ReturnType<typeof setInterval>;
   private renewer?: ReturnType<typeof setInterval>;
+  private sharedPoll?: ReturnType<typeof setInterval>;
 
   constructor(private readonly options: WorkerOptions) {
     this.queue = options.queue;
@@ -123,6 +124,8 @@ export class RenderWorker {
     for (const r of this.running.values()) r.controller.abort(new Stopping("renderd is stopping"));
     await Promise.all([...this.running.values()].map((r) => r.done));
     for (const id of [...this.waiters.keys()]) this.ended(id);
+    clearInterval(this.sharedPoll);
+    this.sharedPoll = undefined;
   }
 
   /** kick looks for renders to start, soon (after the transaction that queued them has committed). */
@@ -161,17 +164,31 @@ export class RenderWorker {
       if (!set) this.waiters.set(renderId, (set = new Set()));
       const done = (row?: RenderRow) => {
         clearTimeout(timer);
-        clearInterval(poll);
         set.delete(done);
         if (set.size === 0 && this.waiters.get(renderId) === set) this.waiters.delete(renderId);
         resolve(row);
       };
       const timer = setTimeout(() => done(), ms);
-      // On a shared store another process may print the render: its end reaches this one only through the store.
-      const poll = this.options.store.engine === "sqlite" ? undefined : setInterval(() => isFinal() && done(), SHARED_WAIT_POLL_MS);
       set.add(done);
       if (isFinal()) done();
+      else if (this.options.store.engine !== "sqlite") this.watchOtherProcesses();
     });
+  }
+
+  /** watchOtherProcesses asks the store, every SHARED_WAIT_POLL_MS while requests wait, which of the renders they wait on
+   * another process ended: on a shared store that end reaches this process only through the store. One query for all
+   * the waiting requests. */
+  private watchOtherProcesses(): void {
+    if (this.sharedPoll) return;
+    this.sharedPoll = setInterval(() => {
+      const waited = [...this.waiters.keys()];
+      if (waited.length === 0) {
+        clearInterval(this.sharedPoll);
+        this.sharedPoll = undefined;
+        return;
+      }
+      for (const id of this.queue.inStatusAmong(waited, FINAL_STATUSES)) this.ended(id);
+    }, SHARED_WAIT_POLL_MS);
   }
 
   private fill(): void {
@@ -254,7 +271,7 @@ export class RenderWorker {
 
   /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */
   private stopCancelledElsewhere(): void {
-    for (const id of this.queue.cancelledAmong([...this.running.keys()])) this.cancel(id);
+    for (const id of this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
   }
 
   /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */

@@ -70,7 +70,7 @@ describe("StoreQueue", () => {
     expect(completed).toEqual(store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = 'rnd_a1'`)!);
     expect(isReferenced(store, "outputs", "ab".repeat(32))).toBe(true);
     expect(queue.cancel("rnd_b1")).toBe(true);
-    expect(queue.cancelledAmong(["rnd_a1", "rnd_b1", "rnd_a2"])).toEqual(["rnd_b1"]);
+    expect(queue.inStatusAmong(["rnd_a1", "rnd_b1", "rnd_a2"], ["cancelled"])).toEqual(["rnd_b1"]);
     expect(queue.fail("rnd_b1", "RENDER_FAILED", "too late")).toBeNull();
     expect(queue.cancel("rnd_a1")).toBe(false);
     queue.requeue("rnd_a2");
