@@ -72,7 +72,7 @@ export class PostgresStore implements Store {
         this.call({ op: "query", text: `SELECT pg_advisory_xact_lock(${WRITER_LOCK})`, params: [] });
         if (options.durable === false) this.call({ op: "query", text: "SET LOCAL synchronous_commit = off", params: [] });
       } catch (e) {
-        this.call({ op: "rollback" });
+        this.undo();
         throw e;
       }
     } else this.call({ op: "savepoint", name: savepoint });
@@ -82,7 +82,7 @@ export class PostgresStore implements Store {
       result = fn();
     } catch (e) {
       this.depth--;
-      this.call(this.depth === 0 ? { op: "rollback" } : { op: "rollback-to", name: savepoint });
+      this.undo(this.depth === 0 ? undefined : savepoint);
       throw e;
     }
     this.depth--;
@@ -91,7 +91,7 @@ export class PostgresStore implements Store {
       try {
         this.call({ op: "commit" });
       } catch (e) {
-        this.call({ op: "rollback" });
+        this.undo();
         throw e;
       }
     }
@@ -127,6 +127,16 @@ export class PostgresStore implements Store {
       // Closing anyway: the worker's connections go with it.
     }
     void this.worker.terminate();
+  }
+
+  /** undo rolls the open transaction back (to `savepoint` when given) after an error, which stays the one thrown: a
+   * connection that is gone took its transaction with it, and its own error would only hide why. */
+  private undo(savepoint?: string): void {
+    try {
+      this.call(savepoint === undefined ? { op: "rollback" } : { op: "rollback-to", name: savepoint });
+    } catch {
+      // Said above: the caller throws the first error.
+    }
   }
 
   private query(sql: string, params: Params): { rows: Row[]; count: number } {

@@ -36,10 +36,18 @@ async function answer(request: Request): Promise<Reply> {
       const columns = (result as unknown as { columns?: Array<{ name: string; type: number }> }).columns ?? [];
       return { ok: true, rows: normalise([...result] as Row[], columns), count: result.count ?? 0 };
     }
-    case "begin":
-      reserved = await sql.reserve();
-      await reserved.unsafe("BEGIN");
+    case "begin": {
+      const held = await sql.reserve();
+      try {
+        await held.unsafe("BEGIN");
+      } catch (e) {
+        // Not this worker's transaction connection yet: every later statement would go to a connection with none open.
+        held.release();
+        throw e;
+      }
+      reserved = held;
       return { ok: true, rows: [], count: 0 };
+    }
     case "commit":
     case "rollback": {
       const held = reserved;
