@@ -11,7 +11,7 @@ import { workspaceOf, type Principal } from "../auth/principal";
 import { ApiError, type ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
-import type { Store } from "../store/store";
+import type { Store, TxOptions } from "../store/store";
 import type { ErrorEnvelope } from "./schemas";
 
 /** KEEP_MS is how long a key's first answer is kept (Stripe: 24 hours). */
@@ -58,16 +58,16 @@ interface KeyRow {
 }
 
 /** Kept runs the step that creates something and keeps `status` with its result as the answer so far, in one
- * transaction: should the process die before the request answers (during a `?wait`), a retry gets that answer rather
- * than a second creation. */
-export type Kept = <T>(status: number, create: () => T) => T;
+ * transaction (committed with `options`): should the process die before the request answers (during a `?wait`), a
+ * retry gets that answer rather than a second creation. */
+export type Kept = <T>(status: number, create: () => T, options?: TxOptions) => T;
 
 /** idempotent answers `once`, which runs a JSON route's work honouring `Idempotency-Key`:
  * `.post(path, (ctx) => once(ctx, (kept) => work(ctx, kept)), …)`. */
 export function idempotent(deps: IdempotencyDeps) {
   return async <R>(ctx: RouteContext, work: (kept: Kept) => R | Promise<R>): Promise<R> => {
     const key = ctx.request.headers.get(KEY_HEADER);
-    if (key === null) return work((_, create) => create());
+    if (key === null) return work((_, create, options) => deps.store.tx(create, options));
     if (!KEY_FORM.test(key))
       throw new ApiError("BAD_REQUEST", "The Idempotency-Key header must be 1 to 255 visible ASCII characters, such as a UUID.", {
         details: [{ path: `/${KEY_HEADER}`, message: "must be 1 to 255 visible ASCII characters" }],
@@ -75,12 +75,12 @@ export function idempotent(deps: IdempotencyDeps) {
     const workspaceId = workspaceOf(ctx.principal);
     const first = claim(deps, workspaceId, key, fingerprintOf(ctx.request, ctx.body));
     if (first) return replay<R>(ctx, first);
-    const kept: Kept = (status, create) =>
+    const kept: Kept = (status, create, options) =>
       deps.store.tx(() => {
         const created = create();
         keep(deps, workspaceId, key, status, created, false);
         return created;
-      });
+      }, options);
     try {
       const answer = await work(kept);
       const status = ctx.set.status === undefined ? 200 : typeof ctx.set.status === "number" ? ctx.set.status : StatusMap[ctx.set.status];

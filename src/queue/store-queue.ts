@@ -63,6 +63,8 @@ export class StoreQueue implements Queue {
     if (this.heads().length === 0) return null;
     // The heads, the turns, the pick, the claim and its turn in one transaction: writers take turns on the store, so
     // processes sharing it see each other's turns (8.1 (5)) and no render read here can be cancelled before its claim.
+    // Not durable on its own: a claim lost in a power cut leaves the render queued, where the restart's recover() would
+    // put it anyway, and the render's end (durable) makes the claim durable before anyone is told of it.
     return store.tx(() => {
       const turns = this.turns();
       const head = pickNext(this.heads(), turns);
@@ -75,7 +77,7 @@ export class StoreQueue implements Queue {
       );
       const test = store.get<{ test: number }>("SELECT test FROM renders WHERE id = $id", { id: head.renderId })?.test === 1;
       return { ...head, test, job };
-    });
+    }, { durable: false });
   }
 
   renew(renderIds: readonly string[]): string[] {

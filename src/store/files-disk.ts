@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { mkdir, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileStore, type ListedFile, type StoredFile } from "./files";
-import { fsyncDirOffLoop, once, StagedFiles, type TempFile } from "./files-staging";
+import { fsyncOffLoop, once, StagedFiles, type TempFile } from "./files-staging";
 
 /** DiskFiles keeps the files of both areas under DATA_DIR, beside the SQLite store. */
 export class DiskFiles extends StagedFiles implements FileStore {
@@ -35,7 +35,7 @@ export class DiskFiles extends StagedFiles implements FileStore {
     this.staging.release(temp);
     // The rename itself must survive a power cut, like the row that will point at it; the caller awaits this before
     // writing that row, without holding the event loop.
-    await fsyncDirOffLoop(folder);
+    await fsyncOffLoop(folder);
   }
 
   async put(area: FileArea, owner: string, bytes: Uint8Array): Promise<string> {

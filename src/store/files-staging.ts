@@ -53,9 +53,10 @@ const datasync = promisify(fdatasync);
 const fsyncFd = promisify(fsync);
 const openFd = promisify(open);
 
-/** fsyncDirOffLoop is fsyncDir with the flush in the thread pool: a directory fsync blocks for milliseconds. */
-export async function fsyncDirOffLoop(dir: string): Promise<void> {
-  const fd = openSync(dir, "r");
+/** fsyncOffLoop flushes a file or a directory (its renames and creations) with the flush in the thread pool: an fsync
+ * blocks for milliseconds. */
+export async function fsyncOffLoop(path: string): Promise<void> {
+  const fd = openSync(path, "r");
   try {
     await fsyncFd(fd);
   } finally {

@@ -7,6 +7,9 @@ import type { Params, Row, Store, TxOptions } from "./store";
 // here a lock wait behind another process's transaction and a network round trip both count.
 const CALL_TIMEOUT_MS = 15_000;
 const PING_TIMEOUT_MS = 1_000;
+// How often sync() asks whether the log is flushed: the WAL writer flushes commits made with synchronous_commit off
+// every wal_writer_delay (200 ms by default).
+const SYNC_POLL_MS = 10;
 /** The advisory lock every write transaction takes first: one writer at a time across all processes, SQLite's rule. */
 const WRITER_LOCK = 0x72656e64; // "rend"
 
@@ -108,6 +111,17 @@ export class PostgresStore implements Store {
 
   run(sql: string, params: Params = {}): number {
     return this.query(sql, params).count;
+  }
+
+  /** sync waits until the server's log is flushed past everything inserted into it so far, this process's commits made
+   * with synchronous_commit off among them. */
+  async sync(): Promise<void> {
+    const { lsn } = this.get<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn")!;
+    const deadline = Date.now() + CALL_TIMEOUT_MS;
+    while (!this.get<{ flushed: number }>("SELECT pg_current_wal_flush_lsn() >= $lsn::pg_lsn AS flushed", { lsn })!.flushed) {
+      if (Date.now() > deadline) throw new StoreError("the PostgreSQL server did not flush its log in time");
+      await Bun.sleep(SYNC_POLL_MS);
+    }
   }
 
   ping(): boolean {

@@ -1,5 +1,7 @@
 /** store/sqlite-store: the one SQLite connection, its pragmas and write transactions (DESIGN.md 1). */
 import { Database, type Statement } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { fsyncOffLoop } from "./files-staging";
 import type { Params, Row, Store, TxOptions } from "./store";
 
 // Far above the statement texts the code has; only SQL built per call (a list of $r0, $r1… parameters) adds more.
@@ -43,6 +45,13 @@ export class SqliteStore implements Store {
     } finally {
       this.db.run("PRAGMA synchronous = FULL");
     }
+  }
+
+  /** sync flushes the write-ahead log, where a NORMAL commit left its frames unsynced; the database file itself is
+   * written only by checkpoints, which sync the log first. */
+  async sync(): Promise<void> {
+    const wal = `${this.path}-wal`;
+    if (existsSync(wal)) await fsyncOffLoop(wal);
   }
 
   /** get answers the first row of a query, or null. */

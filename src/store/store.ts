@@ -27,6 +27,9 @@ export interface Store {
   all<T = Row>(sql: string, params?: Params): T[];
   /** run executes a statement and answers the number of rows it changed. */
   run(sql: string, params?: Params): number;
+  /** sync resolves once every commit this process has made is durable, those made with `durable: false` included: for
+   * a change committed that way that is acknowledged later (a render accepted for a `?wait` that ran out). */
+  sync(): Promise<void>;
   /** ping tells whether the store answers a query (GET /health). */
   ping(): boolean;
   close(): void;

@@ -125,6 +125,46 @@ describe("POST /v1/renders", () => {
   });
 });
 
+describe("what survives a power cut (docs/rendering.md)", () => {
+  test("with ?wait the acceptance commits without waiting for the disk, and is flushed before any answer but the render's own end", async () => {
+    const s = await startTestServer({ RENDER_WORKERS: "1" });
+    try {
+      const k = s.makeKey(s.defaultWorkspaceId, ["render:create", "render:read"]);
+      const store = s.server.store;
+      // Observes the real store: how each outer transaction commits, and each flush of the log.
+      const commits: (boolean | undefined)[] = [];
+      let syncs = 0;
+      const [tx, sync] = [store.tx.bind(store), store.sync.bind(store)];
+      store.tx = (fn, options) => {
+        if (!store.inTransaction) commits.push(options?.durable);
+        return tx(fn, options);
+      };
+      store.sync = () => (syncs++, sync());
+      const accepted = async (path: string) => {
+        commits.length = 0;
+        const res = await s.call(path, { key: k, body: { html: "<p>durable</p>" } });
+        return { status: res.status, id: res.body.id as string, acceptance: commits[0] };
+      };
+
+      // Answered at once: the 202 acknowledges the render, so its acceptance waits for the disk.
+      const at = await accepted("/v1/renders");
+      expect([at.status, at.acceptance]).toEqual([202, undefined]);
+      await until(() => s.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: at.id })!.status === "succeeded");
+      // Ended within the wait: the render's final commit, durable, came after the acceptance's and carried it to disk.
+      const ended = await accepted("/v1/renders?wait=30");
+      expect([ended.status, ended.acceptance, syncs]).toEqual([200, false, 0]);
+      // Not ended within the wait: the log is flushed before the 202.
+      await s.server.worker.stop();
+      const waited = await accepted("/v1/renders?wait=1");
+      expect([waited.status, waited.acceptance, syncs]).toEqual([202, false, 1]);
+      s.server.worker.start();
+      await until(() => s.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: waited.id })!.status === "succeeded");
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe("a render page reaches nothing (DESIGN.md 4)", () => {
   test("raw HTML reaching for files, a UNC path, loopback and the metadata address: no canary hit, no file printed", async () => {
     const hits: string[] = [];

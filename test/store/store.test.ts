@@ -2,9 +2,11 @@
  * in the run's throw-away cluster (test/store/engines.ts). The schema is renderd's own, migrated by openMigratedStore. */
 import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../../src/lib/clock";
 import { StoreError } from "../../src/store/postgres-store";
+import type { SqliteStore } from "../../src/store/sqlite-store";
 import type { Store } from "../../src/store/store";
 import { ENGINES, testStores, type Engine } from "./engines";
 
@@ -93,6 +95,21 @@ for (const engine of ENGINES) {
       expect(store.get("SELECT id FROM workspaces WHERE id = 'ws_lazy'")).toEqual({ id: "ws_lazy" });
       expect(() => store.tx(() => addWorkspace(store, "ws_lazy"), { durable: false })).toThrow();
       expect(store.tx(setting)).toEqual(durable);
+    });
+
+    test("sync waits until a commit that did not wait for the disk is flushed", async () => {
+      const store = await open(engine);
+      store.tx(() => addWorkspace(store, "ws_synced"), { durable: false });
+      if (engine === "sqlite") {
+        // The commit is in the write-ahead log, which sync flushes.
+        expect(existsSync(`${(store as SqliteStore).path}-wal`)).toBe(true);
+        await store.sync();
+        return;
+      }
+      // Everything inserted into the server's log so far, the commit's record included, is flushed once sync resolves.
+      const lsn = store.get<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn")!.lsn;
+      await store.sync();
+      expect(store.get<{ flushed: number }>("SELECT pg_current_wal_flush_lsn() >= $lsn::pg_lsn AS flushed", { lsn })).toEqual({ flushed: 1 });
     });
 
     test("a refused statement throws and leaves the store usable; ping answers", async () => {

@@ -19,7 +19,7 @@ import type { RenderWorker } from "../../render/worker";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
 import { AssetBytesNeeded, type AssetBytes, type TemplateUse } from "./asset-bytes";
-import type { Store } from "../../store/store";
+import type { Store, TxOptions } from "../../store/store";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
 import { assertCertificateUsable } from "../certificates/service";
@@ -283,13 +283,19 @@ export function getRender(deps: RenderDeps, workspaceId: string, id: string): Re
 }
 
 /** waitForRender waits up to `seconds` for a render to reach a final state and answers it as it is then. A render
- * that failed is answered as its error (with its renderId), the way a synchronous call would fail. */
-export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number): Promise<Render> {
-  if (seconds <= 0 || isFinalStatus(render.status)) return finalOrThrow(render);
+ * that failed is answered as its error (with its renderId), the way a synchronous call would fail. `accepted` is how
+ * the render's acceptance was committed: one that did not wait for the disk is made durable before the answer. */
+export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number, accepted: TxOptions = {}): Promise<Render> {
+  if (seconds <= 0 || isFinalStatus(render.status)) {
+    if (accepted.durable === false) await deps.store.sync();
+    return finalOrThrow(render);
+  }
   const ended = () => isFinalStatus(renderRow(deps, workspaceId, render.id).status);
   // The worker hands over the row its final transaction wrote; a render ended otherwise (cancelled) or still going at
   // the end of the wait is read back.
   const row = await deps.worker.waitEnded(render.id, seconds * 1000, ended);
+  // That final transaction was a durable commit after the acceptance's, which made the acceptance durable as well.
+  if (!row && accepted.durable === false) await deps.store.sync();
   return finalOrThrow(row ? toRender(deps, row) : getRender(deps, workspaceId, render.id));
 }
 
