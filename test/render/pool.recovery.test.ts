@@ -93,7 +93,8 @@ describe("the supervisor recovers", () => {
     expect(pool.browserPids()).toEqual([pid]);
     expect(group(pid).length).toBeGreaterThan(3);
     const renderer = renderers(pid)[0];
-    expect(renderer.args).toContain("--js-flags=--max-old-space-size=256");
+    // A renderer's title replaces its command line, spaces between arguments, so the flag's value reads as two words.
+    expect(renderer.args.join(" ")).toContain("--js-flags=--max-old-space-size=256 --heap-growing-percent=300");
     expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toContain("--host-resolver-rules=MAP * ~NOTFOUND");
   });
 
