@@ -208,10 +208,11 @@ export function renderRecordOf(r: RenderRow): RenderRecord {
   return render;
 }
 
-/** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. */
-function toRender(deps: RenderDeps, r: RenderRow): Render {
+/** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. `planned`: the
+ * render was queued just now with this many destinations (none means it has no deliveries to read). */
+function toRender(deps: RenderDeps, r: RenderRow, planned?: number): Render {
   const { result, ...record } = renderRecordOf(r);
-  const deliveries = renderDeliveries(deps.store, r.id);
+  const deliveries = planned === 0 ? [] : renderDeliveries(deps.store, r.id);
   const render: Render = deliveries.length ? { ...record, deliveries } : record;
   if (!result) return render;
   const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
@@ -228,7 +229,8 @@ function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow
 
 /** createRender checks and queues one render (POST /v1/renders). */
 export function createRender(deps: RenderDeps, workspaceId: string, request: RenderRequest): Render {
-  return toRender(deps, queue(deps, workspaceId, [planRequest(deps, workspaceId, request, "")])[0]!);
+  const plan = planRequest(deps, workspaceId, request, "");
+  return toRender(deps, queue(deps, workspaceId, [plan])[0]!, plan.deliveries?.length ?? 0);
 }
 
 /** createBatch checks every item (pointers `/items/<i>/…`) and counts them against the allowances together: all are
@@ -236,7 +238,7 @@ export function createRender(deps: RenderDeps, workspaceId: string, request: Ren
 export function createBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[], merge = false): { batchId: string; items: Render[] } {
   const plans = items.map((item, i) => planRequest(deps, workspaceId, item, `/items/${i}`));
   const batchId = newId("bat");
-  return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r) => toRender(deps, r)) };
+  return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r, i) => toRender(deps, r, plans[i]!.deliveries?.length ?? 0)) };
 }
 
 /** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
