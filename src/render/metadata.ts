@@ -13,6 +13,10 @@ import { xmpPacket } from "./xmp";
 /** PRODUCER names renderd and its version in every finished PDF. */
 export const PRODUCER = `renderd ${VERSION}`;
 
+const hex = (text: string) => PDFHexString.fromText(text).toString();
+// Producer and Creator of every appended update: encoded once (pdf-lib's UTF-16 hex was a third of appendMetadata).
+const PRODUCER_HEX = hex(PRODUCER);
+
 type Metadata = PdfMetadata & { title: string };
 
 /** setMetadata writes the information dictionary and the same facts as an XMP packet (what PDF/A and most viewers read). */
@@ -45,12 +49,11 @@ export function appendMetadata(pdf: Uint8Array, metadata: Metadata): Uint8Array 
   const now = new Date();
   const printed = revision.info().get("CreationDate");
   const created = printed === undefined ? undefined : dateOf(printed);
-  const hex = (text: string) => PDFHexString.fromText(text).toString();
   const info: RawDict = new Map([["Title", hex(metadata.title)]]);
   if (metadata.author !== undefined) info.set("Author", hex(metadata.author));
   if (metadata.subject !== undefined) info.set("Subject", hex(metadata.subject));
   if (metadata.keywords !== undefined) info.set("Keywords", hex(metadata.keywords.join(" ")));
-  info.set("Producer", hex(PRODUCER)).set("Creator", hex(PRODUCER));
+  info.set("Producer", PRODUCER_HEX).set("Creator", PRODUCER_HEX);
   info.set("CreationDate", PDFString.fromDate(created ?? now).toString()).set("ModDate", PDFString.fromDate(now).toString());
   revision.setInfo(info);
   const xmp = xmpPacket({ ...metadata, producer: PRODUCER, created: created ?? now, modified: now });

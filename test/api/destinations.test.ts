@@ -229,6 +229,8 @@ describe("deliveries", () => {
     const wrong = "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
     const d = ok(await create("sftp", sftpConfig({ hostKeySha256: wrong })), 201);
     const render = ok(await t.call("/v1/renders?wait=30", { key, body: { html: "<p>pinned</p>", filename: "pinned.pdf", destinationIds: [d.id] } }), 200);
+    // The ?wait answer shows the render's deliveries as its end left them.
+    expect(render.deliveries).toEqual([{ destinationId: d.id, status: "pending", attempts: 0 }]);
     await t.server.deliveries.runOnce();
     let shown = ok(await t.call(`/v1/renders/${render.id}`, { key }), 200);
     expect(shown.status).toBe("succeeded");

@@ -62,6 +62,13 @@ function rateLimited(message: string, retryAfter: number): ApiError {
   return new ApiError("RATE_LIMITED", message, { retryAfter });
 }
 
+/** LAST_MINUTE_SQL counts a workspace's renders created since `$since`, real and test apart. `test IN (0, 1)` names
+ * every value the column holds (its CHECK), so the count is the same as without it; it lets the index on (workspace_id,
+ * test, created_at) read only the last minute's entries instead of every render the workspace has kept, which made
+ * each POST cost ~4 ms of CPU at 100,000 kept renders (~0.1 ms at 100). */
+export const LAST_MINUTE_SQL =
+  "SELECT test, COUNT(*) AS n, MIN(created_at) AS oldest FROM renders WHERE workspace_id = $ws AND test IN (0, 1) AND created_at > $since GROUP BY test";
+
 /** readUse answers what a workspace uses now; read it in the transaction that then creates the renders. */
 export function readUse(store: Store, clock: Clock, workspaceId: string): Use {
   const now = clock.now();
@@ -70,10 +77,7 @@ export function readUse(store: Store, clock: Clock, workspaceId: string): Use {
     "SELECT test, COUNT(*) AS n FROM renders WHERE workspace_id = $ws AND status IN ('queued', 'processing') GROUP BY test",
     { ws: workspaceId },
   );
-  const recent = store.all<{ test: number; n: number; oldest: string }>(
-    "SELECT test, COUNT(*) AS n, MIN(created_at) AS oldest FROM renders WHERE workspace_id = $ws AND created_at > $since GROUP BY test",
-    { ws: workspaceId, since },
-  );
+  const recent = store.all<{ test: number; n: number; oldest: string }>(LAST_MINUTE_SQL, { ws: workspaceId, since });
   const count = (rows: { test: number; n: number }[], test: number) => rows.find((r) => r.test === test)?.n ?? 0;
   const freesIn = (test: number) => {
     const oldest = recent.find((r) => r.test === test)?.oldest;

@@ -208,10 +208,11 @@ export function renderRecordOf(r: RenderRow): RenderRecord {
   return render;
 }
 
-/** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. */
-function toRender(deps: RenderDeps, r: RenderRow): Render {
+/** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. A render's
+ * deliveries are written with it, in the transaction that queues it (queue), so one known to have none is not asked. */
+function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true): Render {
   const { result, ...record } = renderRecordOf(r);
-  const deliveries = renderDeliveries(deps.store, r.id);
+  const deliveries = hasDeliveries ? renderDeliveries(deps.store, r.id) : [];
   const render: Render = deliveries.length ? { ...record, deliveries } : record;
   if (!result) return render;
   const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
@@ -228,7 +229,8 @@ function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow
 
 /** createRender checks and queues one render (POST /v1/renders). */
 export function createRender(deps: RenderDeps, workspaceId: string, request: RenderRequest): Render {
-  return toRender(deps, queue(deps, workspaceId, [planRequest(deps, workspaceId, request, "")])[0]!);
+  const plan = planRequest(deps, workspaceId, request, "");
+  return toRender(deps, queue(deps, workspaceId, [plan])[0]!, Boolean(plan.deliveries?.length));
 }
 
 /** createBatch checks every item (pointers `/items/<i>/…`) and counts them against the allowances together: all are
@@ -236,7 +238,7 @@ export function createRender(deps: RenderDeps, workspaceId: string, request: Ren
 export function createBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[], merge = false): { batchId: string; items: Render[] } {
   const plans = items.map((item, i) => planRequest(deps, workspaceId, item, `/items/${i}`));
   const batchId = newId("bat");
-  return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r) => toRender(deps, r)) };
+  return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r, i) => toRender(deps, r, Boolean(plans[i]!.deliveries?.length))) };
 }
 
 /** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
@@ -296,7 +298,7 @@ export async function waitForRender(deps: RenderDeps, workspaceId: string, rende
   const row = await deps.worker.waitEnded(render.id, seconds * 1000, ended);
   // That final transaction was a durable commit after the acceptance's, which made the acceptance durable as well.
   if (!row && accepted.durable === false) await deps.store.sync();
-  return finalOrThrow(row ? toRender(deps, row) : getRender(deps, workspaceId, render.id));
+  return finalOrThrow(row ? toRender(deps, row, render.deliveries !== undefined) : getRender(deps, workspaceId, render.id));
 }
 
 function finalOrThrow(render: Render): Render {

@@ -58,8 +58,11 @@ function toVersion(r: VersionRow): TemplateVersion {
   return { id: r.id, templateId: r.template_id, version: r.version, source: JSON.parse(r.source) as TemplateDraft, publishedAt: r.published_at };
 }
 
-function templateRow(store: Store, workspaceId: string, id: string): TemplateRow {
-  const r = store.get<TemplateRow>("SELECT * FROM templates WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+/** templateRow answers the template's row, or only the `columns` named (a render of a version reads no draft). */
+function templateRow(store: Store, workspaceId: string, id: string): TemplateRow;
+function templateRow<K extends keyof TemplateRow>(store: Store, workspaceId: string, id: string, columns: K[]): Pick<TemplateRow, K>;
+function templateRow(store: Store, workspaceId: string, id: string, columns?: string[]): Partial<TemplateRow> {
+  const r = store.get<TemplateRow>(`SELECT ${columns?.join(", ") ?? "*"} FROM templates WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's template is 404 too, never 403.
   if (!r) throw new ApiError("NOT_FOUND", `Template ${id} was not found.`);
   return r;
@@ -314,11 +317,12 @@ export function templateForRender(
   templateId: string,
   which: number | "draft" | "latest",
 ): TemplateForRender {
-  const r = templateRow(store, workspaceId, templateId);
   const forRender = (version: number | null, draft: TemplateDraft): TemplateForRender =>
     // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
     ({ templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds });
-  if (which === "draft") return forRender(null, JSON.parse(r.draft) as TemplateDraft);
+  if (which === "draft") return forRender(null, JSON.parse(templateRow(store, workspaceId, templateId).draft) as TemplateDraft);
+  // A version's render needs only which version is the latest: the draft (the whole source) is not read for it.
+  const r = templateRow(store, workspaceId, templateId, ["latest_version"]);
   if (which === "latest" && r.latest_version === null)
     throw new ApiError("CONFLICT", `Template ${templateId} has no published version; publish it first, or render its draft.`);
   const version = which === "latest" ? r.latest_version! : which;

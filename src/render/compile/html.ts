@@ -41,8 +41,22 @@ export function textHtml(value: TextValue, scopes: Scopes, context: RenderContex
     .join("");
 }
 
+// A template's style objects are the same objects for every render of a published version (templates/service.ts keeps
+// its source) and nothing changes them: each is written as CSS once.
+const declarations = new WeakMap<Style, string>();
+
+function styleOf(style: Style | undefined): string {
+  if (!style) return "";
+  let css = declarations.get(style);
+  if (css === undefined) {
+    css = cssDeclarations(style);
+    declarations.set(style, css);
+  }
+  return css;
+}
+
 function element(tag: string, node: { className?: string; style?: Style }, inner: string): string {
-  return `<${tag}${attributes({ class: node.className, style: cssDeclarations(node.style) })}>${inner}</${tag}>`;
+  return `<${tag}${attributes({ class: node.className, style: styleOf(node.style) })}>${inner}</${tag}>`;
 }
 
 function nodesHtml(nodes: CompositionNode[], scopes: Scopes, context: RenderContext): string {
@@ -55,7 +69,7 @@ function imageHtml(node: Extract<CompositionNode, { type: "image" }>, scopes: Sc
   if (!isIdentifier(assetId)) return "";
   const attrs = attributes({
     class: node.className,
-    style: cssDeclarations(node.style),
+    style: styleOf(node.style),
     src: context.assetUrl(assetId),
     width: node.width,
     height: node.height,
@@ -93,18 +107,16 @@ function theadHtml(node: TableNode): string {
   return `<thead><tr>${cells.join("")}</tr></thead>`;
 }
 
-function rowHtml(node: TableNode, scopes: Scopes, context: RenderContext): string {
-  const cells = node.columns.map((c) => {
-    const style = cssDeclarations(node.cellStyle, c.style);
-    return `<td${attributes({ style })}>${textHtml(c.value, scopes, context)}</td>`;
-  });
-  return `<tr>${cells.join("")}</tr>`;
+// `cells` are the columns' `<td…>` opening tags, the same in every row.
+function rowHtml(node: TableNode, cells: string[], scopes: Scopes, context: RenderContext): string {
+  return `<tr>${node.columns.map((c, i) => `${cells[i]}${textHtml(c.value, scopes, context)}</td>`).join("")}</tr>`;
 }
 
 function tbodyHtml(node: TableNode, scopes: Scopes, context: RenderContext): string {
   const items = rows(node.source, scopes);
   spend(context, items.length * node.columns.length);
-  let body = items.map((item) => rowHtml(node, { root: scopes.root, current: item }, context)).join("");
+  const cells = node.columns.map((c) => `<td${attributes({ style: cssDeclarations(node.cellStyle, c.style) })}>`);
+  let body = items.map((item) => rowHtml(node, cells, { root: scopes.root, current: item }, context)).join("");
   if (items.length === 0 && node.emptyText !== undefined) {
     const attrs = attributes({ colspan: node.columns.length, style: cssDeclarations(node.cellStyle) });
     body = `<tr><td${attrs}>${escapeHtml(node.emptyText)}</td></tr>`;
