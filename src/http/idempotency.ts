@@ -58,8 +58,8 @@ interface KeyRow {
 }
 
 /** Kept runs the step that creates something and keeps `status` with its result as the answer so far, in one
- * transaction (committed with `options`): should the process die before the request answers (during a `?wait`), a
- * retry gets that answer rather than a second creation. */
+ * transaction (committed with `options`, which the step's own transaction then follows): should the process die before
+ * the request answers (during a `?wait`), a retry gets that answer rather than a second creation. */
 export type Kept = <T>(status: number, create: () => T, options?: TxOptions) => T;
 
 /** idempotent answers `once`, which runs a JSON route's work honouring `Idempotency-Key`:
@@ -67,7 +67,7 @@ export type Kept = <T>(status: number, create: () => T, options?: TxOptions) => 
 export function idempotent(deps: IdempotencyDeps) {
   return async <R>(ctx: RouteContext, work: (kept: Kept) => R | Promise<R>): Promise<R> => {
     const key = ctx.request.headers.get(KEY_HEADER);
-    if (key === null) return work((_, create, options) => deps.store.tx(create, options));
+    if (key === null) return work((_, create) => create());
     if (!KEY_FORM.test(key))
       throw new ApiError("BAD_REQUEST", "The Idempotency-Key header must be 1 to 255 visible ASCII characters, such as a UUID.", {
         details: [{ path: `/${KEY_HEADER}`, message: "must be 1 to 255 visible ASCII characters" }],

@@ -48,7 +48,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           // With ?wait the render is acknowledged by the answer after the wait, not before it: its acceptance commits
           // without waiting for the disk, and waitForRender answers only once it is durable (docs/rendering.md).
           const accepted = { durable: seconds === 0 };
-          const render = await withAssetBytes(d, ws, usesOf([body]), (dd) => kept(202, () => createRender(dd, ws, body), accepted));
+          const render = await withAssetBytes(d, ws, usesOf([body]), (dd) => kept(202, () => createRender(dd, ws, body, accepted), accepted));
           const waited = seconds === 0 ? render : await waitForRender(d, ws, render, seconds, accepted);
           // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
           set.status = isFinal(waited) ? 200 : 202;

@@ -156,8 +156,9 @@ function planSource(deps: RenderDeps, workspaceId: string, request: RenderReques
   return { ...common, source: "html", job: withPdfOptions({ ...htmlJob(request.html!), ...fail }, request.pdf ?? {}, options), filename };
 }
 
-/** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction). */
-function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }): RenderRow[] {
+/** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction, committed
+ * with `options`). */
+function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }, options: TxOptions = {}): RenderRow[] {
   const { store, clock } = deps;
   const rows = store.tx(() => {
     const test = plans.filter((p) => p.test).length;
@@ -182,7 +183,7 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: 
       if (plan.deliveries?.length) queueDeliveries(store, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: id });
       return store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id`, { id })!;
     });
-  });
+  }, options);
   deps.worker.kick();
   return rows;
 }
@@ -227,10 +228,10 @@ function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow
   return r;
 }
 
-/** createRender checks and queues one render (POST /v1/renders). */
-export function createRender(deps: RenderDeps, workspaceId: string, request: RenderRequest): Render {
+/** createRender checks and queues one render (POST /v1/renders), committed with `options`. */
+export function createRender(deps: RenderDeps, workspaceId: string, request: RenderRequest, options: TxOptions = {}): Render {
   const plan = planRequest(deps, workspaceId, request, "");
-  return toRender(deps, queue(deps, workspaceId, [plan])[0]!, Boolean(plan.deliveries?.length));
+  return toRender(deps, queue(deps, workspaceId, [plan], undefined, options)[0]!, Boolean(plan.deliveries?.length));
 }
 
 /** createBatch checks every item (pointers `/items/<i>/…`) and counts them against the allowances together: all are
