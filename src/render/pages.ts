@@ -6,6 +6,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import type { BrowserProcess } from "./browser";
 import { guardedContext, type GuardedPage } from "./guard";
+import { print } from "./print";
 import { PoolCrashError, type BrowserSlot, type BrowserSupervisor, type PoolLog, type PoolState } from "./supervisor";
 import { within } from "./timeout";
 
@@ -253,8 +254,8 @@ export class PageSlots {
         page.on("crash", () => this.crashed(slot, page));
         // The layout check measures the document as it will be printed (@media print rules included).
         await page.emulateMedia({ media: "print" });
-        await page.setContent(WARM_UP_HTML, { waitUntil: "load", timeout: 0 });
-        await page.pdf({ printBackground: true, tagged: false, outline: false });
+        // A first print through the render's own path: the page's CDP session is made here, not in a render.
+        await print(page, { html: WARM_UP_HTML }, 1);
         await page.setContent("", { timeout: 0 });
         return page;
       })();

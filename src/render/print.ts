@@ -70,25 +70,45 @@ export interface RenderOutput {
 
 /** print loads the document, checks that it can be printed whole, and prints it; the caller races it against the deadline. */
 export async function print(page: Page, job: RenderJob, maxPages: number): Promise<Buffer> {
-  // Timeouts are the pool's (one deadline for the whole render), so playwright's own are off.
-  await page.setContent(job.html, { waitUntil: "load", timeout: 0 });
+  const printer = await printerOf(page);
+  await load(printer, job.html);
   await checkLayout(page, job.html);
   if (job.pdf?.lang) await page.evaluate((lang) => document.documentElement.setAttribute("lang", lang), job.pdf.lang);
-  const { data } = await (await sessionOf(page)).send("Page.printToPDF", printParameters(job.pdf, maxPages));
+  const { data } = await printer.session.send("Page.printToPDF", printParameters(job.pdf, maxPages));
   return Buffer.from(data, "base64");
 }
 
-// page.pdf() asks Chromium for the PDF as a stream and reads it back in two more calls (IO.read until the end, IO.close);
-// printToPDF answering the bytes at once costs the server ~0.3 ms of CPU less per render. One session per page.
-const sessions = new WeakMap<Page, Promise<CDPSession>>();
+/** Printer is a page's own CDP session (its Page domain enabled) and the page's main frame. Playwright's page.setContent
+ * and page.pdf() cost the server's CPU for what one call each does here: setContent evaluates document.open/write/close
+ * in a utility world and tracks the frame's lifecycle through Playwright's layers (~0.8 ms per render), and page.pdf()
+ * asks for a stream it reads back with two more calls (~0.3 ms); the timeouts are the pool's deadline either way. */
+interface Printer {
+  session: CDPSession;
+  frameId: string;
+}
 
-function sessionOf(page: Page): Promise<CDPSession> {
-  let session = sessions.get(page);
-  if (!session) {
-    session = page.context().newCDPSession(page);
-    sessions.set(page, session);
+const printers = new WeakMap<Page, Promise<Printer>>();
+
+function printerOf(page: Page): Promise<Printer> {
+  let printer = printers.get(page);
+  if (!printer) {
+    printer = (async () => {
+      const session = await page.context().newCDPSession(page);
+      await session.send("Page.enable");
+      const { frameTree } = await session.send("Page.getFrameTree");
+      return { session, frameId: frameTree.frame.id };
+    })();
+    printers.set(page, printer);
   }
-  return session;
+  return printer;
+}
+
+/** load replaces the document's content with `html` (document.open/write/close on the same Document, as setContent
+ * does) and resolves on its load event: every stylesheet, font and image it asked for has arrived or failed. */
+async function load({ session, frameId }: Printer, html: string): Promise<void> {
+  const loaded = new Promise<void>((resolve) => session.once("Page.loadEventFired", () => resolve()));
+  await session.send("Page.setDocumentContent", { frameId, html });
+  await loaded;
 }
 
 // Playwright's paper sizes and units (crPdf.ts), so that a job prints exactly as it did through page.pdf().

@@ -184,6 +184,25 @@ describe("assets by interception", () => {
     expect(pdffonts(out.pdf).some((name) => name.endsWith("+DejaVuSerifCondensed-BoldItalic"))).toBe(true);
   });
 
+  // The document is measured (the layout check) and printed once its load event fired; Chromium's printing also waits
+  // for loading to stop, so this holds the promise either way rather than the order inside print().
+  test("an image, a stylesheet and its font that arrive late are all printed", async () => {
+    const font = readFileSync("/usr/share/fonts/truetype/dejavu/DejaVuSerifCondensed-BoldItalic.ttf");
+    const late = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 300));
+    const out = await pool.render({
+      html: `<link rel="stylesheet" href="${assetUrl("ast_css")}"><h1>Late</h1><img src="${assetUrl("ast_logo")}" width="200" height="200">`,
+      assets: async (url) => {
+        const id = parseAssetUrl(url)?.assetId;
+        if (id === "ast_css") return late(text(`@font-face{font-family:Brand;src:url(${assetUrl("ast_font")})} h1{font-family:Brand} h1::after{content:" but styled"}`, "text/css"));
+        if (id === "ast_font") return late({ body: font, contentType: "font/ttf" });
+        return id === "ast_logo" ? late({ body: png(64, 64), contentType: "image/png" }) : null;
+      },
+    });
+    expect(pdftotext(out.pdf)).toContain("Late but styled");
+    expect(pdffonts(out.pdf).some((name) => name.endsWith("+DejaVuSerifCondensed-BoldItalic"))).toBe(true);
+    expect(pdfimages(out.pdf).some((line) => / image\s+64\s+64 /.test(line))).toBe(true);
+  });
+
   test("a scoped job is served its own scope only: unscoped and other scopes' asset URLs are refused", async () => {
     const scope = newAssetScope();
     const other = newAssetScope();
