@@ -289,17 +289,14 @@ export function getRender(deps: RenderDeps, workspaceId: string, id: string): Re
  * that failed is answered as its error (with its renderId), the way a synchronous call would fail. `accepted` is how
  * the render's acceptance was committed: one that did not wait for the disk is made durable before the answer. */
 export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number, accepted: TxOptions = {}): Promise<Render> {
-  if (seconds <= 0 || isFinalStatus(render.status)) {
-    if (accepted.durable === false) await deps.store.sync();
-    return finalOrThrow(render);
-  }
+  const waits = seconds > 0 && !isFinalStatus(render.status);
   const ended = () => isFinalStatus(renderRow(deps, workspaceId, render.id).status);
-  // The worker hands over the row its final transaction wrote; a render ended otherwise (cancelled) or still going at
-  // the end of the wait is read back.
-  const row = await deps.worker.waitEnded(render.id, seconds * 1000, ended);
-  // That final transaction was a durable commit after the acceptance's, which made the acceptance durable as well.
+  // The worker hands over the row its final transaction wrote: a durable commit after the acceptance's, which made the
+  // acceptance durable as well. A render ended otherwise (cancelled) or still going at the end of the wait is read back.
+  const row = waits ? await deps.worker.waitEnded(render.id, seconds * 1000, ended) : undefined;
   if (!row && accepted.durable === false) await deps.store.sync();
-  return finalOrThrow(row ? toRender(deps, row, render.deliveries !== undefined) : getRender(deps, workspaceId, render.id));
+  if (row) return finalOrThrow(toRender(deps, row, render.deliveries !== undefined));
+  return finalOrThrow(waits ? getRender(deps, workspaceId, render.id) : render);
 }
 
 function finalOrThrow(render: Render): Render {
