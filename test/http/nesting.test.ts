@@ -70,9 +70,10 @@ describe("nesting depth (issue 16)", () => {
     expect(Object.keys(fields).length).toBeGreaterThan(15);
   });
 
-  // The bounds catch a stall (a deep body used to hold the event loop for seconds), not speed: on 2 shared cores a
-  // garbage collection alone has taken 227 ms, so they leave room for that.
-  test("every JSON route refuses depth 100,000 and 10,000 with 400 within 1 s, /health answering within 250 ms", async () => {
+  // The bounds catch a stall (a deep body used to hold the event loop for 6.6 s), not speed. The server runs in the
+  // test's own process, so a full garbage collection of everything the earlier test files left pauses both: 227 ms
+  // in one run, past 250 ms in a CI run late in the suite. A second leaves room for that and still catches the stall.
+  test("every JSON route refuses depth 100,000 and 10,000 with 400 within 1 s, /health answering within 1 s", async () => {
     const health = pollHealth();
     const slow: string[] = [];
     for (const route of jsonRoutes()) {
@@ -93,7 +94,7 @@ describe("nesting depth (issue 16)", () => {
     const polled = await health.stop();
     expect(slow).toEqual([]);
     expect(polled.answers).toBeGreaterThan(10);
-    expect(polled.slowest).toBeLessThan(250);
+    expect(polled.slowest).toBeLessThan(1000);
   });
 
   test(`${MAX_JSON_DEPTH} levels pass the depth check; ${MAX_JSON_DEPTH + 1} do not`, async () => {
