@@ -49,10 +49,11 @@ describe("GET /health", () => {
       const took = performance.now() - started;
       expect(took).toBeGreaterThanOrEqual(450);
       expect(took).toBeLessThan(900);
-      // Within the second, the same answer at once: a polled /health does not queue pings behind a silent Redis.
+      // Within the second, the same answer without a ping: a polled /health does not queue pings behind a silent
+      // Redis. A ping would wait its 450+ ms; the bound under that leaves room for a collection of the test process.
       const again = performance.now();
       expect(await readiness(t.server.store, counters)).toEqual({ status: "unavailable", unavailable: ["redis"] });
-      expect(performance.now() - again).toBeLessThan(50);
+      expect(performance.now() - again).toBeLessThan(400);
     } finally {
       redis.resume();
       counters.close();

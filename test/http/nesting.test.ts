@@ -117,7 +117,7 @@ describe("nesting depth (issue 16)", () => {
     const key = t.makeKey(t.defaultWorkspaceId, ["render:create"]);
     const started = performance.now();
     const res = await t.call(`/v1/renders?wait=${encodeURIComponent(nested(1000))}`, { key, body: { html: "<p>x</p>" } });
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(1000);
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([{ path: "/wait", message: expect.stringContaining("0 to 60") }]);
   });
