@@ -1,6 +1,7 @@
 /** cli/serve: `renderd serve` — every OPTIONS entry is a flag with its environment twin. */
 import { Command } from "commander";
 import { loadConfig, OPTIONS } from "../src/config";
+import { withAllocatorSettings } from "./allocator";
 import { fail } from "./context";
 
 /** configFlags adds every OPTIONS entry as a flag with its environment twin: serve's settings, for serve and doctor. */
@@ -15,6 +16,7 @@ export function configFlags(cmd: Command): Command {
 export function serveCommand(): Command {
   const cmd = configFlags(new Command("serve").description("start the public and internal HTTP ports and serve until SIGTERM/SIGINT"));
   cmd.action(async (flags: Record<string, string>) => {
+    withAllocatorSettings();
     let running;
     let graceMs = 0;
     try {

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { textIn } from "./pdf/appearance";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { makePkcs12, poppler } from "./pdf/certs";
 import { freePort, waitFor } from "./serve-process";
+import { ALLOCATOR_SETTINGS } from "../cli/allocator";
 
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "renderd-binary-"));
@@ -29,6 +30,9 @@ test("the compiled binary serves /health, /health/live and its API description, 
     const health = await waitFor(`http://127.0.0.1:${port}/health`, 15_000);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok" });
+    // Started again under the allocator's settings (cli/allocator.ts) with the binary's own arguments, not Bun's.
+    expect(readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").split("\0").slice(0, 3)).toEqual([binary, "serve", "--port"]);
+    expect(readFileSync(`/proc/${proc.pid}/environ`, "utf8").split("\0")).toContain(`MIMALLOC_PURGE_HOLES_MIN_INTERVAL=${ALLOCATOR_SETTINGS.MIMALLOC_PURGE_HOLES_MIN_INTERVAL}`);
     const live = await fetch(`http://127.0.0.1:${internalPort}/health/live`);
     expect(live.status).toBe(200);
     expect(await live.json()).toEqual({ status: "ok" });
