@@ -87,15 +87,15 @@ export interface Lease {
   expiresAt: string;
 }
 
-/** claimRender moves a queued render to processing under `lease` and answers its stored job, or null when it is no
- * longer queued. */
-export function claimRender(store: Store, clock: Clock, renderId: string, lease: Lease): string | null {
-  const row = store.get<{ job: string }>(
+/** claimRender moves a queued render to processing under `lease` and answers its stored job and whether it is a test
+ * render, or null when it is no longer queued. */
+export function claimRender(store: Store, clock: Clock, renderId: string, lease: Lease): { job: string; test: boolean } | null {
+  const row = store.get<{ job: string; test: number }>(
     `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
-     WHERE id = $id AND status = 'queued' RETURNING job`,
+     WHERE id = $id AND status = 'queued' RETURNING job, test`,
     { id: renderId, now: clock.now().toISOString(), owner: lease.owner, expires: lease.expiresAt },
   );
-  return row?.job ?? null;
+  return row ? { job: row.job, test: row.test === 1 } : null;
 }
 
 /** renewLeases moves the expiry of `owner`'s claims among `renderIds` to `expiresAt` and answers the ids it renewed;

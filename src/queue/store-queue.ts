@@ -69,14 +69,13 @@ export class StoreQueue implements Queue {
       const turns = this.turns();
       const head = pickNext(this.heads(), turns);
       if (!head) return null;
-      const job = claimRender(store, clock, head.renderId, this.lease());
-      if (job === null) throw new Error(`queue: render ${head.renderId}, read as queued in this transaction, could not be claimed`);
+      const claimed = claimRender(store, clock, head.renderId, this.lease());
+      if (claimed === null) throw new Error(`queue: render ${head.renderId}, read as queued in this transaction, could not be claimed`);
       store.run(
         "INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, $turn) ON CONFLICT (workspace_id) DO UPDATE SET turn = excluded.turn",
         { ws: head.workspaceId, turn: Math.max(0, ...turns.values()) + 1 },
       );
-      const test = store.get<{ test: number }>("SELECT test FROM renders WHERE id = $id", { id: head.renderId })?.test === 1;
-      return { ...head, test, job };
+      return { ...head, ...claimed };
     }, { durable: false });
   }
 

@@ -39,11 +39,11 @@ export class SqliteStore implements Store {
     if (options.durable !== false || this.db.inTransaction) return this.db.transaction(fn).immediate();
     // In WAL mode a NORMAL commit appends to the log without syncing it; the next FULL commit syncs the log, this
     // commit's frames included.
-    this.db.run("PRAGMA synchronous = NORMAL");
+    this.statement("PRAGMA synchronous = NORMAL").run();
     try {
       return this.db.transaction(fn).immediate();
     } finally {
-      this.db.run("PRAGMA synchronous = FULL");
+      this.statement("PRAGMA synchronous = FULL").run();
     }
   }
 
