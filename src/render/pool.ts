@@ -25,7 +25,7 @@ export interface RenderPoolOptions {
   chromiumPath: string;
   /** RENDER_TIMEOUT_MS: the longest a render may take; a job's deadlineMs may only shorten it. */
   timeoutMs: number;
-  /** RENDER_RECYCLE_AFTER: renders per page before it is closed and replaced (default 200). */
+  /** RENDER_RECYCLE_AFTER: renders per page before it is closed and replaced (default 1000). */
   recycleAfter?: number;
   /** RENDER_MAX_PAGE_MEMORY_BYTES (0 or unset = off): renderer memory budget per page; when the renderers of a browser hold more than this times its pages (Pss), the busiest page is replaced. */
   maxPageMemoryBytes?: number;
@@ -118,7 +118,7 @@ export class RenderPool {
       },
     );
     this.pages = new PageSlots(
-      { size: this.size, recycleAfter: options.recycleAfter ?? 200, maxPageMemoryBytes: options.maxPageMemoryBytes, hangTimeoutMs, log: this.log },
+      { size: this.size, recycleAfter: options.recycleAfter ?? 1000, maxPageMemoryBytes: options.maxPageMemoryBytes, hangTimeoutMs, log: this.log },
       this.supervisor,
       state,
     );

@@ -6,7 +6,7 @@ import { poolOptions } from "../../src/render/pool";
 describe("poolOptions", () => {
   test("maps the defaults: 200 renders per page, no memory budget", () => {
     const options = poolOptions(loadConfig({ RENDER_WORKERS: "3" }));
-    expect(options).toMatchObject({ size: 3, chromiumPath: "/usr/bin/chromium", timeoutMs: 30000, recycleAfter: 200, maxPageMemoryBytes: 0 });
+    expect(options).toMatchObject({ size: 3, chromiumPath: "/usr/bin/chromium", timeoutMs: 30000, recycleAfter: 1000, maxPageMemoryBytes: 0 });
   });
 
   test("RENDER_RECYCLE_AFTER and RENDER_MAX_PAGE_MEMORY_BYTES reach the pool; flags win over them", () => {
