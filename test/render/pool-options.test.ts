@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from "../../src/config";
 import { poolOptions } from "../../src/render/pool";
 
 describe("poolOptions", () => {
-  test("maps the defaults: 200 renders per page, no memory budget", () => {
+  test("maps the defaults: 1000 renders per page, no memory budget", () => {
     const options = poolOptions(loadConfig({ RENDER_WORKERS: "3" }));
     expect(options).toMatchObject({ size: 3, chromiumPath: "/usr/bin/chromium", timeoutMs: 30000, recycleAfter: 1000, maxPageMemoryBytes: 0 });
   });
