@@ -1,5 +1,6 @@
 /**
- * cli/allocator: the memory allocator's settings `renderd serve` runs with (docs/performance.md "Fourth pass", docs/decisions.md "Operations").
+ * cli/allocator: the memory allocator's settings `renderd serve` runs with (docs/performance.md "Fourth pass",
+ * docs/decisions.md "Operations").
  *
  * Bun's mimalloc hands the event loop's heap to its scavenger thread each time the loop waits, and sweeps it for free
  * blocks inside used pages at most every 100 ms by default: under load the loop waits hundreds of times a second, so
