@@ -23,6 +23,8 @@ export interface Slot extends GuardedPage {
   page?: Page;
   /** Renders on the current page. */
   renders: number;
+  /** Renders on the page's current Document (see DOCUMENT_RENDERS). */
+  documentRenders: number;
   /** Renders after which the current page is replaced: recycleAfter, less for the first pages (staggered). */
   recycleAt: number;
   /** Pages this slot has had. */
@@ -51,6 +53,16 @@ export interface PageOptions {
 
 const WARM_UP_HTML = "<!DOCTYPE html><html><body><p>warm</p></body></html>";
 
+/**
+ * DOCUMENT_RENDERS is how many jobs one Document takes before the page moves to a new one. A job's content replaces
+ * the last one's (document.open/write), but a Document keeps every Content-Security-Policy a `<meta>` gave it — each
+ * compiled document carries one — and Chromium's browser process does work per kept policy on every load: its CPU
+ * per invoice grew from 8 to 13.5 ms over 1,000 renders of one page (bench/pool-memory.ts; a page loading the same
+ * HTML without the meta stayed flat over 2,500). A new Document costs ~25 ms; every 100 renders it is a fraction of
+ * a millisecond per render, and the growth stays under one.
+ */
+const DOCUMENT_RENDERS = 100;
+
 /** PageSlots checks warm pages out to renders and takes them back. */
 export class PageSlots {
   readonly slots: Slot[] = [];
@@ -71,7 +83,7 @@ export class PageSlots {
     for (let id = 0; id < size; id++) {
       // The first pages recycle at staggered counts, so that under an even load they are not all replaced at once.
       const recycleAt = recycleAfter - Math.floor((id * recycleAfter) / size);
-      this.slots.push({ id, browser: browsers[id % browsers.length], state: "down", renders: 0, recycleAt, generation: 0, crashed: false, recycle: false, tainted: false });
+      this.slots.push({ id, browser: browsers[id % browsers.length], state: "down", renders: 0, documentRenders: 0, recycleAt, generation: 0, crashed: false, recycle: false, tainted: false });
     }
   }
 
@@ -166,8 +178,8 @@ export class PageSlots {
     }
     // A Document that fetched nothing but the last job's own scoped assets holds nothing another job can name: the
     // next job's setContent replaces its content, so the page is ready at once (emptying it cost 3-4 ms of CPU per
-    // invoice and ~80 ms per 22-page report, bench/render.ts).
-    if (!slot.tainted) {
+    // invoice and ~80 ms per 22-page report, bench/render.ts) — until it took DOCUMENT_RENDERS jobs.
+    if (!slot.tainted && slot.documentRenders < DOCUMENT_RENDERS) {
       slot.state = "idle";
       return this.dispatch();
     }
@@ -209,6 +221,7 @@ export class PageSlots {
           if (slot.page === page && slot.state === "resetting") this.replace(slot, "reset timed out");
           return;
         }
+        slot.documentRenders = 0;
         // A request that arrived while emptying (a late load of the last job) taints the Document again.
         if (!slot.tainted) break;
       }
@@ -268,7 +281,7 @@ export class PageSlots {
         return;
       }
       const recycleAt = slot.generation === 0 ? slot.recycleAt : this.options.recycleAfter;
-      Object.assign(slot, { context, page, owner, renders: 0, recycleAt, generation: slot.generation + 1, crashed: false, recycle: false, tainted: false });
+      Object.assign(slot, { context, page, owner, renders: 0, documentRenders: 0, recycleAt, generation: slot.generation + 1, crashed: false, recycle: false, tainted: false });
       slot.state = "idle";
       this.counters.pagesOpened++;
     } catch (e) {

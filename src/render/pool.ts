@@ -268,6 +268,7 @@ export class RenderPool {
       slot.warnings = new WarningList();
       slot.interrupt = interrupt;
       slot.renders++;
+      slot.documentRenders++;
       const work = print(slot.page!, job, maxPages);
       work.catch(() => {});
       let buffer: Buffer;
