@@ -43,10 +43,10 @@ export function memory(server: Server): Memory {
 
 const TICK_MS = 1000 / 100; // CLK_TCK is 100 on Linux
 
-/** cpuMs answers a process's user + system time in ms, or null when it is gone. */
-export function cpuMs(pid: number): number | null {
+/** cpuMs answers a process's user + system time in ms — or one of its threads' with `tid` — or null when it is gone. */
+export function cpuMs(pid: number, tid?: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { INVOICE_TEMPLATE, invoiceData } from "./documents";
-import { addCpu, CPU_CLASSES, measureCpu, serverProcesses, type CpuReport } from "./measure";
+import { addCpu, CPU_CLASSES, cpuMs, measureCpu, serverProcesses, type CpuReport } from "./measure";
 import { drive, publishTemplate, startServer, type Server } from "./server";
 
 const { values } = parseArgs({
@@ -35,9 +35,8 @@ function threadsMs(pid: number): Map<string, number> {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim().replace(/ \d+$/, "");
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
+      const ms = cpuMs(pid, tid);
+      if (ms !== null) byName.set(name, (byName.get(name) ?? 0) + ms);
     } catch {
       // the thread ended between the listing and the read
     }
