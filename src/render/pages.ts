@@ -6,7 +6,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import type { BrowserProcess } from "./browser";
 import { guardedContext, type GuardedPage } from "./guard";
-import { print } from "./print";
+import { blank, print } from "./print";
 import { PoolCrashError, type BrowserSlot, type BrowserSupervisor, type PoolLog, type PoolState } from "./supervisor";
 import { within } from "./timeout";
 
@@ -216,7 +216,7 @@ export class PageSlots {
       for (let round = 0; round < 2; round++) {
         slot.tainted = false;
         this.counters.freshDocuments++;
-        const step = page.goto("about:blank", { waitUntil: "load", timeout: 0 });
+        const step = blank(page);
         if ((await within(step.then(() => true), this.options.hangTimeoutMs)) === null) {
           if (slot.page === page && slot.state === "resetting") this.replace(slot, "reset timed out");
           return;
@@ -269,7 +269,7 @@ export class PageSlots {
         await page.emulateMedia({ media: "print" });
         // A first print through the render's own path: the page's CDP session is made here, not in a render.
         await print(page, { html: WARM_UP_HTML }, 1);
-        await page.setContent("", { timeout: 0 });
+        await blank(page);
         return page;
       })();
       opening.catch(() => {});

@@ -105,9 +105,26 @@ function printerOf(page: Page): Promise<Printer> {
 
 /** load replaces the document's content with `html` (document.open/write/close on the same Document, as setContent
  * does) and resolves on its load event: every stylesheet, font and image it asked for has arrived or failed. */
-async function load({ session, frameId }: Printer, html: string): Promise<void> {
+function load({ session, frameId }: Printer, html: string): Promise<void> {
+  return untilLoaded(session, () => session.send("Page.setDocumentContent", { frameId, html }));
+}
+
+/** blank moves the page to a new, empty Document (about:blank) and resolves on its load event. */
+export async function blank(page: Page): Promise<void> {
+  const { session, frameId } = await printerOf(page);
+  await untilLoaded(session, () => session.send("Page.navigate", { frameId, url: "about:blank" }));
+}
+
+/**
+ * untilLoaded starts a load on the printer's session and resolves on the session's next load event. Every load of a
+ * render page goes through here, so each load event is awaited by the call that caused it. A load made through
+ * Playwright's own session (goto, setContent) fired its event on this session too, at times after Playwright had
+ * resolved; that stale event ended the next job's wait before its stylesheet's font was asked for, and the text printed
+ * invisible (test/render/pool.test.ts, "after a page moved to a new Document or was replaced").
+ */
+async function untilLoaded(session: CDPSession, start: () => Promise<unknown>): Promise<void> {
   const loaded = new Promise<void>((resolve) => session.once("Page.loadEventFired", () => resolve()));
-  await session.send("Page.setDocumentContent", { frameId, html });
+  await start();
   await loaded;
 }
 

@@ -184,6 +184,25 @@ describe("assets by interception", () => {
     expect(pdffonts(out.pdf).some((name) => name.endsWith("+DejaVuSerifCondensed-BoldItalic"))).toBe(true);
   });
 
+  // Each job here asks for unscoped asset URLs, which taints its Document: the page moves to a new one (about:blank)
+  // after it, and every sixth render replaces the page. Those loads, made through Playwright's session, also fired on
+  // the printer's own session, at times late enough to end the next job's wait for its load event. Printing waits for
+  // the stylesheet but not for a font not yet asked for: the heading printed invisible, in the font's block period (the
+  // test above failed in CI so; here the first job after a page was replaced, round 8, did every time).
+  test("after a page moved to a new Document or was replaced, the next job prints only once its stylesheet's font arrived (12 rounds)", async () => {
+    const font = readFileSync("/usr/share/fonts/truetype/dejavu/DejaVuSerifCondensed-BoldItalic.ttf");
+    for (let round = 1; round <= 12; round++) {
+      const out = await pool.render({
+        html: `<link rel="stylesheet" href="${assetUrl("ast_css")}"><h1>Round ${round}</h1>`,
+        assets: async (url) => {
+          if (parseAssetUrl(url)?.assetId === "ast_font") return { body: font, contentType: "font/ttf" };
+          return text(`@font-face{font-family:Brand;src:url(${assetUrl("ast_font")})} h1{font-family:Brand}`, "text/css");
+        },
+      });
+      expect(pdftotext(out.pdf)).toContain(`Round ${round}`);
+    }
+  });
+
   // The document is measured (the layout check) and printed once its load event fired; Chromium's printing also waits
   // for loading to stop, so this holds the promise either way rather than the order inside print().
   test("an image, a stylesheet and its font that arrive late are all printed", async () => {
