@@ -31,8 +31,9 @@ say "node $(node --version), npm $(npm --version)"
 # postgresql:          the shared store of issue 15 (docs/scale-out.md); its tests start a throw-away cluster (test/store/postgres-server.ts)
 # openssh-server:      the sshd the SFTP destination tests start on a loopback port (test/destinations/servers.ts)
 # qpdf:                the tests check the structure of finished PDFs (qpdf --check)
+# strace:              a test reads the system calls of a stored file's write: flushed before it takes its address
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql openssh-server qpdf)
+packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql openssh-server qpdf strace)
 if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
   say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
 else

@@ -11,7 +11,7 @@ export const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;
 export const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 
 /** median answers the middle value (the lower one of an even count). */
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
 };

@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { mkdir, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileStore, type ListedFile, type StoredFile } from "./files";
-import { fsyncOffLoop, once, StagedFiles, type TempFile } from "./files-staging";
+import { fsyncOffLoop, StagedFiles, type TempFile } from "./files-staging";
 
 /** DiskFiles keeps the files of both areas under DATA_DIR, beside the SQLite store. */
 export class DiskFiles extends StagedFiles implements FileStore {
@@ -39,7 +39,7 @@ export class DiskFiles extends StagedFiles implements FileStore {
   }
 
   async put(area: FileArea, owner: string, bytes: Uint8Array): Promise<string> {
-    const temp = await this.staging.writeTemp(owner, once(bytes), { maxBytes: bytes.byteLength });
+    const temp = await this.staging.writeBytes(owner, bytes);
     await this.commit(area, temp);
     return temp.sha256;
   }

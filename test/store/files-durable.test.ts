@@ -1,0 +1,45 @@
+/** files-durable: the disk store's promise, read from the system calls a put makes (strace): the bytes are flushed
+ * before the file takes its content address, and the address itself is flushed before put answers — so no row can
+ * point at a file a power cut would lose or leave half-written (DESIGN.md 1, synchronous=FULL). */
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { contentKey } from "../../src/store/files";
+
+const dir = mkdtempSync(join(tmpdir(), "renderd-durable-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("put: the temporary file is written and fsynced, closed, renamed to its address, then its folder is fsynced", () => {
+  const trace = join(dir, "trace");
+  const data = join(dir, "data");
+  const run = Bun.spawnSync(
+    ["strace", "-f", "-o", trace, "-e", "trace=openat,write,fsync,fdatasync,close,rename,renameat,renameat2", process.execPath, join(import.meta.dir, "durable-put.ts"), data],
+    { stderr: "pipe" },
+  );
+  expect(run.exitCode).toBe(0);
+  const sha256 = run.stdout.toString().trim();
+  expect(sha256).toMatch(/^[0-9a-f]{64}$/);
+  // strace -f splits a call that another thread interrupts into "<unfinished ...>" and "<... name resumed>": a call is
+  // done at the line that carries its result.
+  const lines = readFileSync(trace, "utf8").split("\n");
+  const at = (pattern: RegExp, from = 0) => {
+    const i = lines.findIndex((line, n) => n >= from && pattern.test(line));
+    if (i < 0) throw new Error(`no ${pattern} after line ${from} in:\n${lines.slice(from).join("\n")}`);
+    return i;
+  };
+  const opened = at(/openat\(.*tmp\/uploads\/rnd_traced\.[^"]*\.part", O_WRONLY\|O_CREAT\|O_EXCL.*= (\d+)$/);
+  const fd = /= (\d+)$/.exec(lines[opened]!)![1];
+  const thread = lines[opened]!.split(" ")[0];
+  const done = (name: string, from: number) =>
+    at(new RegExp(`^${thread}\\s+(${name}\\(${fd}\\)\\s+= 0|<\\.\\.\\. ${name} resumed>.*= 0)`), from);
+  const written = at(new RegExp(`^${thread}\\s+write\\(${fd},`), opened);
+  const flushed = Math.min(...["fsync", "fdatasync"].map((name) => { try { return done(name, written); } catch { return Infinity; } }));
+  expect(flushed).toBeLessThan(Infinity);
+  const closed = done("close", flushed);
+  const key = contentKey("outputs", sha256);
+  const renamed = at(new RegExp(`rename(at2?)?\\(.*rnd_traced\\.[^"]*\\.part", ".*/${key}"`), closed);
+  const folder = at(new RegExp(`openat\\(.*/${dirname(key)}", O_RDONLY.*= (\\d+)$`), renamed);
+  const folderFd = /= (\d+)$/.exec(lines[folder]!)![1];
+  at(new RegExp(`(fsync\\(${folderFd}\\)\\s+= 0|<\\.\\.\\. fsync resumed>.*= 0)`), folder);
+});
