@@ -1,9 +1,9 @@
 /**
  * bench/side-by-side: two renderd servers — two builds, or one build under two environments — driven in alternating
- * blocks of invoices at concurrency 8 or as given (the order swapped every round, so that neither always runs after the other),
- * each block's CPU read from /proc by kind of process and, for renderd itself, by thread (the event loop, JavaScript
- * compilers, the allocator's scavenger, the file system's thread pool). What the fourth pass of issue 17 measured each
- * change with (docs/performance.md "Fourth pass").
+ * blocks of invoices at concurrency 8 or `--concurrency` (the order swapped every round, so that neither always runs
+ * after the other), each block's CPU read from /proc by kind of process and, for renderd itself, by thread (the event
+ * loop, JavaScript compilers, the allocator's scavenger, the file system's thread pool), and each block's p50. What the
+ * fourth and fifth passes of issue 17 measured each change with (docs/performance.md "Fourth pass", "Fifth pass").
  *
  *   node_modules/.bin/bun run scripts/build.ts
  *   flock /tmp/renderd-chromium.lock node_modules/.bin/bun bench/side-by-side.ts [--a dist/renderd] [--b dist/renderd]
