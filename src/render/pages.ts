@@ -57,9 +57,10 @@ const WARM_UP_HTML = "<!DOCTYPE html><html><body><p>warm</p></body></html>";
  * DOCUMENT_RENDERS is how many jobs one Document takes before the page moves to a new one. A job's content replaces
  * the last one's (document.open/write), but a Document keeps every Content-Security-Policy a `<meta>` gave it — each
  * compiled document carries one — and Chromium's browser process does work per kept policy on every load: its CPU
- * per invoice grew from 8 to 13.5 ms over 1,000 renders of one page (bench/pool-memory.ts; a page loading the same
- * HTML without the meta stayed flat over 2,500). A new Document costs ~25 ms; every 100 renders it is a fraction of
- * a millisecond per render, and the growth stays under one.
+ * per invoice grew from 6.8 to 14.2 ms over 2,500 invoices on two pages never recycled (bench/pool-memory.ts); the
+ * pool alone grew the same way with that one meta (8.2 to 13.5 ms over 2,000) and stayed flat without it. A new
+ * Document costs ~25 ms; every 100 renders it is a fraction of a millisecond per render, and the growth stays under
+ * one (docs/performance.md "Fourth pass").
  */
 const DOCUMENT_RENDERS = 100;
 

@@ -109,10 +109,14 @@ function load({ session, frameId }: Printer, html: string): Promise<void> {
   return untilLoaded(session, () => session.send("Page.setDocumentContent", { frameId, html }));
 }
 
-/** blank moves the page to a new, empty Document (about:blank) and resolves on its load event. */
+/** blank moves the page to a new, empty Document (about:blank) and resolves on its load event; a navigation Chromium
+ * refused throws at once (it would fire no load event), so the caller replaces the page instead of waiting it out. */
 export async function blank(page: Page): Promise<void> {
   const { session, frameId } = await printerOf(page);
-  await untilLoaded(session, () => session.send("Page.navigate", { frameId, url: "about:blank" }));
+  await untilLoaded(session, async () => {
+    const { errorText } = await session.send("Page.navigate", { frameId, url: "about:blank" });
+    if (errorText) throw new Error(`the move to a new Document failed: ${errorText}`);
+  });
 }
 
 /**
