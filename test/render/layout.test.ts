@@ -33,6 +33,17 @@ describe("whole documents or LIMIT_EXCEEDED", () => {
     expect(error.message).toContain("Split the text into several paragraphs");
   });
 
+  test("a refused document fails at its check, not after its print, and its page is replaced for the next document", async () => {
+    // Its print runs on for seconds after the check refused it (5.8 s here, the check 0.4 s): a deadline between the two
+    // is met only by not waiting for that print.
+    const before = pool.stats();
+    const error = await rejection(pool.render({ html: paragraph(120_000), deadlineMs: 2_500 }));
+    expect((error as ApiError).code).toBe("LIMIT_EXCEEDED");
+    const out = await pool.render({ html: paragraph(60_000) });
+    expect(wordsIn(pdfText(out.pdf))).toBe(60_000);
+    expect(pool.stats().pagesOpened).toBeGreaterThanOrEqual(before.pagesOpened + 1);
+  });
+
   test("a paragraph too long in pieces — inline elements, inside a block inside a table cell — fails all the same", async () => {
     const pieces = `<span>${"word ".repeat(20)}</span><b>${"word ".repeat(20)}</b>`.repeat(3_000);
     const html = `<style>@page{size:5000mm 5000mm;margin:0}td{font-size:160px}</style><table><tr><td><div>${pieces}</div></td></tr></table>`;
