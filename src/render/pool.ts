@@ -276,9 +276,9 @@ export class RenderPool {
         buffer = await Promise.race([work, interrupted]);
       } catch (e) {
         if (e === interruption) throw e;
-        // A check of the loaded document refused it (checkLayout) while its print may still be running: the page is
-        // replaced, which ends that print, instead of waiting seconds for a PDF that is dropped.
-        throw e instanceof ApiError ? e : await this.explain(slot, e as Error);
+        // A check of the loaded document refused it (checkLayout): the page itself is fine.
+        reusable = e instanceof ApiError;
+        throw reusable ? e : await this.explain(slot, e as Error);
       }
       reusable = true;
       slot.job = undefined;

@@ -69,20 +69,17 @@ export interface RenderOutput {
 }
 
 /**
- * print loads the document, prints it and checks that it printed whole; the caller races it against the deadline.
- * The check is sent after printToPDF, not before: the renderer lays the pages out and hands them over, and while
- * Chromium composes the PDF in another process the renderer walks the document for the check (a 22-page report: the
- * ~9 ms check ended before the PDF did; docs/performance.md "Sixth pass"). A refused document throws as soon as its
- * check does, with its print still running (seconds, for a paragraph past the limit): the pool replaces that page.
+ * print loads the document, checks that it can be printed whole, and prints it; the caller races it against the deadline.
+ * The check comes first, although sent after printToPDF it would overlap the print: a print once sent is composed to its
+ * end by Chromium's print compositor even after its page is closed — for a refused 600,000-character paragraph, ~12 s
+ * of a core per refusal (docs/performance.md "Sixth pass").
  */
 export async function print(page: Page, job: RenderJob, maxPages: number): Promise<Buffer> {
   const printer = await printerOf(page);
   await load(printer, job.html);
-  if (job.pdf?.lang) await page.evaluate((lang) => document.documentElement.setAttribute("lang", lang), job.pdf.lang);
-  const printing = printer.session.send("Page.printToPDF", printParameters(job.pdf, maxPages));
-  printing.catch(() => {});
   await checkLayout(page, job.html);
-  const { data } = await printing;
+  if (job.pdf?.lang) await page.evaluate((lang) => document.documentElement.setAttribute("lang", lang), job.pdf.lang);
+  const { data } = await printer.session.send("Page.printToPDF", printParameters(job.pdf, maxPages));
   return Buffer.from(data, "base64");
 }
 

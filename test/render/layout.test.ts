@@ -33,15 +33,15 @@ describe("whole documents or LIMIT_EXCEEDED", () => {
     expect(error.message).toContain("Split the text into several paragraphs");
   });
 
-  test("a refused document fails at its check, not after its print, and its page is replaced for the next document", async () => {
-    // Its print runs on for seconds after the check refused it (5.8 s here, the check 0.4 s): a deadline between the two
-    // is met only by not waiting for that print.
+  test("a refused document is never printed: it fails at its check, its page is kept, and the next document prints", async () => {
+    // Printed, this paragraph takes Chromium 6–14 s, and its print compositor goes on with it even once the page is
+    // closed; checked first, it is refused in well under a second. The deadline lies between the two.
     const before = pool.stats();
     const error = await rejection(pool.render({ html: paragraph(120_000), deadlineMs: 2_500 }));
     expect((error as ApiError).code).toBe("LIMIT_EXCEEDED");
-    const out = await pool.render({ html: paragraph(60_000) });
+    const out = await pool.render({ html: paragraph(60_000), deadlineMs: 10_000 });
     expect(wordsIn(pdfText(out.pdf))).toBe(60_000);
-    expect(pool.stats().pagesOpened).toBeGreaterThanOrEqual(before.pagesOpened + 1);
+    expect(pool.stats().pagesOpened).toBe(before.pagesOpened);
   });
 
   test("a paragraph too long in pieces — inline elements, inside a block inside a table cell — fails all the same", async () => {
