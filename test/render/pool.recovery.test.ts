@@ -17,7 +17,7 @@ beforeAll(async () => {
     chromiumPath: "/usr/bin/chromium",
     timeoutMs: 15_000,
     maxHeapBytes: 256 * 1024 * 1024,
-    hangTimeoutMs: 1_000,
+    hangTimeoutMs: 2_500,
     healthIntervalMs: 300,
   });
   await pool.start();
@@ -163,7 +163,7 @@ describe("the supervisor recovers", () => {
   });
 
   test("pages spread over two browsers: while one restarts, the other keeps rendering", async () => {
-    const two = new RenderPool({ size: 2, browsers: 2, chromiumPath: "/usr/bin/chromium", timeoutMs: 10_000, hangTimeoutMs: 1_000 });
+    const two = new RenderPool({ size: 2, browsers: 2, chromiumPath: "/usr/bin/chromium", timeoutMs: 10_000 });
     await two.start();
     try {
       const pids = two.browserPids();
