@@ -70,9 +70,9 @@ export interface RenderOutput {
 
 /**
  * print loads the document, checks that it can be printed whole, and prints it; the caller races it against the deadline.
- * The check comes first, although sent after printToPDF it would overlap the print: a print once sent is composed to its
- * end by Chromium's print compositor even after its page is closed — for a refused 600,000-character paragraph, ~12 s
- * of a core per refusal (docs/performance.md "Sixth pass").
+ * The check comes first, although sent after printToPDF it would overlap the print: the print of a paragraph past the
+ * limit (one line millions of pixels wide) went on in Chromium's print compositor after its page was closed, ~12 s of a
+ * core per refusal (docs/performance.md "Sixth pass").
  */
 export async function print(page: Page, job: RenderJob, maxPages: number): Promise<Buffer> {
   const printer = await printerOf(page);
