@@ -39,6 +39,7 @@ test("Redis stopped and started again during a run: /health 503 naming redis, th
   const serve = await startServe(SERVE, { ...(await sharedStoreEnv()), REDIS_URL: redis.url });
   serves.push(serve);
   const key = serve.makeKey(["render:create", "render:read"]);
+  // The final status of each render created, as its ?wait answer gave it.
   const created: string[] = [];
   const refused: string[] = [];
   let creating = true;
@@ -46,7 +47,7 @@ test("Redis stopped and started again during a run: /health 503 naming redis, th
     for (let i = 0; creating; i++) {
       // ?wait: one render at a time, so the workspace's renders in progress (10 at once) never refuse one on a slow machine.
       const made = await serve.call("/v1/renders?wait=30", key, { html: `<p>render ${i} while Redis comes and goes</p>` });
-      if (made.status === 200) created.push(made.body.id);
+      if (made.status === 200) created.push(made.body.status);
       else refused.push(`${made.status} ${JSON.stringify(made.body)}`);
       await Bun.sleep(50);
     }
@@ -70,17 +71,8 @@ test("Redis stopped and started again during a run: /health 503 naming redis, th
   expect(keys).not.toBe("");
 
   expect(refused).toEqual([]);
-  const ended = new Map<string, string>();
-  const end = Date.now() + 60_000;
-  while (ended.size < created.length && Date.now() < end) {
-    for (const id of created.filter((r) => !ended.has(r))) {
-      const r = await serve.call(`/v1/renders/${id}`, key);
-      if (["succeeded", "failed", "canceled", "expired"].includes(r.body.status)) ended.set(id, r.body.status);
-    }
-    await Bun.sleep(200);
-  }
   expect(created.length).toBeGreaterThanOrEqual(11);
-  expect([...ended.values()].filter((s) => s === "succeeded").length).toBe(created.length);
+  expect(created.filter((status) => status === "succeeded").length).toBe(created.length);
 }, 120_000);
 
 test("a rate limit of N per minute admits N across two processes sharing Redis, the rest 429 with Retry-After", async () => {
