@@ -260,6 +260,8 @@ async function main() {
       report: blockRatio(report1.parts, reportFloor.parts, p50),
       c8Cpu: c8.cpu!,
       c8Documents: i8.figures.documents,
+      poolFloorCpu: floor2.cpu!,
+      poolFloorDocuments: floorPool.documents,
     };
     for (const line of closenessLines(closeness)) console.log(line);
   } finally {

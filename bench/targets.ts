@@ -38,6 +38,9 @@ export interface Closeness {
   report: BlockRatio;
   c8Cpu: CpuReport;
   c8Documents: number;
+  /** The pool floor's CPU in the same rounds: its "client" is this script printing on warm pages, no server. */
+  poolFloorCpu: CpuReport;
+  poolFloorDocuments: number;
 }
 
 /** closenessLines prints issue 17's four targets with PASS/MISS. */
@@ -49,5 +52,8 @@ export function closenessLines(c: Closeness): string[] {
     `- ${verdict(c.c8.median >= ISSUE_17.c8OverPoolFloor)} invoice docs/s at concurrency 8 ≥ ${ISSUE_17.c8OverPoolFloor}× the pool floor: ${spread(c.c8)}`,
     `- ${verdict(c.report.median <= ISSUE_17.reportOverFloor)} 1000-row report p50 ≤ ${ISSUE_17.reportOverFloor}× its floor: ${spread(c.report)}`,
     `- ${verdict(cpuMs <= ISSUE_17.renderdCpuMsAtC8)} renderd's own CPU per invoice at concurrency 8 ≤ ${ISSUE_17.renderdCpuMsAtC8} ms: ${cpuMs.toFixed(1)} ms`,
+    // Not a target: what the same process kinds cost on this machine, for reading the line above across machines
+    // (docs/performance.md "What this machine's kernel costs").
+    `  for scale, in the same rounds: the pool floor's own Playwright client (a Bun process printing on warm pages, no server) ${(c.poolFloorCpu.client / c.poolFloorDocuments).toFixed(1)} ms per invoice; the HTTP client driving renderd ${(c.c8Cpu.client / c.c8Documents).toFixed(1)} ms`,
   ];
 }
