@@ -43,7 +43,8 @@ export interface Closeness {
   poolFloorDocuments: number;
 }
 
-/** closenessLines prints issue 17's four targets with PASS/MISS. */
+/** closenessLines prints issue 17's four targets with PASS/MISS, then what the floor's own client and the HTTP client
+ * cost in the same rounds, to read the CPU target by. */
 export function closenessLines(c: Closeness): string[] {
   const cpuMs = c.c8Cpu.renderd / c.c8Documents;
   return [
