@@ -12,8 +12,9 @@
  * Chromium's), where the CPU goes (renderd, Chromium by process type, this client, everything else on the machine;
  * read from /proc), the pool's resident memory after the 500th and the 1000th invoice, and PASS/MISS per target
  * (bench/targets.ts: issue 10's and issue 17's, the CPU target with the floor's own client beside it). Figures are
- * recorded in docs/performance.md. Never run as a test. Its parts: bench/documents.ts (the templates and data), bench/server.ts (the server and the HTTP driver), bench/floor.ts
- * (the references), bench/measure.ts (memory and CPU from /proc), bench/report.ts (the tables), bench/targets.ts.
+ * recorded in docs/performance.md. Never run as a test. Its parts: bench/documents.ts (the templates and data),
+ * bench/server.ts (the server and the HTTP driver), bench/floor.ts (the references), bench/measure.ts (memory and CPU
+ * from /proc), bench/report.ts (the tables), bench/targets.ts.
  *
  *   node_modules/.bin/bun run scripts/build.ts     # first, when src/ changed: the bench runs dist/renderd
  *   bun bench/render.ts [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]

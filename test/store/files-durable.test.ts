@@ -44,7 +44,8 @@ test("put: the temporary file is written and fsynced, closed, renamed to its add
 
 /** finishedCalls answers strace -f's lines with every call another thread interrupted — "name(args <unfinished ...>",
  * later "<... name resumed>) = result" on the same thread — joined into one line where it finished, which is when the
- * call took effect. Unjoined, such a split open or rename went unfound (CI failed this test once at 0519ef1). */
+ * call took effect. Unjoined, a split open of the temporary file or of its folder went unfound, and CI failed this
+ * test once (at 0519ef1). */
 function finishedCalls(lines: string[]): string[] {
   const started = new Map<string, string>();
   const finished: string[] = [];
