@@ -1,8 +1,8 @@
 /** renders/asset-bytes: a template's stylesheets and the images of its header and footer are written into the print job
- * when the job is planned, and planning runs inside the transaction that charges the allowances and queues the render
- * (synchronous: one step, nothing awaits). The bytes live behind the FileStore, which answers asynchronously (an S3
- * bucket), so they are read before: the template's own assets at once, and an asset the data names (an image id read
- * from data) when planning asks for it — planning then stops with AssetBytesNeeded and runs again with its bytes. */
+ * when the job is planned, and planning finds an asset's bytes as it meets the asset, deep inside the compiler, which
+ * cannot wait for a read there. The bytes live behind the FileStore, which answers asynchronously (an S3 bucket), so
+ * they are read before: the template's own assets at once, and an asset the data names (an image id read from data)
+ * when planning asks for it — planning then stops with AssetBytesNeeded and runs again with its bytes. */
 import { ApiError } from "../../errors";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
@@ -41,9 +41,9 @@ const EMBEDDED_KINDS = new Set(["stylesheet", "image", "svg"]);
 // Each asset named only by the data costs one more planning; a request naming more is refused rather than replanned.
 const MAX_REPLANS = 20;
 
-/** withAssetBytes runs `plan` (which plans and may queue, synchronously) with the bytes of the embedded assets of the
- * templates `uses` names, reading any other asset's bytes that planning asks for and planning again. */
-export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspaceId: string, uses: readonly TemplateUse[], plan: (deps: D) => T): Promise<T> {
+/** withAssetBytes runs `plan` (which plans and may queue) with the bytes of the embedded assets of the templates `uses`
+ * names, reading any other asset's bytes that planning asks for and planning again. */
+export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspaceId: string, uses: readonly TemplateUse[], plan: (deps: D) => T | Promise<T>): Promise<T> {
   const bytes = new Map<string, Uint8Array>();
   for (const use of uses) {
     let assetIds: string[];
@@ -60,7 +60,7 @@ export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspa
   }
   for (let replans = 0; ; replans++) {
     try {
-      return plan({ ...deps, assetBytes: bytes });
+      return await plan({ ...deps, assetBytes: bytes });
     } catch (e) {
       if (!(e instanceof AssetBytesNeeded)) throw e;
       if (replans === MAX_REPLANS)

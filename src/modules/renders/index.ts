@@ -14,15 +14,17 @@ import { mergedBatch } from "./merge";
 import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, WaitQuery } from "./model";
 import {
   cancelRender,
-  createBatch,
   createPreview,
-  createRender,
   getRender,
   isFinal,
   listRenders,
   openResult,
+  planBatch,
+  planRender,
   previewHtml,
   previewUse,
+  queueBatch,
+  queueRender,
   resultOf,
   usesOf,
   waitForRender,
@@ -48,7 +50,10 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           // With ?wait the render is acknowledged by the answer after the wait, not before it: its acceptance commits
           // without waiting for the disk, and waitForRender answers only once it is durable (docs/rendering.md).
           const accepted = { durable: seconds === 0 };
-          const render = await withAssetBytes(d, ws, usesOf([body]), (dd) => kept(202, () => createRender(dd, ws, body, accepted), accepted));
+          const render = await withAssetBytes(d, ws, usesOf([body]), async (dd) => {
+            const planned = await planRender(dd, ws, body);
+            return kept(202, () => queueRender(dd, ws, planned, accepted), accepted);
+          });
           const waited = seconds === 0 ? render : await waitForRender(d, ws, render, seconds, accepted);
           // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
           set.status = isFinal(waited) ? 200 : 202;
@@ -62,7 +67,10 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
         once(ctx, async (kept) => {
           ctx.set.status = 202;
           const ws = workspaceOf(ctx.principal);
-          return withAssetBytes(d, ws, usesOf(ctx.body.items), (dd) => kept(202, () => createBatch(dd, ws, ctx.body.items, ctx.body.merge)));
+          return withAssetBytes(d, ws, usesOf(ctx.body.items), async (dd) => {
+            const planned = await planBatch(dd, ws, ctx.body.items);
+            return kept(202, () => queueBatch(dd, ws, planned, ctx.body.merge));
+          });
         }),
       { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )

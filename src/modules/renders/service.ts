@@ -52,7 +52,7 @@ export type RenderQueue = Pick<RenderWorker, "kick" | "cancel" | "ended" | "wait
 type Source = "template" | "document" | "html" | "preview" | "report";
 
 /** Planned is a checked request: the row to insert, its job made. */
-interface Planned {
+export interface Planned {
   source: Source;
   test: boolean;
   templateId?: string;
@@ -84,11 +84,13 @@ function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
 }
 
 /** templatePlan checks that the template's assets are still there (ASSET_INVALID: they may have been deleted since it
- * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. */
-function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", data: unknown, at: string) {
+ * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. Without data it
+ * renders the template's sampleData when `sample` is set (a preview), else `{}`. */
+async function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", given: unknown, at: string, sample = false) {
   const template = templateForRender(deps.store, workspaceId, templateId, which);
   const missing = checkTemplateAssets(deps.store, workspaceId, { ...template.source, assetIds: template.assetIds });
   if (missing.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is no longer available.", { details: missing });
+  const data = given ?? (sample ? template.sampleData : undefined) ?? {};
   if (template.source.dataSchema) {
     const problems = validateData(template.source.dataSchema, data, `${at}/data`);
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
@@ -99,7 +101,7 @@ function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string,
     pdf: template.pdf,
     signature: template.signature,
     destinationIds: template.destinationIds,
-    job: templateJob(template, data, assetFinder(deps, workspaceId)),
+    job: await templateJob(template, data, assetFinder(deps, workspaceId)),
   };
 }
 
@@ -110,8 +112,8 @@ const MAX_DOCUMENT_PROBLEMS = 20;
 
 /** planRequest checks one render request (its fields pointed at below `at`) and makes its job, with the signature it or
  * its template asks for (issue 13) once its certificate is found usable. */
-function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned {
-  const { signature: templateSignature, destinationIds: templateDestinations, ...planned } = planSource(deps, workspaceId, request, at);
+async function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Promise<Planned> {
+  const { signature: templateSignature, destinationIds: templateDestinations, ...planned } = await planSource(deps, workspaceId, request, at);
   const signature = request.signature ?? templateSignature;
   if (signature) assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`);
   const ids = request.destinationIds ?? templateDestinations ?? [];
@@ -127,7 +129,7 @@ export function templateUse(request: RenderRequest): TemplateUse | null {
   return { templateId: request.templateId, which: request.version ?? (request.test ? "draft" : "latest") };
 }
 
-function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Planned & { signature?: SignatureSettings; destinationIds?: string[] } {
+async function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Promise<Planned & { signature?: SignatureSettings; destinationIds?: string[] }> {
   const given = (["templateId", "document", "html"] as const).filter((field) => request[field] !== undefined);
   if (given.length !== 1) throw badRequest(at, "give exactly one of templateId, document or html");
   if (request.templateId === undefined) {
@@ -140,7 +142,7 @@ function planSource(deps: RenderDeps, workspaceId: string, request: RenderReques
   const find = assetFinder(deps, workspaceId);
   const use = templateUse(request);
   if (use) {
-    const { pdf, ...plan } = templatePlan(deps, workspaceId, use.templateId, use.which, request.data ?? {}, at);
+    const { pdf, ...plan } = await templatePlan(deps, workspaceId, use.templateId, use.which, request.data, at);
     const filename = request.filename ?? `${use.templateId}.pdf`;
     const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
     return { ...common, ...plan, job, source: "template", filename };
@@ -150,7 +152,7 @@ function planSource(deps: RenderDeps, workspaceId: string, request: RenderReques
   if (request.document !== undefined) {
     const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
     if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
-    const job = documentJob(request.document as DocumentNode, find, `${at}/document`);
+    const job = await documentJob(request.document as DocumentNode, find, `${at}/document`);
     return { ...common, source: "document", job: withPdfOptions({ ...job, ...fail }, request.pdf ?? {}, options), filename };
   }
   return { ...common, source: "html", job: withPdfOptions({ ...htmlJob(request.html!), ...fail }, request.pdf ?? {}, options), filename };
@@ -228,25 +230,36 @@ function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow
   return r;
 }
 
-/** createRender checks and queues one render (POST /v1/renders), committed with `options`. */
-export function createRender(deps: RenderDeps, workspaceId: string, request: RenderRequest, options: TxOptions = {}): Render {
-  const plan = planRequest(deps, workspaceId, request, "");
+/** planRender checks one render request (POST /v1/renders) and makes its job; queueRender queues it. They are apart
+ * because making a job awaits (computed values, Tailwind) and queueing is one transaction with the idempotency key. */
+export function planRender(deps: RenderDeps, workspaceId: string, request: RenderRequest): Promise<Planned> {
+  return planRequest(deps, workspaceId, request, "");
+}
+
+/** queueRender queues a planned render, committed with `options`. */
+export function queueRender(deps: RenderDeps, workspaceId: string, plan: Planned, options: TxOptions = {}): Render {
   return toRender(deps, queue(deps, workspaceId, [plan], undefined, options)[0]!, Boolean(plan.deliveries?.length));
 }
 
-/** createBatch checks every item (pointers `/items/<i>/…`) and counts them against the allowances together: all are
- * queued, or none (DESIGN.md 4); with `merge` the batch offers one merged PDF once all have succeeded (merge.ts). */
-export function createBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[], merge = false): { batchId: string; items: Render[] } {
-  const plans = items.map((item, i) => planRequest(deps, workspaceId, item, `/items/${i}`));
+/** planBatch checks every item of a batch (pointers `/items/<i>/…`) and makes their jobs. */
+export async function planBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[]): Promise<Planned[]> {
+  const plans: Planned[] = [];
+  for (const [i, item] of items.entries()) plans.push(await planRequest(deps, workspaceId, item, `/items/${i}`));
+  return plans;
+}
+
+/** queueBatch counts a planned batch against the allowances together: all are queued, or none (DESIGN.md 4); with
+ * `merge` the batch offers one merged PDF once all have succeeded (merge.ts). */
+export function queueBatch(deps: RenderDeps, workspaceId: string, plans: Planned[], merge = false): { batchId: string; items: Render[] } {
   const batchId = newId("bat");
   return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r, i) => toRender(deps, r, Boolean(plans[i]!.deliveries?.length))) };
 }
 
 /** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
  * has a documentsPerMonth allowance (spec 2.2), a real one otherwise. */
-export function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Render {
+export async function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<Render> {
   const test = getAllowances(deps.store, workspaceId).documentsPerMonth !== null;
-  const { pdf, ...plan } = templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data ?? {}, "");
+  const { pdf, ...plan } = await templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data, "", true);
   const filename = `${templateId}-preview.pdf`;
   // A preview is marked TEST even where it counts as a real render: it is never the document itself.
   const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find: assetFinder(deps, workspaceId), test: true, filename, at: "" });
@@ -264,17 +277,17 @@ export function usesOf(requests: readonly RenderRequest[]): TemplateUse[] {
 }
 
 /** previewHtml answers the HTML a template preview would print (no render is created, nothing is counted). */
-export function previewHtml(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): string {
-  return templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data ?? {}, "").job.html;
+export async function previewHtml(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<string> {
+  return (await templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data, "", true)).job.html;
 }
 
 /** createReportRender queues the PDF of a report: a real render of the template's newest (or given) version. */
-export function createReportRender(
+export async function createReportRender(
   deps: RenderDeps,
   workspaceId: string,
   report: { templateId: string; version?: number; data?: unknown; filename?: string },
-): Render {
-  const { pdf, ...plan } = templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data ?? {}, "");
+): Promise<Render> {
+  const { pdf, ...plan } = await templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data, "");
   const filename = report.filename ?? `${report.templateId}.pdf`;
   const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(deps, workspaceId), test: false, filename, at: "" });
   return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "report", test: false, metadata: {}, filename }])[0]!);

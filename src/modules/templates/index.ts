@@ -6,7 +6,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
-import { IdParams, Page } from "../../http/schemas";
+import { IdParams, NoQuery, Page } from "../../http/schemas";
 import { jsonBody, jsonResponse } from "../../http/openapi";
 import type { RequestMeta } from "../../http/request-meta";
 import {
@@ -15,6 +15,7 @@ import {
   Template,
   TemplateDeleted,
   TemplateListQuery,
+  TemplateStarter,
   TemplateSummary,
   TemplateVersion,
   TemplateVersionSummary,
@@ -31,12 +32,13 @@ import {
   publishTemplate,
   updateTemplate,
 } from "./service";
+import { templateStarters } from "./starters";
 
 const read = { scope: "template:read" } as const;
 const write = { scope: "template:write" } as const;
 const publish = { scope: "template:publish" } as const;
 
-/** templateRoutes mounts /v1/templates. */
+/** templateRoutes mounts /v1/templates and /v1/template-starters. */
 export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
   return new Elysia({ normalize: false })
     .use(auth)
@@ -49,6 +51,11 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
       },
       { auth: write, detail: { requestBody: jsonBody(CreateTemplateBody), responses: { 201: jsonResponse("The template, created", Template) } } },
     )
+    .get("/v1/template-starters", () => ({ items: templateStarters() }), {
+      auth: read,
+      query: NoQuery,
+      detail: { responses: { 200: jsonResponse("Every starter: a complete draft to begin a template from (POST /v1/templates with starter)", Page(TemplateStarter)) } },
+    })
     .get("/v1/templates", ({ query, principal }) => listTemplates(app.store, workspaceOf(principal), query), {
       auth: read,
       query: TemplateListQuery,
