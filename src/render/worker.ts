@@ -21,6 +21,7 @@ import { parseAssetUrl } from "./assets";
 import { finishPdf, type FinishDeps } from "./finish";
 import { GroupCommit } from "./group-commit";
 import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { allWarnings } from "./warnings";
 
 export interface WorkerOptions {
   store: Store;
@@ -230,9 +231,10 @@ export class RenderWorker {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
-      final = await this.storeOutput(id, pdf, (sha256) => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }));
+      const warnings = allWarnings(job.warnings, out.warnings);
+      final = await this.storeOutput(id, pdf, (sha256) => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings }));
       ended(final ? "succeeded" : "cancelled");
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return this.queue.requeue(id);
