@@ -11,7 +11,7 @@ import { downloadResponse } from "../assets/download";
 import { renderActivity } from "./allowances";
 import { renderDeps } from "./deps";
 import { mergedBatch } from "./merge";
-import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, WaitQuery } from "./model";
+import { BatchCreated, BatchRequest, BatchRequestBody, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, RenderRequestBody, WaitQuery } from "./model";
 import {
   cancelRender,
   createPreview,
@@ -44,7 +44,9 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       "/v1/renders",
       (ctx) =>
         once(ctx, async (kept) => {
-          const { body, query, principal, set } = ctx;
+          const { query, principal, set } = ctx;
+          // Elysia types the unchecked `document` as unknown; planning checks it node by node before it is used.
+          const body = ctx.body as RenderRequest;
           const ws = workspaceOf(principal);
           const seconds = Number(query.wait ?? 0);
           // With ?wait the render is acknowledged by the answer after the wait, not before it: its acceptance commits
@@ -59,7 +61,13 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           set.status = isFinal(waited) ? 200 : 202;
           return waited;
         }),
-      { auth: { scope: "render:create" }, body: RenderRequest, query: WaitQuery, response: { 200: Render, 202: Render }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
+      {
+        auth: { scope: "render:create" },
+        body: RenderRequestBody,
+        query: WaitQuery,
+        response: { 200: Render, 202: Render },
+        detail: { requestBody: jsonBody(RenderRequest), parameters: [IDEMPOTENCY_KEY_PARAMETER] },
+      },
     )
     .post(
       "/v1/renders/batch",
@@ -67,12 +75,13 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
         once(ctx, async (kept) => {
           ctx.set.status = 202;
           const ws = workspaceOf(ctx.principal);
-          return withAssetBytes(d, ws, usesOf(ctx.body.items), async (dd) => {
-            const planned = await planBatch(dd, ws, ctx.body.items);
+          const items = ctx.body.items as RenderRequest[]; // as for POST /v1/renders
+          return withAssetBytes(d, ws, usesOf(items), async (dd) => {
+            const planned = await planBatch(dd, ws, items);
             return kept(202, () => queueBatch(dd, ws, planned, ctx.body.merge));
           });
         }),
-      { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
+      { auth: { scope: "render:create" }, body: BatchRequestBody, response: { 202: BatchCreated }, detail: { requestBody: jsonBody(BatchRequest), parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
     .get("/v1/renders/batch/:id/merged", async ({ params, principal }) => mergedBatch(d, workspaceOf(principal), params.id), {
       auth: { scope: "render:read" },

@@ -5,12 +5,11 @@
  */
 import type { Config } from "../../config";
 import { ApiError } from "../../errors";
-import { firstProblems, NodeChecker } from "../../render/compile/node-check";
+import { firstProblems } from "../../render/compile/node-check";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { validateData } from "../../render/compile/data";
-import { DocumentNode } from "../../render/compile/model";
 import type { SignatureSettings } from "../../pdf/sign";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
 import { mergePdfOptions } from "../../render/pdf-options";
@@ -30,7 +29,7 @@ import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
 import { isFinalStatus } from "../../store/render-status";
 import { withPdfOptions } from "./pdf";
-import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord, RenderRequest } from "./model";
+import { documentNodes, type PreviewRequest, type Render, type RenderListQuery, type RenderMetadata, type RenderRecord, type RenderRequest } from "./model";
 
 /** What the render operations need. */
 export interface RenderDeps {
@@ -105,8 +104,6 @@ async function templatePlan(deps: RenderDeps, workspaceId: string, templateId: s
   };
 }
 
-const documentNodes = new NodeChecker(DocumentNode, ["children"]);
-
 // A client fixing a document needs the first problems, not thousands.
 const MAX_DOCUMENT_PROBLEMS = 20;
 
@@ -152,7 +149,7 @@ async function planSource(deps: RenderDeps, workspaceId: string, request: Render
   if (request.document !== undefined) {
     const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
     if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
-    const job = await documentJob(request.document as DocumentNode, find, `${at}/document`);
+    const job = await documentJob(request.document, find, `${at}/document`);
     return { ...common, source: "document", job: withPdfOptions({ ...job, ...fail }, request.pdf ?? {}, options), filename };
   }
   return { ...common, source: "html", job: withPdfOptions({ ...htmlJob(request.html!), ...fail }, request.pdf ?? {}, options), filename };

@@ -1,10 +1,10 @@
 /** templates/model: the template and its versions (DESIGN.md 4), their bodies, and a body check whose details point at
  * the field at fault even inside the recursive composition nodes. */
-import { CloneType, Type, type Static, type TSchema } from "@sinclair/typebox";
+import { CloneType, Type, type Static, type TOptional, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ApiError, type ErrorDetail } from "../../errors";
 import { firstProblems, NodeChecker, schemaProblems } from "../../render/compile/node-check";
-import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
+import { documented, Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { SignatureSettings } from "../../pdf/sign";
 import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
@@ -38,8 +38,9 @@ const SampleData = Type.Unknown({
   description:
     "Example data (JSON, at most 1000000 bytes), checked against dataSchema when saved (422 DATA_INVALID); a preview without data renders it, and published versions keep it.",
 });
-// The renderer's own map of components, without its optional modifier so that PATCH can make it nullable.
-const Components = Type.Optional(TemplateSource.properties.components, false);
+// A draft field without its optional modifier, so that PATCH can make it nullable.
+const required = <T extends TSchema>(schema: TOptional<T>): T => Type.Optional(schema, false) as unknown as T;
+const Components = required(TemplateSource.properties.components);
 
 /** TemplateDraft is what a template renders from: the renderable TemplateSource plus the stylesheet and font assets it loads. */
 export const TemplateDraft = Type.Object(
@@ -48,12 +49,9 @@ export const TemplateDraft = Type.Object(
     stylesheet: Type.Optional(Stylesheet),
     sampleData: Type.Optional(SampleData),
     assetIds: Type.Optional(AssetIds),
-    /** The default `pdf` options of the template's renders (docs/pdf.md "Template defaults"). */
-    pdf: Type.Optional(TemplatePdfOptions),
-    /** The default signature of the template's renders (issue 13); a render's own `signature` replaces it. */
-    signature: Type.Optional(SignatureSettings),
-    /** Where the template's renders are delivered (issue 14); a render's own `destinationIds` replaces the list. */
-    destinationIds: Type.Optional(DestinationIds),
+    pdf: Type.Optional(CloneType(TemplatePdfOptions, { description: "The default `pdf` options of the template's renders (all but password); a render's own are laid over them." })),
+    signature: Type.Optional(CloneType(SignatureSettings, { description: "The default signature of the template's renders; a render's own `signature` replaces it." })),
+    destinationIds: Type.Optional(CloneType(DestinationIds, { description: "Where the template's renders are delivered; a render's own `destinationIds` replaces the list." })),
   },
   closed,
 );
@@ -120,25 +118,26 @@ export const CreateTemplateBody = Type.Object(
 );
 export type CreateTemplateBody = Static<typeof CreateTemplateBody>;
 
-const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+// `null` removes the field; the union carries the field's description, so a generated client shows it.
+const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()], { description: `${schema.description ?? ""} null removes it.`.trim() }));
 
 /** UpdateTemplateBody: the fields sent replace the draft's; null removes an optional one (content is never optional). */
 export const UpdateTemplateBody = Type.Object(
   {
     name: Type.Optional(Name),
     description: Type.Optional(Description),
-    content: Type.Optional(CompositionNode),
+    content: Type.Optional(CloneType(CompositionNode, { description: "The document's content (it cannot be removed)." })),
     components: nullable(Components),
     dataSchema: nullable(DataSchema),
     sampleData: Type.Optional(CloneType(SampleData, { description: "Example data (JSON, at most 1000000 bytes), checked against dataSchema (422 DATA_INVALID); null removes it." })),
     stylesheet: nullable(Stylesheet),
     assetIds: nullable(AssetIds),
     page: nullable(PageSettings),
-    header: nullable(CompositionNode),
-    footer: nullable(CompositionNode),
-    pdf: nullable(TemplatePdfOptions),
-    signature: nullable(SignatureSettings),
-    destinationIds: nullable(DestinationIds),
+    header: nullable(required(TemplateSource.properties.header)),
+    footer: nullable(required(TemplateSource.properties.footer)),
+    pdf: nullable(required(TemplateDraft.properties.pdf)),
+    signature: nullable(required(TemplateDraft.properties.signature)),
+    destinationIds: nullable(required(TemplateDraft.properties.destinationIds)),
   },
   closed,
 );
@@ -147,7 +146,13 @@ export type UpdateTemplateBody = Static<typeof UpdateTemplateBody>;
 export const TemplateListQuery = Type.Object({ ...PageQueryFields }, closed);
 
 // Nine digits keep the number an exact integer well inside SQLite's range.
-export const VersionParams = Type.Object({ id: Identifier, version: Type.String({ pattern: "^[1-9][0-9]{0,8}$", errorMessage: "must be a version number: 1, 2, 3 …" }) }, closed);
+export const VersionParams = Type.Object(
+  {
+    id: Identifier,
+    version: documented(Type.String({ pattern: "^[1-9][0-9]{0,8}$", errorMessage: "must be a version number: 1, 2, 3 …" }), { type: "integer", minimum: 1, maximum: 999_999_999 }),
+  },
+  closed,
+);
 
 // ---- The body check -------------------------------------------------------------------------------------------
 // The bodies are checked here rather than by the route schema, so that a bad field inside the recursive composition

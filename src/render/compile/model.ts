@@ -186,7 +186,7 @@ const nodeCommon = {
 /** TableColumn is one column of a table node. */
 export const TableColumn = Type.Object(
   {
-    id: Identifier,
+    id: CloneType(Identifier, { description: "The column's id (an Identifier)." }),
     header: Type.String({ maxLength: 1000, description: "The column's heading (up to 1000 characters)." }),
     value: TextValue,
     width: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 2000, description: "The column's width in CSS pixels (1/96 in), more than 0 and at most 2000. Default: shared out by the browser." })),
