@@ -123,7 +123,11 @@ export class Evaluation {
   private sliceStart = 0;
   private madeChars = 0;
 
-  constructor(private readonly root: unknown) {}
+  /** `timeMs` is the render's evaluation time (EXPRESSION_LIMITS.timeMs unless a test wants less). */
+  constructor(
+    private readonly root: unknown,
+    private readonly timeMs: number = EXPRESSION_LIMITS.timeMs,
+  ) {}
 
   /** evaluate answers the expression's value with `current` as `$` (undefined when it has none); a limit exceeded is
    * LIMIT_EXCEEDED and any other error RENDER_FAILED, each naming the expression by its pointer `at`. */
@@ -143,7 +147,7 @@ export class Evaluation {
   step(): Promise<void> | undefined {
     const now = performance.now();
     const running = now - this.sliceStart;
-    if (this.spent + running > EXPRESSION_LIMITS.timeMs) throw limitError(`more than ${EXPRESSION_LIMITS.timeMs} ms of evaluation`);
+    if (this.spent + running > this.timeMs) throw limitError(`more than ${this.timeMs} ms of evaluation`);
     if (running < EXPRESSION_SLICE_MS) return undefined;
     this.spent += running;
     return new Promise((resume) =>
