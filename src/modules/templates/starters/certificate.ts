@@ -21,7 +21,7 @@ export const CERTIFICATE: TemplateStarter = {
 .signatures { display: flex; justify-content: space-between; width: 100%; margin-top: auto; }
 .signature { width: 70mm; border-top: 1px solid #6b7280; padding-top: 2mm; font-size: 10pt; }
 .signature-role { font-family: "Liberation Sans", Arial, sans-serif; font-size: 8pt; color: #6b7280; }
-.footer { width: 100%; text-align: center; padding: 0 12mm; font-family: "Liberation Sans", Arial, sans-serif; font-size: 7.5pt; color: #92400e; letter-spacing: 0.05em; }`,
+.footer { box-sizing: border-box; width: 100%; text-align: center; padding: 0 12mm; font-family: "Liberation Sans", Arial, sans-serif; font-size: 7.5pt; color: #92400e; letter-spacing: 0.05em; }`,
     dataSchema: {
       type: "object",
       required: ["organisation", "recipient", "course", "completedOn", "certificateId", "signatories"],

@@ -39,7 +39,7 @@ export const INVOICE: TemplateStarter = {
 .totals .row { padding: 1.2mm 2mm; }
 .grand { border-top: 2px solid #1d4ed8; margin-top: 1mm; font-size: 12pt; font-weight: bold; color: #111827; }
 .notes { margin-top: 12mm; padding: 4mm 5mm; background: #f3f4f6; border-radius: 2mm; }
-.footer { display: flex; justify-content: space-between; width: 100%; padding: 0 18mm; font-size: 8pt; color: #6b7280; }`,
+.footer { box-sizing: border-box; display: flex; justify-content: space-between; width: 100%; padding: 0 18mm; font-size: 8pt; color: #6b7280; }`,
     dataSchema: {
       type: "object",
       required: ["number", "date", "seller", "customer", "lines", "taxRate"],

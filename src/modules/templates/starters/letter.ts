@@ -21,7 +21,7 @@ export const LETTER: TemplateStarter = {
 .closing { margin-top: 8mm; }
 .signature { margin-top: 14mm; font-weight: bold; }
 .role { color: #4b5563; }
-.footer { display: flex; justify-content: space-between; width: 100%; padding: 0 22mm 0 25mm; font-family: "Liberation Sans", Arial, sans-serif; font-size: 7.5pt; color: #6b7280; }`,
+.footer { box-sizing: border-box; display: flex; justify-content: space-between; width: 100%; padding: 0 22mm 0 25mm; font-family: "Liberation Sans", Arial, sans-serif; font-size: 7.5pt; color: #6b7280; }`,
     dataSchema: {
       type: "object",
       required: ["sender", "recipient", "date", "subject", "salutation", "paragraphs", "closing"],

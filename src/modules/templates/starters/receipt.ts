@@ -27,7 +27,7 @@ export const RECEIPT: TemplateStarter = {
 .sums .row { padding: 0.8mm 1mm; }
 .total { font-size: 12pt; font-weight: bold; border-top: 2px solid #111827; border-bottom: 2px solid #111827; margin: 1.5mm 0; padding: 1.5mm 1mm; }
 .thanks { text-align: center; margin-top: 8mm; font-size: 11pt; }
-.footer { width: 100%; text-align: center; padding: 0 14mm; font-size: 7.5pt; color: #6b7280; }`,
+.footer { box-sizing: border-box; width: 100%; text-align: center; padding: 0 14mm; font-size: 7.5pt; color: #6b7280; }`,
     dataSchema: {
       type: "object",
       required: ["shop", "number", "paidAt", "items", "taxRate", "payment"],

@@ -27,8 +27,8 @@ export const REPORT: TemplateStarter = {
 .figures tr { break-inside: avoid; }
 .total { display: flex; justify-content: space-between; font-weight: bold; padding: 2.5mm 2mm; border-top: 2px solid #4c1d95; margin-bottom: 8mm; }
 .notes { padding-left: 5mm; border-left: 3px solid #c4b5fd; color: #374151; }
-.header { display: flex; justify-content: space-between; width: 100%; padding: 0 16mm; font-size: 8pt; color: #6b7280; }
-.footer { display: flex; justify-content: space-between; width: 100%; padding: 0 16mm; font-size: 8pt; color: #6b7280; }`,
+.header { box-sizing: border-box; display: flex; justify-content: space-between; width: 100%; padding: 0 16mm; font-size: 8pt; color: #6b7280; }
+.footer { box-sizing: border-box; display: flex; justify-content: space-between; width: 100%; padding: 0 16mm; font-size: 8pt; color: #6b7280; }`,
     dataSchema: {
       type: "object",
       required: ["title", "period", "kpis", "regions"],
