@@ -5,7 +5,10 @@
  * that take effect in the PDF, documents and templates alike, and the worked invoice run as written.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { ok, startTestServer, type TestServer } from "../harness";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ok, PUBLIC_URL, startTestServer, type TestServer } from "../harness";
 import { local } from "../fixtures/assets";
 import { poppler } from "../render/poppler";
 import { loadPdfJs } from "../../src/modules/template-conversions/pdfjs";
@@ -225,4 +228,38 @@ test("documents and templates alike: a text node prints in the same font at the 
   const fonts = (pdf: Uint8Array) => poppler(pdf, (file) => ["pdffonts", file]).split("\n").slice(2).map((line) => line.split(/\s+/)[0]!.replace(/^[A-Z]{6}\+/, ""));
   expect(first(fromDocument)).toEqual(first(fromTemplate));
   expect(fonts(fromDocument)).toEqual(fonts(fromTemplate));
+});
+
+test("docs/authoring.md's worked invoice runs as written: logo, template, preview, publish, render — and the PDF has the computed totals and the footer", async () => {
+  const page = readFileSync(resolve(import.meta.dir, "../../docs/authoring.md"), "utf8");
+  const section = /^## A worked invoice\n([\s\S]*?)^## /m.exec(page)?.[1] ?? "";
+  const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+  expect(blocks.length).toBe(5);
+  const script = blocks
+    .join("\n")
+    .replace("export RENDERD=http://localhost:8080", `export RENDERD=${t.url}`)
+    .replace("export KEY=rd_…", `export KEY=${key}`);
+  expect(script).not.toContain("…");
+  const work = mkdtempSync(join(tmpdir(), "renderd-authoring-"));
+  try {
+    // The upload and download addresses name PUBLIC_URL's host; curl is pointed at the test server for it.
+    const server = new URL(t.url);
+    writeFileSync(join(work, ".curlrc"), `connect-to = ${new URL(PUBLIC_URL).hostname}:80:${server.hostname}:${server.port}\n`);
+    // Spawned, not spawnSync: the server answering the script runs in this process.
+    const run = Bun.spawn(["bash", "-e", "-o", "pipefail", "-c", script], { cwd: work, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, CURL_HOME: work }, stdout: "pipe", stderr: "pipe" });
+    const [exit, stderr] = await Promise.all([run.exited, new Response(run.stderr).text()]);
+    expect({ exit, stderr }).toEqual({ exit: 0, stderr: "" });
+    const rendered = JSON.parse(readFileSync(join(work, "rendered.json"), "utf8"));
+    expect(rendered).toMatchObject({ status: "succeeded", filename: "INV-2026-0042.pdf" });
+    expect(rendered.warnings).toBeUndefined();
+    const pdf = new Uint8Array(readFileSync(join(work, "invoice.pdf")));
+    const text = pageText(pdf).replace(/\s+/g, " ");
+    for (const words of ["INVOICE", "No. INV-2026-0042", "March 2, 2026", "Acme Corporation", "€2,400.00", "€90.00", "Subtotal €4,890.00", "VAT 19% €929.10", "Total €5,819.10", "Invoice INV-2026-0042", "Page 1 of 1"])
+      expect(text).toContain(words);
+    expect(await outsideThePage(pdf)).toEqual([]);
+    // The preview shows the sample data.
+    expect(pageText(new Uint8Array(readFileSync(join(work, "preview.pdf"))))).toContain("Sample Customer Ltd");
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });

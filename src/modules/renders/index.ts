@@ -1,5 +1,6 @@
 /** renders routes (spec 4.9, DESIGN.md 4): /v1/renders, its batch and cancel, template previews, and the signed result
  * address outside /v1/ that serves a render's PDF (the token in the address is the credential). */
+import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { IDEMPOTENCY_KEY_PARAMETER, idempotent } from "../../http/idempotency";
@@ -131,7 +132,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       {
         auth: { scope: "render:create" },
         params: IdParams,
-        body: PreviewRequest,
+        body: Type.Optional(PreviewRequest),
         query: PreviewQuery,
         detail: {
           requestBody: jsonBody(PreviewRequest, false),

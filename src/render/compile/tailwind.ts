@@ -3,7 +3,7 @@
  * (@unocss/core with @unocss/preset-wind3) inside the process, for the classes the document uses and nothing else.
  * docs/decisions.md "Tailwind classes" says why this library and not Tailwind's own compiler.
  */
-import { createGenerator, type UnoGenerator } from "@unocss/core";
+import { createGenerator, escapeSelector, type UnoGenerator } from "@unocss/core";
 import presetWind3 from "@unocss/preset-wind3";
 import { loadsResources } from "./style";
 
@@ -40,6 +40,14 @@ function allowed(name: string): boolean {
   return !/[<>\\]/.test(name) && !loadsResources(name);
 }
 
+// Tailwind's utilities assume its reset (preflight): `border-b-2` sets a width and relies on every element's
+// `border-style: solid`, `w-full p-4` on `box-sizing: border-box`. A template without `tw` keeps the browser's defaults, so
+// the reset is given only to the elements that carry a generated class, at no specificity, so a stylesheet rule still wins.
+function elementBase(classes: string[]): string {
+  const elements = `:where(${classes.map((name) => `.${escapeSelector(name)}`).join(",")})`;
+  return `${elements}{box-sizing:border-box;border-width:0;border-style:solid;border-color:#e5e7eb}:where(hr)${elements}{border-top-width:1px}`;
+}
+
 /** tailwindCss generates the CSS of `classes`; a class that generates nothing, or is refused, is answered as unknown. */
 export async function tailwindCss(classes: Iterable<string>): Promise<TailwindCss> {
   const wanted = new Set(classes);
@@ -50,5 +58,7 @@ export async function tailwindCss(classes: Iterable<string>): Promise<TailwindCs
   // A utility that reads a variable it does not set (shadow-md reads --un-ring-shadow) needs the preflight's defaults.
   const defined = new Set([...generated.css.matchAll(/(--un-[\w-]+):/g)].map((m) => m[1]));
   const needsPreflight = [...generated.css.matchAll(/var\((--un-[\w-]+)/g)].some((m) => !defined.has(m[1]));
-  return { css: (needsPreflight ? await preflightCss() : "") + generated.css, unknown };
+  const generatedClasses = [...wanted].filter((name) => generated.matched.has(name));
+  const base = generatedClasses.length ? elementBase(generatedClasses) : "";
+  return { css: (needsPreflight ? await preflightCss() : "") + base + generated.css, unknown };
 }

@@ -81,3 +81,10 @@ describe("tw on nodes", () => {
     expect(result.ok.unknownClasses).toEqual([{ className: "huge", path: "/children/0/tw" }]);
   });
 });
+
+test("the elements that carry a class get Tailwind's box model and border reset, at no specificity; the others keep the browser's", async () => {
+  const out = await tailwindCss(["border-b-2", "w-1/2", "unknown-1"]);
+  expect(out.css).toContain(":where(.border-b-2,.w-1\\/2){box-sizing:border-box;border-width:0;border-style:solid;border-color:#e5e7eb}");
+  expect(out.css).toContain(":where(hr):where(.border-b-2,.w-1\\/2){border-top-width:1px}");
+  expect((await tailwindCss([])).css).toBe("");
+});
