@@ -23,7 +23,13 @@
  * - Output: text → div, container/repeat/component → div around their children, image → img with `alt=""`,
  *   table → table with a colgroup when any column has a width; column `style` applies after headerStyle/cellStyle.
  *   The header and footer are separate HTML fragments that carry the template stylesheet (Chromium prints them as
- *   documents of their own) at a 10px default font size. A render over `maxNodes` nodes fails with LIMIT_EXCEEDED.
+ *   documents of their own) at a 10px default font size. A render over `maxNodes` nodes (body, header and footer
+ *   together) fails with LIMIT_EXCEEDED.
+ * - Computed values (expressions.ts): a JSONata expression wherever a value reference is allowed, with `$` the current
+ *   value and `$$` the root; parsed by the check, evaluated while rendering within one budget per render. A computed
+ *   source that is not a list is one row.
+ * - Tailwind classes (tailwind.ts): `tw` on any node joins `className`; their CSS comes after the stylesheet (in the
+ *   header and footer too), and classes that made none are answered for the render's warnings.
  * - Documents (renderDocumentHtml, re-exported here): tags and attributes from allow-lists, text → span and
  *   container → div by default, `tw` classes join `className`, `preset` is the base that `style` overrides, and an
  *   image `src` is an asset id or a `data:image/…` URL.
