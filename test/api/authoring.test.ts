@@ -146,6 +146,14 @@ describe("computed values", () => {
     expect(res.body.error.details).toEqual([{ path: "/content/children/1/text/expression", message: expect.stringMatching(/^is not a valid JSONata expression: .* \(at character \d+\)$/) }]);
   });
 
+  test("an expression that cannot be evaluated on the render's data is 422 DATA_INVALID at its pointer", async () => {
+    const content = { type: "table", source: { path: ["lines"] }, columns: [{ id: "amount", header: "Amount", value: { expression: "quantity * price" } }] };
+    const template = ok(await t.call("/v1/templates", { key, body: { name: "e", content } }), 201);
+    const res = await t.call("/v1/renders", { key, body: { templateId: template.id, test: true, data: { lines: [{ quantity: "two", price: 3 }] } } });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: "DATA_INVALID", details: [{ path: "/content/columns/0/value/expression", message: expect.stringContaining("must evaluate to a number") }] });
+  });
+
   test("a runaway expression fails its render with LIMIT_EXCEEDED within seconds, while /health and another render go on", async () => {
     const endless = { type: "text", text: { expression: "($loop := function($n) { $loop($n + 1) }; $loop(0))" } };
     const template = ok(await t.call("/v1/templates", { key, body: { name: "runaway", content: endless } }), 201);

@@ -130,7 +130,7 @@ export class Evaluation {
   ) {}
 
   /** evaluate answers the expression's value with `current` as `$` (undefined when it has none); a limit exceeded is
-   * LIMIT_EXCEEDED and any other error RENDER_FAILED, each naming the expression by its pointer `at`. */
+   * LIMIT_EXCEEDED and any other error DATA_INVALID, each naming the expression by its pointer `at`. */
   async evaluate(expression: Expression, current: unknown, at: string): Promise<unknown> {
     this.sliceStart = performance.now();
     const run: Run = { evaluation: this, root: this.root, rooted: false };
@@ -181,5 +181,7 @@ function evaluationError(error: JsonataError, at: string): ApiError {
       details: [{ path: at, message: `stopped at ${message}` }],
     });
   }
-  return new ApiError("RENDER_FAILED", `A computed value could not be evaluated: ${message}.`, { details: [{ path: at, message: `failed: ${message}` }] });
+  // A syntax error was found when the template was saved; what is left goes wrong on this data (a string where a
+  // number was meant, a missing function argument): the request's fault, not the server's.
+  return new ApiError("DATA_INVALID", `A computed value could not be evaluated on this data: ${message}.`, { details: [{ path: at, message: `failed: ${message}` }] });
 }

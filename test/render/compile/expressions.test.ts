@@ -101,7 +101,7 @@ describe("evaluation", () => {
 
   test("an error names the expression by its pointer and the position", async () => {
     const error = await failure('"a" * 2');
-    expect(error.code).toBe("RENDER_FAILED");
+    expect(error.code).toBe("DATA_INVALID");
     expect(error.details).toEqual([{ path: "/x/expression", message: 'failed: The left side of the "*" operator must evaluate to a number (at character 5)' }]);
   });
 });
