@@ -8,10 +8,12 @@ import { readJsonBody } from "./http/body";
 import { clientAddress } from "./http/client-address";
 import { RateLimiter } from "./http/rate-limit";
 import { RequestMeta } from "./http/request-meta";
+import { canonicalRequest, requestPath } from "./http/request-target";
 import { errorResponse } from "./http/responses";
 import { RoutesIndex } from "./http/routes-index";
 import { validationToApiError } from "./http/validation";
 import { parseCidrList } from "./lib/cidr";
+import { newId } from "./lib/ids";
 import { UNMATCHED } from "./metrics/metrics";
 import { apiKeyRoutes } from "./modules/api-keys";
 import { assetAddressRoutes, assetRoutes } from "./modules/assets";
@@ -46,11 +48,11 @@ function toApiError(error: unknown, code: string | number, routes: RoutesIndex, 
   if (error instanceof ValidationError) return validationToApiError(error);
   if (code === "PARSE") return new ApiError("BAD_REQUEST", "The request body could not be read.", { details: [{ path: "", message: "malformed body" }] });
   if (code === "NOT_FOUND") {
-    const url = new URL(request.url);
-    const allowed = routes.allowedMethods(url.pathname);
+    const path = requestPath(request);
+    const allowed = routes.allowedMethods(path);
     if (allowed.length > 0)
-      return new ApiError("BAD_REQUEST", `${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}.`, { status: 405, headers: { allow: allowed.join(", ") } });
-    return new ApiError("NOT_FOUND", `No route matches ${request.method} ${url.pathname}.`);
+      return new ApiError("BAD_REQUEST", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { status: 405, headers: { allow: allowed.join(", ") } });
+    return new ApiError("NOT_FOUND", `No route matches ${request.method} ${path}.`);
   }
   return new ApiError("INTERNAL", "Something went wrong on our side; try again.");
 }
@@ -111,9 +113,12 @@ export function createApi(app: AppContext): Api {
 
   return {
     routes: elysia.routes,
-    async handle(request, peerAddress) {
+    async handle(incoming, peerAddress) {
+      // Everything below reads the one canonical path, whatever the Host header or the form of the request target.
+      const request = canonicalRequest(incoming);
+      if (!request) return errorResponse(new ApiError("BAD_REQUEST", "The request target could not be read; send a path such as /v1/renders."), newId("req"));
       const m = meta.begin(request, clientAddress(peerAddress, request.headers.get("x-forwarded-for"), trusted));
-      const path = new URL(request.url).pathname;
+      const path = requestPath(request);
       let response: Response;
       const retryAfter = path.startsWith("/v1/") ? await limiter.hit(m.clientAddress) : null;
       if (retryAfter !== null) {

@@ -5,6 +5,7 @@ import { createApi, type Api } from "./app";
 import { applyFirstStart, planFirstStart, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
 import { consoleHandler } from "./http/console";
+import { canonicalRequest } from "./http/request-target";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
@@ -112,7 +113,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      fetch: async (request, server) => (await consolePage(request)) ?? handler.handle(request, server.requestIP(request)?.address),
+      fetch: async (request, server) => {
+        const address = server.requestIP(request)?.address;
+        // The console reads the same canonical path as the API (http/request-target.ts); handle refuses an unreadable target.
+        const canonical = canonicalRequest(request);
+        return (canonical && (await consolePage(canonical))) ?? handler.handle(canonical ?? request, address);
+      },
     });
     const livePool = pool;
     const liveWorker = worker;
