@@ -11,6 +11,7 @@ import { RequestMeta } from "./http/request-meta";
 import { canonicalRequest, requestPath } from "./http/request-target";
 import { errorResponse } from "./http/responses";
 import { RoutesIndex } from "./http/routes-index";
+import type { Space } from "./store/space";
 import { validationToApiError } from "./http/validation";
 import { parseCidrList } from "./lib/cidr";
 import { newId } from "./lib/ids";
@@ -41,7 +42,7 @@ export interface Api {
   readonly routes: ReadonlyArray<{ method: string; path: string }>;
 }
 
-function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request): ApiError {
+function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request, space: Space): ApiError {
   if (error instanceof ApiError) return error;
   // Elysia wraps whatever the parse hook throws (our 413 and bad-JSON errors) in a ParseError.
   if (code === "PARSE" && (error as Error).cause instanceof ApiError) return (error as Error).cause as ApiError;
@@ -54,7 +55,8 @@ function toApiError(error: unknown, code: string | number, routes: RoutesIndex, 
       return new ApiError("BAD_REQUEST", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { status: 405, headers: { allow: allowed.join(", ") } });
     return new ApiError("NOT_FOUND", `No route matches ${request.method} ${path}.`);
   }
-  return new ApiError("INTERNAL", "Something went wrong on our side; try again.");
+  // A write that failed for want of space (or on a read-only store) is an outage the caller is told of: 503, retryable.
+  return space.failed(error) ?? new ApiError("INTERNAL", "Something went wrong on our side; try again.");
 }
 
 /** createApi builds the public API of one renderd process. */
@@ -77,9 +79,10 @@ export function createApi(app: AppContext): Api {
     .onTransform({ as: "global" }, ({ request, route }) => void matched.set(request, route))
     .onError(({ error, code, request, route }) => {
       if (route) matched.set(request, route);
-      const apiError = toApiError(error, code, (routes ??= new RoutesIndex(elysia.routes)), request);
+      const apiError = toApiError(error, code, (routes ??= new RoutesIndex(elysia.routes)), request, app.space);
       if (apiError.status === 429) app.metrics?.rateLimited(route === "/v1/auth/sign-in" ? "sign_in" : apiError.code === "QUOTA_EXCEEDED" ? "quota" : "allowance");
-      if (apiError.code === "INTERNAL" && !(error instanceof ApiError)) app.log.error({ err: error, requestId: meta.of(request).requestId }, "unhandled error");
+      // A storage outage is logged once, by app.space, not once per request.
+      if (apiError.status === 500 && !(error instanceof ApiError)) app.log.error({ err: error, requestId: meta.of(request).requestId }, "unhandled error");
       return errorResponse(apiError, meta.of(request).requestId);
     })
     // Before onParse: an upload body is streamed to disk by its route, never parsed or buffered by the JSON hook.
@@ -92,7 +95,7 @@ export function createApi(app: AppContext): Api {
         details: [{ path: "", message: `content-type ${contentType || "(none)"} is not accepted` }],
       });
     })
-    .use(healthRoutes(app.store, app.counters))
+    .use(healthRoutes(app.store, app.counters, app.space))
     .use(authRoutes(app, auth, meta))
     .use(apiKeyRoutes(app, auth, meta))
     .use(memberRoutes(app, auth, meta))

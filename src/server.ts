@@ -21,6 +21,7 @@ import type { FileStore } from "./store/files";
 import { openFiles } from "./store/open-files";
 import { redisAddress, RedisCounters } from "./http/redis-counters";
 import { openMigratedStore } from "./store/open";
+import { Space } from "./store/space";
 import type { Store } from "./store/store";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
 import { Dispatcher } from "./webhooks/dispatcher";
@@ -77,6 +78,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   ensureDataDir(config);
+  const space = new Space({ dataDir: config.dataDir, minFreeBytes: config.storageMinFreeBytes, log });
   const files = openFiles(config);
   const { store, applied } = await openMigratedStore(config, clock);
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl) : undefined;
@@ -105,7 +107,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     worker.start();
     conversions = new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) });
     conversions.start();
-    const handler = createApi({ config, store, clock, log, files, worker, conversions, metrics, counters, resolve: options.resolve });
+    const handler = createApi({ config, store, clock, log, files, space, worker, conversions, metrics, counters, resolve: options.resolve });
     api = handler;
     const consolePage = consoleHandler();
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
@@ -126,6 +128,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       pool: () => livePool.stats(),
       queue: () => liveWorker.queue.depth(),
       webhookBacklog: () => store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
+      dataDirFreeBytes: () => space.status().freeBytes,
     });
     const state = (): LiveState => {
       const p = livePool.stats();
@@ -136,6 +139,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         draining,
         pool: { state: p.state, size: p.size, busy: p.busy, idle: p.idle, recycling: p.preparing, waiting: p.waiting, browserRestarts: p.browserRestarts, rssBytes: p.rssBytes },
         inFlight: liveWorker.inFlight().map((r) => ({ ...r, startedAt: r.startedAt.toISOString() })),
+        storage: space.status(),
       };
     };
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandler({ metrics, state }) });
@@ -147,6 +151,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log.info({ email: first.email }, "first start: created workspace default and its administrator");
       options.onFirstStart?.(first);
     }
+    space.watch();
   } catch (e) {
     cleanup?.stop();
     publicServer?.stop(true);
@@ -204,6 +209,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await internal.stop(false);
         await renderPool.stop();
         counters?.close();
+        space.stop();
         store.close();
         log.info("renderd stopped");
       })();

@@ -23,7 +23,7 @@ export function rawRequest(port: number, head: string, options: { body?: string 
       if (options.body !== undefined) socket.write(options.body);
       if (options.endAfter) socket.end();
     });
-    socket.on("data", (d) => chunks.push(d));
+    socket.on("data", (d: Buffer) => chunks.push(d));
     socket.on("error", (e) => (chunks.length ? undefined : reject(e)));
     socket.on("close", () => {
       clearTimeout(timer);

@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
+import { Backoff } from "../lib/backoff";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
 import type { Metrics } from "../metrics/metrics";
@@ -14,6 +15,7 @@ import type { Claim, Queue, RenderRow } from "../queue/queue";
 import { uploadedAsset } from "../store/assets";
 import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
+import { storageFailure } from "../store/space";
 import type { Store } from "../store/store";
 import { FINAL_STATUSES, type FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
@@ -76,6 +78,12 @@ export class RenderWorker {
   readonly queue: Queue;
   private kicked = false;
   private stopped = true;
+  /** Whether renders left processing by a dead process were taken back: claims wait for it (a full disk can delay it). */
+  private recovered = false;
+  /** Renders whose end could not be written (DATA_DIR full, the store away): put back in the queue once it takes writes. */
+  private readonly unwritten = new Set<string>();
+  /** The store's failures as the worker meets them: logged once per outage, claims retried with back-off (issue 26). */
+  private readonly faults: Backoff;
   private poller?: ReturnType<typeof setInterval>;
   private sweeper?: ReturnType<typeof setInterval>;
   private renewer?: ReturnType<typeof setInterval>;
@@ -83,6 +91,7 @@ export class RenderWorker {
 
   constructor(private readonly options: WorkerOptions) {
     this.queue = options.queue;
+    this.faults = new Backoff(options.log, "claiming or ending renders");
     this.ends = new GroupCommit(
       options.store,
       (ending) => this.claimFree(ending),
@@ -94,13 +103,11 @@ export class RenderWorker {
   /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
    * begins taking renders. */
   start(): void {
-    const { log } = this.options;
-    const recovered = this.queue.recover();
-    if (recovered.requeued || recovered.failed) log.warn(recovered, "renders left processing by a previous process");
     this.stopped = false;
+    this.recover();
     this.sweep();
     this.poller = setInterval(() => {
-      this.stopCancelledElsewhere();
+      this.guarded(() => this.stopCancelledElsewhere());
       this.kick();
     }, POLL_MS);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
@@ -188,12 +195,47 @@ export class RenderWorker {
         this.sharedPoll = undefined;
         return;
       }
-      for (const id of this.queue.inStatusAmong(waited, FINAL_STATUSES)) this.ended(id);
+      this.guarded(() => this.queue.inStatusAmong(waited, FINAL_STATUSES).forEach((id) => this.ended(id)));
     }, SHARED_WAIT_POLL_MS);
   }
 
   private fill(): void {
-    this.startAll(this.claimFree());
+    if (!this.faults.ready() || !this.recover()) return;
+    const putBack = this.guarded(() => {
+      for (const id of this.unwritten) {
+        this.queue.requeue(id);
+        this.unwritten.delete(id);
+      }
+    });
+    if (putBack) this.startAll(this.claimFree());
+  }
+
+  /** guarded runs one step of a loop on the store: a failure is the back-off's to log and wait out; false when it failed. */
+  private guarded(step: () => void): boolean {
+    try {
+      step();
+      return true;
+    } catch (e) {
+      this.faults.failed(e);
+      return false;
+    }
+  }
+
+  /** recover takes back what a dead process left processing, once; false while the store cannot take that write. */
+  private recover(): boolean {
+    return (this.recovered ||= this.guarded(() => {
+      const recovered = this.queue.recover();
+      if (recovered.requeued || recovered.failed) this.options.log.warn(recovered, "renders left processing by a previous process");
+    }));
+  }
+
+  /** putBack returns a render whose end could not be written to the queue, or keeps it for fill to try again. */
+  private putBack(renderId: string): void {
+    try {
+      this.queue.requeue(renderId);
+    } catch {
+      this.unwritten.add(renderId);
+    }
   }
 
   /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending — and counts
@@ -201,8 +243,16 @@ export class RenderWorker {
   private claimFree(freeing = 0): Claimed[] {
     const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
-    while (!this.stopped && this.running.size - freeing < concurrency) {
-      const claim = this.queue.claim();
+    while (!this.stopped && this.faults.ready() && this.running.size - freeing < concurrency) {
+      let claim: Claim | null;
+      try {
+        claim = this.queue.claim();
+      } catch (e) {
+        // What was claimed so far stays claimed; the rest waits for the back-off.
+        this.faults.failed(e);
+        break;
+      }
+      this.faults.succeeded();
       if (!claim) break;
       const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve() };
       this.running.set(claim.renderId, running);
@@ -213,12 +263,13 @@ export class RenderWorker {
 
   private startAll(claimed: Claimed[]): void {
     for (const { claim, running } of claimed)
-      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal).catch((err) =>
-        // The end could not be written (the store refused or did not answer): the render stays processing, and is taken
-        // back by another process when its lease runs out, or at the next start (DESIGN.md 4). Left unhandled, the
-        // rejection would end the process and every render in it.
-        this.options.log.error({ err, renderId: claim.renderId }, "writing the end of a render failed; it is taken back after its lease or at the next start"),
-      );
+      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal).catch((err) => {
+        // The end could not be written (the store refused or did not answer): the render goes back to the queue, to be
+        // printed again once the store takes writes (DESIGN.md 4). Left unhandled, the rejection would end the process
+        // and every render in it.
+        this.faults.failed(err);
+        this.putBack(claim.renderId);
+      });
   }
 
   private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
@@ -241,6 +292,8 @@ export class RenderWorker {
       if (signal.reason instanceof LeaseLost) return;
       // Cancelled: the cancel request wrote the final state already.
       if (signal.reason instanceof Cancelled) return ended("cancelled");
+      // DATA_DIR full or read-only: the render is not at fault; startAll puts it back in the queue (issue 26).
+      if (storageFailure(e)) throw e;
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
@@ -262,13 +315,11 @@ export class RenderWorker {
 
   /** renew extends the leases of the renders printing here and stops printing those this process no longer holds. */
   private renew(): void {
-    try {
+    this.guarded(() => {
       // A render cancelled elsewhere is no longer held either: it stops as cancelled, not as lost.
       this.stopCancelledElsewhere();
       for (const id of this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
-    } catch (e) {
-      this.options.log.error({ err: e }, "renewing render leases failed");
-    }
+    });
   }
 
   /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */

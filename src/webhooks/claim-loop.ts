@@ -5,6 +5,7 @@
  * (a crash mid-attempt) frees its row for the next start, so a restart loses nothing.
  */
 import type { Logger } from "pino";
+import { Backoff } from "../lib/backoff";
 import type { Store } from "../store/store";
 
 /** What a dispatcher gives the loop: R is a due row as read, J the claimed job, F a finished attempt. */
@@ -41,11 +42,15 @@ export class ClaimLoop<R extends { id: string }, J, F> {
   private stopping = false;
   private poller: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
+  /** A store that fails (a full disk, a database away) is logged once and retried with back-off (issue 26). */
+  private readonly faults: Backoff;
 
   constructor(
     private readonly options: ClaimLoopOptions,
     private readonly parts: ClaimLoopParts<R, J, F>,
-  ) {}
+  ) {
+    this.faults = new Backoff(options.log, `recording or claiming ${options.what}`);
+  }
 
   /** start polls for due rows and lets `listen` (new rows written in this process) call notify; answers false if running. */
   start(listen: (notify: () => void) => () => void): boolean {
@@ -97,24 +102,26 @@ export class ClaimLoop<R extends { id: string }, J, F> {
    * before the claim, so a row that just failed is never claimed again on its old due time.
    */
   private tick(): void {
+    if (!this.faults.ready()) return;
     const finished = this.finished;
     this.finished = [];
     const free = this.stopping ? 0 : this.options.concurrency - this.inflight.size;
     if (finished.length === 0 && free <= 0) return;
-    // Nothing to write and nothing due: a look outside any transaction, so an idle process takes no write lock (on a
-    // shared store, the one lock all processes' writers take turns on).
-    if (finished.length === 0 && this.due().length === 0) return;
     let claimed: Array<{ id: string; key: string; job: J }>;
     try {
+      // Nothing to write and nothing due: a look outside any transaction, so an idle process takes no write lock (on a
+      // shared store, the one lock all processes' writers take turns on).
+      if (finished.length === 0 && this.due().length === 0) return;
       claimed = this.options.store.tx(() => {
         for (const f of finished) this.parts.record(f);
         return free > 0 ? this.claim(free) : [];
       });
     } catch (err) {
       // Unwritten outcomes are not lost for good: their leases run out and those rows are sent again.
-      this.options.log.error({ err }, `recording or claiming ${this.options.what} failed`);
+      this.faults.failed(err);
       return;
     }
+    this.faults.succeeded();
     for (const { id, key, job } of claimed) {
       this.load.set(key, (this.load.get(key) ?? 0) + 1);
       const attempt = this.parts.attempt(job).then((f) => {

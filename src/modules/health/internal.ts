@@ -7,6 +7,7 @@ import { errorResponse } from "../../http/responses";
 import { canonicalRequest, requestPath } from "../../http/request-target";
 import { Identifier, IsoDateTime } from "../../http/schemas";
 import type { Metrics } from "../../metrics/metrics";
+import { SpaceStatus } from "../../store/space";
 
 /** LiveState is what only the running process knows: its pool and the renders it is printing (docs/operations.md). */
 export const LiveState = Type.Object({
@@ -27,6 +28,8 @@ export const LiveState = Type.Object({
     rssBytes: Type.Integer(),
   }),
   inFlight: Type.Array(Type.Object({ renderId: Identifier, workspaceId: Identifier, startedAt: IsoDateTime })),
+  /** DATA_DIR's free space, and why new renders, uploads and templates are refused when they are (store/space.ts). */
+  storage: SpaceStatus,
 });
 export type LiveState = Static<typeof LiveState>;
 

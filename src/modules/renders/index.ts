@@ -64,6 +64,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
         }),
       {
         auth: { scope: "render:create" },
+        beforeHandle: app.space.assertRoom,
         body: RenderRequestBody,
         query: WaitQuery,
         response: { 200: Render, 202: Render },
@@ -82,7 +83,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
             return kept(202, () => queueBatch(dd, ws, planned, ctx.body.merge));
           });
         }),
-      { auth: { scope: "render:create" }, body: BatchRequestBody, response: { 202: BatchCreated }, detail: { requestBody: jsonBody(BatchRequest), parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
+      { auth: { scope: "render:create" }, beforeHandle: app.space.assertRoom, body: BatchRequestBody, response: { 202: BatchCreated }, detail: { requestBody: jsonBody(BatchRequest), parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
     .get("/v1/renders/batch/:id/merged", async ({ params, principal }) => mergedBatch(d, workspaceOf(principal), params.id), {
       auth: { scope: "render:read" },
@@ -131,6 +132,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       },
       {
         auth: { scope: "render:create" },
+        beforeHandle: app.space.assertRoom,
         params: IdParams,
         body: Type.Optional(PreviewRequest),
         query: PreviewQuery,

@@ -49,7 +49,7 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
         set.status = 201;
         return created;
       },
-      { auth: write, detail: { requestBody: jsonBody(CreateTemplateBody), responses: { 201: jsonResponse("The template, created", Template) } } },
+      { auth: write, beforeHandle: app.space.assertRoom, detail: { requestBody: jsonBody(CreateTemplateBody), responses: { 201: jsonResponse("The template, created", Template) } } },
     )
     .get("/v1/template-starters", () => ({ items: templateStarters() }), {
       auth: read,
@@ -70,7 +70,7 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
       "/v1/templates/:id",
       ({ params, body, principal, request }) =>
         updateTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id, parseBody(UpdateTemplateBody, body)),
-      { auth: write, params: IdParams, detail: { requestBody: jsonBody(UpdateTemplateBody), responses: { 200: jsonResponse("The template, updated", Template) } } },
+      { auth: write, beforeHandle: app.space.assertRoom, params: IdParams, detail: { requestBody: jsonBody(UpdateTemplateBody), responses: { 200: jsonResponse("The template, updated", Template) } } },
     )
     .delete(
       "/v1/templates/:id",
@@ -84,7 +84,7 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
         set.status = 201;
         return version;
       },
-      { auth: publish, params: IdParams, detail: { responses: { 201: jsonResponse("The version, published", TemplateVersion) } } },
+      { auth: publish, beforeHandle: app.space.assertRoom, params: IdParams, detail: { responses: { 201: jsonResponse("The version, published", TemplateVersion) } } },
     )
     .get(
       "/v1/templates/:id/versions",
