@@ -252,7 +252,6 @@ export class RenderWorker {
         this.faults.failed(e);
         break;
       }
-      this.faults.succeeded();
       if (!claim) break;
       const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve() };
       this.running.set(claim.renderId, running);
@@ -300,6 +299,8 @@ export class RenderWorker {
       final = this.queue.fail(id, error.code, error.message);
       if (final) ended("failed");
     } finally {
+      // An end written is the worker's sign that the store takes its writes again (a claim alone may fit in the WAL).
+      if (final) this.faults.succeeded();
       this.running.delete(id);
       this.ended(id, final ?? undefined);
       this.kick();

@@ -28,10 +28,12 @@ export const SpaceStatus = Type.Object({
 });
 export type SpaceStatus = Static<typeof SpaceStatus>;
 
-// A new statfs at most this often: growing requests, /health and scrapes all ask.
-const STAT_EVERY_MS = 1_000;
+// How often the watch looks while nobody asks (every ask looks anew: one statfs, dwarfed by any growing write).
+const WATCH_EVERY_MS = 1_000;
 /** FAILURE_HOLD_MS is how long growing writes stay refused after a write failed; then the next one tries again. */
 export const FAILURE_HOLD_MS = 5_000;
+// A failure this soon after the last is the same outage in the log: a read-only store is not logged every hold.
+const SAME_OUTAGE_MS = 60_000;
 const RETRY_AFTER_SECONDS = 10;
 
 /** storageFailure answers what `error` says about the disk under the store or the files, or null for any other error. */
@@ -61,10 +63,9 @@ export interface SpaceOptions {
 /** Space watches DATA_DIR for the process: one instance, asked before every growing write and told of every failure. */
 export class Space {
   private readonly now: () => number;
-  private statAt = -Infinity;
-  private free = 0;
   private failure: { kind: StorageFailure; message: string; until: number } | null = null;
-  /** The refusal last logged, so an outage is logged once when it starts and once when it ends. */
+  private lastFailure: { kind: StorageFailure; at: number } | null = null;
+  /** The outage last logged, so that one is logged once when it starts and once when it ends. */
   private logged: Refusal | null = null;
   private timer?: ReturnType<typeof setInterval>;
 
@@ -74,7 +75,7 @@ export class Space {
 
   /** watch looks every second, so that an outage's start and end are logged even while nobody asks. */
   watch(): void {
-    this.timer ??= setInterval(() => this.status(), STAT_EVERY_MS);
+    this.timer ??= setInterval(() => this.status(), WATCH_EVERY_MS);
     this.timer.unref?.();
   }
 
@@ -87,20 +88,18 @@ export class Space {
   status(): SpaceStatus {
     const { dataDir, minFreeBytes } = this.options;
     const now = this.now();
-    if (now - this.statAt >= STAT_EVERY_MS) {
-      this.statAt = now;
-      try {
-        this.free = freeBytesOf(dataDir);
-      } catch (err) {
-        // DATA_DIR gone or unreadable: no room to count on.
-        this.free = 0;
-        this.hold(storageFailure(err) ?? "io_error", (err as Error).message);
-      }
+    let free = 0;
+    try {
+      free = freeBytesOf(dataDir);
+    } catch (err) {
+      // DATA_DIR gone or unreadable: no room to count on.
+      this.hold(storageFailure(err) ?? "io_error", (err as Error).message);
     }
     if (this.failure && this.failure.until <= now) this.failure = null;
-    const refusing: Refusal | null = this.failure?.kind ?? (this.free < minFreeBytes ? "low" : null);
-    const status = { dataDir, freeBytes: this.free, minFreeBytes, refusing, lastError: this.failure?.message ?? null };
-    this.report(status);
+    const refusing: Refusal | null = this.failure?.kind ?? (free < minFreeBytes ? "low" : null);
+    const status = { dataDir, freeBytes: free, minFreeBytes, refusing, lastError: this.failure?.message ?? null };
+    const recent = this.lastFailure && now - this.lastFailure.at < SAME_OUTAGE_MS ? this.lastFailure.kind : null;
+    this.report(status, refusing ?? recent);
     return status;
   }
 
@@ -116,13 +115,13 @@ export class Space {
     const kind = storageFailure(error);
     if (!kind) return null;
     this.hold(kind, (error as Error).message);
-    // Look again at once: the failure may have come with the disk filling between two looks.
-    this.statAt = -Infinity;
     return refusal(this.status());
   }
 
   private hold(kind: StorageFailure, message: string): void {
-    this.failure = { kind, message, until: this.now() + FAILURE_HOLD_MS };
+    const now = this.now();
+    this.failure = { kind, message, until: now + FAILURE_HOLD_MS };
+    this.lastFailure = { kind, at: now };
   }
 
   /** toJSON keeps the watch out of serialisations of the context it travels in (Elysia checksums a plugin's seed). */
@@ -130,13 +129,14 @@ export class Space {
     return "Space";
   }
 
-  private report(status: SpaceStatus): void {
-    if (status.refusing === this.logged) return;
+  /** report logs an outage's start and end: `outage` is the refusal, or a failure's kind for SAME_OUTAGE_MS after it. */
+  private report(status: SpaceStatus, outage: Refusal | null): void {
+    if ((outage === null) === (this.logged === null)) return;
     const { log } = this.options;
-    const fields = { dataDir: status.dataDir, freeBytes: status.freeBytes, minFreeBytes: status.minFreeBytes, reason: status.refusing, error: status.lastError ?? undefined };
-    if (status.refusing) log.error(fields, "DATA_DIR cannot take growing writes: new renders, uploads and templates answer 503 until it can; reads go on");
+    const fields = { dataDir: status.dataDir, freeBytes: status.freeBytes, minFreeBytes: status.minFreeBytes, reason: outage ?? this.logged, error: status.lastError ?? undefined };
+    if (outage) log.error(fields, "DATA_DIR cannot take growing writes: new renders, uploads and templates answer 503 until it can; reads go on");
     else log.info(fields, "DATA_DIR takes growing writes again");
-    this.logged = status.refusing;
+    this.logged = outage;
   }
 }
 
