@@ -6,6 +6,7 @@ import { applyFirstStart, planFirstStart, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
 import { consoleHandler } from "./http/console";
 import { canonicalRequest } from "./http/request-target";
+import { unhandledResponse } from "./http/responses";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
@@ -71,6 +72,10 @@ export interface RunningServer {
 
 // Long enough for a render waited on with ?wait=60 (DESIGN.md 4); Bun's default is 10 s.
 const IDLE_TIMEOUT_SECONDS = 120;
+// Bun answers a body declared over its limit (128 MiB by default) with an empty 413 before any handler runs. Every
+// reader of a body has its own, lower cap and refuses from the declared length before reading (http/body.ts,
+// assets/service.ts), so the limit is lifted: those answers are 413 LIMIT_EXCEEDED in the envelope (docs/security.md).
+const MAX_REQUEST_BODY_BYTES = Number.MAX_SAFE_INTEGER;
 
 /** startServer opens the store, applies migrations and listens on the public and internal ports. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -115,6 +120,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
+      maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+      development: false,
+      error: unhandledResponse(log),
       fetch: async (request, server) => {
         const address = server.requestIP(request)?.address;
         // The console reads the same canonical path as the API (http/request-target.ts); handle refuses an unreadable target.
@@ -142,7 +150,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         storage: space.status(),
       };
     };
-    internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandler({ metrics, state }) });
+    internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, development: false, error: unhandledResponse(log), fetch: internalHandler({ metrics, state }) });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
     // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). No await since
     // Bun.serve: no request is served before the administrator exists.
