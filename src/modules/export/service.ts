@@ -70,7 +70,7 @@ function* templatesJson(store: Store, workspaceId: string): Generator<string> {
   yield "]";
 }
 
-function* documentJson(store: Store, workspaceId: string, exportedAt: string): Generator<string> {
+function* documentJson(store: Store, workspaceId: string, exportedAt: string, auditEvents: boolean): Generator<string> {
   yield `{"exportedAt":${JSON.stringify(exportedAt)},"workspace":${JSON.stringify(getWorkspace(store, workspaceId))},"templates":`;
   yield* templatesJson(store, workspaceId);
   yield `,"renders":`;
@@ -78,20 +78,26 @@ function* documentJson(store: Store, workspaceId: string, exportedAt: string): G
   yield `,"assets":`;
   yield* jsonArray(rowsOf((q) => listAssets(store, workspaceId, q)));
   yield `,"auditEvents":`;
-  yield* jsonArray(rowsOf((q) => listAuditEvents(store, workspaceId, q)));
+  yield* jsonArray(auditEvents ? rowsOf((q) => listAuditEvents(store, workspaceId, q)) : []);
   yield `,"usage":`;
   yield* jsonArray(usageReport(store, workspaceId, ALL_DAYS).days);
   yield "}";
 }
 
+/** What the caller may read beyond the workspace's data: the audit history only with `audit:read`, as
+ * `GET /v1/audit-events` asks (a member's role lacks it; docs/members.md). */
+export interface ExportReader {
+  auditEvents: boolean;
+}
+
 /** exportWorkspace audits the export (`workspace.exported`) and answers its file name and the document as pieces of
  * JSON text, read from the store as they are taken. */
-export function exportWorkspace(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string): { filename: string; chunks: Generator<string> } {
+export function exportWorkspace(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, reader: ExportReader): { filename: string; chunks: Generator<string> } {
   const exportedAt = clock.now().toISOString();
   const workspace = store.tx(() => {
     const ws = getWorkspace(store, workspaceId);
     recordAudit(store, clock, ctx, { workspaceId: ws.id, action: "workspace.exported", resourceType: "workspace", resourceId: ws.id, resourceName: ws.name });
     return ws;
   });
-  return { filename: `renderd-export-${workspace.slug}-${exportedAt.slice(0, 10)}.json`, chunks: documentJson(store, workspace.id, exportedAt) };
+  return { filename: `renderd-export-${workspace.slug}-${exportedAt.slice(0, 10)}.json`, chunks: documentJson(store, workspace.id, exportedAt, reader.auditEvents) };
 }
