@@ -3,9 +3,8 @@
  * dot segments, a trailing slash). A 1–3 character Host used to route `POST /zzzz/v1/auth/sign-in` to sign-in while the
  * limiters counted nothing, and `GET /health` with `Host: app` answered 405. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Writable } from "node:stream";
-import { createLogger } from "../../src/logger";
 import { startTestServer, type TestServer } from "../harness";
+import { collectedLog } from "../log-lines";
 import { rawRequest, requestHead, type RawReply } from "../raw-http";
 
 /** How a request can name its host and target; `target` rewrites the route's path for that form. */
@@ -23,16 +22,10 @@ const FORMS: { name: string; host: string | null; version?: string; target?: (pa
 const API_LIMIT = 2 * FORMS.length;
 const SIGN_IN_LIMIT = 10;
 
-const lines: string[] = [];
+const { log, lines } = collectedLog();
 let t: TestServer;
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  t = await startTestServer({ API_RATE_LIMIT_PER_MINUTE: String(API_LIMIT) }, undefined, { log: createLogger("info", sink) });
+  t = await startTestServer({ API_RATE_LIMIT_PER_MINUTE: String(API_LIMIT) }, undefined, { log });
 });
 afterAll(() => t.stop());
 
@@ -96,7 +89,7 @@ describe("whatever the Host or request target", () => {
     const reply = await send(FORMS[0]!, "POST", "/zzzz/v1/auth/sign-in", "{}");
     expect([reply.status, errorCode(reply)]).toEqual([404, "NOT_FOUND"]);
     expect(JSON.parse(reply.body).error.message).toContain("/zzzz/v1/auth/sign-in");
-    const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.requestId === reply.headers["x-request-id"]);
+    const logged = lines.filter((l) => l.msg === "request" && l.requestId === reply.headers["x-request-id"]);
     expect(logged.map((l) => [l.path, l.status])).toEqual([["/zzzz/v1/auth/sign-in", 404]]);
   });
 });

@@ -2,10 +2,9 @@
  * envelope, and what Bun's HTTP parser refuses before any handler runs keeps its right status, closes the connection
  * and leaves the server serving. Why those few answers have no body is in docs/security.md, "Answers before renderd". */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Writable } from "node:stream";
-import { createLogger } from "../../src/logger";
 import { unhandledResponse } from "../../src/http/responses";
 import { startTestServer, type TestServer } from "../harness";
+import { collectedLog } from "../log-lines";
 import { rawRequest, requestHead } from "../raw-http";
 
 let t: TestServer;
@@ -56,18 +55,12 @@ describe("what reaches a handler is answered in the envelope", () => {
   });
 
   test("an error that escapes every handler is the INTERNAL envelope, logged, never Bun's error page with its message and stack", async () => {
-    const lines: any[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()));
-        done();
-      },
-    });
+    const { log, lines } = collectedLog();
     const server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
       development: false,
-      error: unhandledResponse(createLogger("info", sink)),
+      error: unhandledResponse(log),
       fetch() {
         throw new Error("a bug's secret detail");
       },

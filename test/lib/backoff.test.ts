@@ -1,19 +1,12 @@
 /** lib/backoff: a failing loop waits longer before each try, up to a bound, and logs an outage once at each end. */
 import { expect, test } from "bun:test";
-import { Writable } from "node:stream";
 import { Backoff } from "../../src/lib/backoff";
-import { createLogger } from "../../src/logger";
+import { collectedLog } from "../log-lines";
 
 test("each failure doubles the wait from 0.5 s up to 8 s; the first failure and the first success after it are logged, nothing else", () => {
-  const lines: any[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()));
-      done();
-    },
-  });
+  const { log, lines } = collectedLog();
   let now = 1_000;
-  const backoff = new Backoff(createLogger("info", sink), "claiming renders", () => now);
+  const backoff = new Backoff(log, "claiming renders", () => now);
   expect([backoff.ready(), backoff.waitMs()]).toEqual([true, 0]);
   backoff.succeeded();
   const waits: number[] = [];

@@ -4,25 +4,18 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { Database } from "bun:sqlite";
 import { ApiError } from "../../src/errors";
-import { createLogger } from "../../src/logger";
 import { FAILURE_HOLD_MS, freeBytesOf, Space, storageFailure } from "../../src/store/space";
+import { collectedLog } from "../log-lines";
 
 const dir = mkdtempSync(join(tmpdir(), "renderd-space-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function watched(minFreeBytes: number) {
-  const lines: any[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()));
-      done();
-    },
-  });
+  const { log, lines } = collectedLog();
   let now = 0;
-  const space = new Space({ dataDir: dir, minFreeBytes, log: createLogger("info", sink), now: () => now });
+  const space = new Space({ dataDir: dir, minFreeBytes, log, now: () => now });
   return { space, lines, advance: (ms: number) => (now += ms), messages: () => lines.map((l) => l.msg) };
 }
 
