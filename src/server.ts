@@ -22,7 +22,7 @@ import type { FileStore } from "./store/files";
 import { openFiles } from "./store/open-files";
 import { redisAddress, RedisCounters } from "./http/redis-counters";
 import { openMigratedStore } from "./store/open";
-import { Space } from "./store/space";
+import { freeBytesOf, Space, storageFailure } from "./store/space";
 import type { Store } from "./store/store";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
 import { Dispatcher } from "./webhooks/dispatcher";
@@ -85,7 +85,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   ensureDataDir(config);
   const space = new Space({ dataDir: config.dataDir, minFreeBytes: config.storageMinFreeBytes, log });
   const files = openFiles(config);
-  const { store, applied } = await openMigratedStore(config, clock);
+  const { store, applied } = await openMigratedStore(config, clock).catch((e: unknown) => {
+    // A store closed cleanly has no write-ahead log: with no room left at all SQLite cannot make one, even to read.
+    if (!storageFailure(e)) throw e;
+    throw new Error(`the store under DATA_DIR=${config.dataDir} cannot be opened (${(e as Error).message}) with ${freeBytesOf(config.dataDir)} bytes free: free space there and start again (docs/operations.md "When the disk fills").`);
+  });
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl) : undefined;
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;

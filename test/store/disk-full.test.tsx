@@ -244,4 +244,11 @@ test.skipIf(!root)("a full DATA_DIR is refused, reported and survived, and the s
   expect(count("claiming or ending renders failed; retrying with back-off until it works")).toBe(1);
   expect(count("claiming or ending renders works again")).toBe(1);
   expect(log.filter((l) => l.msg === "unhandled error" || l.level >= 60)).toEqual([]);
+
+  // Stopped cleanly, the store has no write-ahead log: a start with no byte left cannot open it, and says so.
+  fill(0);
+  const started = Bun.spawnSync([join(ROOT, "dist/renderd"), "serve", "--port", "0", "--internal-port", "0"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: dataDir, LOG_LEVEL: "silent" }, stderr: "pipe" });
+  expect(started.exitCode).toBe(1);
+  expect(started.stderr.toString()).toMatch(/^renderd: the store under DATA_DIR=.* cannot be opened \(.+\) with \d+ bytes free: free space there and start again/);
+  rmSync(filler);
 }, 180_000);
