@@ -231,11 +231,7 @@ export class RenderWorker {
 
   /** putBack returns a render whose end could not be written to the queue, or keeps it for fill to try again. */
   private putBack(renderId: string): void {
-    try {
-      this.queue.requeue(renderId);
-    } catch {
-      this.unwritten.add(renderId);
-    }
+    if (!this.guarded(() => this.queue.requeue(renderId))) this.unwritten.add(renderId);
   }
 
   /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending — and counts
@@ -264,8 +260,7 @@ export class RenderWorker {
     for (const { claim, running } of claimed)
       running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal).catch((err) => {
         // The end could not be written (the store refused or did not answer): the render goes back to the queue, to be
-        // printed again once the store takes writes (DESIGN.md 4). Left unhandled, the rejection would end the process
-        // and every render in it.
+        // printed again once the store takes writes. Left unhandled, the rejection would end the process.
         this.faults.failed(err);
         this.putBack(claim.renderId);
       });
