@@ -16,6 +16,7 @@ import { validationToApiError } from "./http/validation";
 import { parseCidrList } from "./lib/cidr";
 import { newId } from "./lib/ids";
 import { UNMATCHED } from "./metrics/metrics";
+import { noTracing } from "./tracing/tracing";
 import { apiKeyRoutes } from "./modules/api-keys";
 import { assetAddressRoutes, assetRoutes } from "./modules/assets";
 import { auditRoutes } from "./modules/audit";
@@ -122,15 +123,14 @@ export function createApi(app: AppContext): Api {
       if (!request) return errorResponse(new ApiError("BAD_REQUEST", "The request target could not be read; send a path such as /v1/renders."), newId("req"));
       const m = meta.begin(request, clientAddress(peerAddress, request.headers.get("x-forwarded-for"), trusted));
       const path = requestPath(request);
-      let response: Response;
-      const retryAfter = path.startsWith("/v1/") ? await limiter.hit(m.clientAddress) : null;
-      if (retryAfter !== null) {
+      const answer = async () => {
+        const retryAfter = path.startsWith("/v1/") ? await limiter.hit(m.clientAddress) : null;
+        if (retryAfter === null) return elysia.handle(request);
         app.metrics?.rateLimited("address");
-        response = errorResponse(new ApiError("RATE_LIMITED", "Too many requests from this address; slow down.", { retryAfter }), m.requestId);
-      } else {
-        response = await elysia.handle(request);
-        response.headers.set("x-request-id", m.requestId);
-      }
+        return errorResponse(new ApiError("RATE_LIMITED", "Too many requests from this address; slow down.", { retryAfter }), m.requestId);
+      };
+      const response = await (app.tracing ?? noTracing).request(request, m.requestId, answer, () => matched.get(request) ?? UNMATCHED);
+      response.headers.set("x-request-id", m.requestId);
       const ms = performance.now() - m.startedAt;
       app.metrics?.request(request.method, matched.get(request) ?? UNMATCHED, response.status, ms / 1000);
       app.log.info({ requestId: m.requestId, method: request.method, path, status: response.status, ms: Math.round(ms), client: m.clientAddress }, "request");

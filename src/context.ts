@@ -8,6 +8,7 @@ import type { RenderWorker } from "./render/worker";
 import type { FileStore } from "./store/files";
 import type { Space } from "./store/space";
 import type { Store } from "./store/store";
+import type { Tracing } from "./tracing/tracing";
 import type { Resolver } from "./webhooks/destinations";
 
 export interface AppContext {
@@ -29,4 +30,6 @@ export interface AppContext {
   counters?: WindowCounters;
   /** Counts requests and refusals for /metrics; absent in tests that do not read it. */
   metrics?: Metrics;
+  /** The spans of each request (tracing/tracing.ts); absent or off unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing?: Tracing;
 }

@@ -8,6 +8,7 @@ import { consoleHandler } from "./http/console";
 import { canonicalRequest } from "./http/request-target";
 import { unhandledResponse } from "./http/responses";
 import { createLogger } from "./logger";
+import { LogTail } from "./lib/log-tail";
 import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
 import { pdfSealer } from "./modules/renders/seal-pdf";
@@ -29,6 +30,7 @@ import { Dispatcher } from "./webhooks/dispatcher";
 import { DeliveryDispatcher } from "./destinations/dispatcher";
 import { hostOptions } from "./destinations/hosts";
 import { VERSION } from "./version";
+import { startTracing } from "./tracing/tracing";
 
 export interface ServerOptions {
   config: Config;
@@ -40,6 +42,9 @@ export interface ServerOptions {
   resolve?: Resolver;
   /** The webhook response time (spec 6.5: 10 s); lowered only by tests. */
   webhookTimeoutMs?: number;
+  /** Where the log lines `renderd tui` follows are kept: written by the logger made here; a test passing `log` may pass
+   * the tail that logger writes to. */
+  logTail?: LogTail;
 }
 
 export interface RunningServer {
@@ -81,7 +86,8 @@ const MAX_REQUEST_BODY_BYTES = Number.MAX_SAFE_INTEGER;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const log = options.log ?? createLogger(config.logLevel);
+  const logTail = options.logTail ?? new LogTail();
+  const log = options.log ?? createLogger(config.logLevel, undefined, logTail);
   ensureDataDir(config);
   const space = new Space({ dataDir: config.dataDir, minFreeBytes: config.storageMinFreeBytes, log });
   const files = openFiles(config);
@@ -99,6 +105,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let internalServer: Server<undefined> | undefined;
   let api: Api | undefined;
   const metrics = new Metrics();
+  const tracing = startTracing(config.otelExporterOtlpEndpoint);
   const startedAt = new Date();
   let draining = false;
   try {
@@ -111,12 +118,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     pool = new RenderPool(poolOptions(config, log));
     await pool.start();
     const sealPdf = pdfSealer({ store, clock, secretKey: config.secretKey, timestampUrl: config.signatureTimestampUrl, maxOutputBytes: pool.maxOutputBytes });
-    const queue = new StoreQueue(store, clock, config.renderLeaseMs);
-    worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
+    const queue = new StoreQueue(store, clock, config.renderLeaseMs, tracing);
+    worker = new RenderWorker({ store, clock, log, files, pool, metrics, tracing, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     worker.start();
     conversions = new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) });
     conversions.start();
-    const handler = createApi({ config, store, clock, log, files, space, worker, conversions, metrics, counters, resolve: options.resolve });
+    const handler = createApi({ config, store, clock, log, files, space, worker, conversions, metrics, tracing, counters, resolve: options.resolve });
     api = handler;
     const consolePage = consoleHandler();
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
@@ -149,12 +156,29 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         pid: process.pid,
         startedAt: startedAt.toISOString(),
         draining,
+        paused: liveWorker.paused,
         pool: { state: p.state, size: p.size, busy: p.busy, idle: p.idle, recycling: p.preparing, waiting: p.waiting, browserRestarts: p.browserRestarts, rssBytes: p.rssBytes },
         inFlight: liveWorker.inFlight().map((r) => ({ ...r, startedAt: r.startedAt.toISOString() })),
         storage: space.status(),
       };
     };
-    internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, development: false, error: unhandledResponse(log), fetch: internalHandler({ metrics, state }) });
+    internalServer = Bun.serve({
+      hostname: "127.0.0.1",
+      port: config.internalPort,
+      development: false,
+      // The Logs tab follows /internal/logs for as long as it is open; stop() ends those answers (logTail.close()).
+      idleTimeout: 0,
+      error: unhandledResponse(log),
+      fetch: internalHandler({
+        metrics,
+        state,
+        logs: logTail,
+        pause(on) {
+          liveWorker.pause(on);
+          log.info({ paused: on }, on ? "queue held by the operator: renders are accepted, none is claimed" : "queue released by the operator");
+        },
+      }),
+    });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
     // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). No await since
     // Bun.serve: no request is served before the administrator exists.
@@ -172,6 +196,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await conversions?.stop();
     await pool?.stop();
     counters?.close();
+    await tracing.shutdown();
     store.close();
     throw e;
   }
@@ -189,9 +214,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     retentionDays: config.retentionDays,
     timeoutMs: options.webhookTimeoutMs,
     metrics,
+    tracing,
   });
   webhooks.start();
-  const deliveries = new DeliveryDispatcher({ store, clock, log, files, secretKey: config.secretKey, hosts: hostOptions(config, options.resolve) });
+  const deliveries = new DeliveryDispatcher({ store, clock, log, files, tracing, secretKey: config.secretKey, hosts: hostOptions(config, options.resolve) });
   deliveries.start();
   log.info({ port: pub.port, internalPort: internal.port, dataDir: config.dataDir }, "renderd listening");
   let stopping: Promise<void> | null = null;
@@ -218,9 +244,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // closes; renders being printed get SHUTDOWN_GRACE_MS to finish, then go back to the queue (and requests waiting
         // on them answer), for the next start to print. The internal port answers until then: the TUI sees the drain.
         await Promise.all([pub.stop(false), webhooks.stop(), deliveries.stop(), renderWorker.stop(config.shutdownGraceMs), conversionRunner.stop()]);
+        logTail.close();
         await internal.stop(false);
         await renderPool.stop();
         counters?.close();
+        // The spans still buffered are sent before the process goes (at most the exporter's timeout).
+        await tracing.shutdown().catch((err: unknown) => log.warn({ err }, "sending the last spans failed"));
         space.stop();
         store.close();
         log.info("renderd stopped");

@@ -12,6 +12,7 @@ import { onDeliveriesDue } from "./deliveries";
 import { ClaimLoop } from "../webhooks/claim-loop";
 import type { DestinationConfig, DestinationType } from "./settings";
 import { deliver } from "./transports";
+import { noTracing, type Tracing } from "../tracing/tracing";
 
 /** The lastError texts the dispatcher writes itself (a transport's own message otherwise). */
 export const DELIVERY_ERROR = {
@@ -42,6 +43,8 @@ export interface DeliveryDispatcherOptions {
   timeoutMs?: number;
   pollMs?: number;
   concurrency?: number;
+  /** Each attempt's span, in its render's trace; the HTTP transport sends its traceparent (tracing/tracing.ts). */
+  tracing?: Tracing;
 }
 
 interface Job {
@@ -54,6 +57,8 @@ interface Job {
   filename: string;
   subject: string | null;
   output_sha256: string | null;
+  render_id: string;
+  traceparent: string | null;
 }
 
 type Outcome = { location: string; error: null } | { location: null; error: string };
@@ -115,7 +120,7 @@ export class DeliveryDispatcher {
   private candidates(limit: number, busy: string[]): Job[] {
     const atCap = inList("d.destination_id", busy, "busy");
     return this.options.store.all<Job>(
-      `SELECT d.id, d.destination_id, s.type, s.config, s.secrets_encrypted, d.attempts, d.filename, d.subject, r.output_sha256
+      `SELECT d.id, d.destination_id, s.type, s.config, s.secrets_encrypted, d.attempts, d.filename, d.subject, r.output_sha256, d.render_id, r.traceparent
        FROM destination_deliveries d
          JOIN destinations s ON s.id = d.destination_id
          JOIN renders r ON r.id = d.render_id
@@ -136,19 +141,23 @@ export class DeliveryDispatcher {
 
   private async attempt(job: Job): Promise<Finished> {
     const at = this.options.clock.now();
+    const span = (this.options.tracing ?? noTracing).delivery("destination.deliver", job.traceparent, { "renderd.delivery_id": job.id, "renderd.render_id": job.render_id, "renderd.destination_type": job.type });
+    let outcome: Outcome;
     try {
-      return { job, at, outcome: { location: await this.send(job), error: null } };
+      outcome = { location: await this.send(job, span.headers()), error: null };
     } catch (err) {
-      return { job, at, outcome: { location: null, error: err instanceof Error && err.message ? err.message : DELIVERY_ERROR.internal } };
+      outcome = { location: null, error: err instanceof Error && err.message ? err.message : DELIVERY_ERROR.internal };
     }
+    span.end(outcome.error);
+    return { job, at, outcome };
   }
 
-  private async send(job: Job): Promise<string> {
+  private async send(job: Job, traceHeaders: Record<string, string>): Promise<string> {
     const destination = openConfig(this.options.secretKey, { id: job.destination_id, type: job.type, config: job.config, secrets_encrypted: job.secrets_encrypted });
     if (!destination) throw new Error(DELIVERY_ERROR.secrets);
     const stored = job.output_sha256 ? await this.options.files.read("outputs", job.output_sha256) : null;
     if (!stored) throw new Error(DELIVERY_ERROR.gone);
-    return deliver(destination, { bytes: new Uint8Array(stored), filename: job.filename, subject: job.subject ?? job.filename, mediaType: mediaTypeOf(job.filename) }, this.options.hosts, this.timeoutMs);
+    return deliver(destination, { bytes: new Uint8Array(stored), filename: job.filename, subject: job.subject ?? job.filename, mediaType: mediaTypeOf(job.filename) }, this.options.hosts, this.timeoutMs, traceHeaders);
   }
 
   /** record writes an attempt's outcome: delivered, pending with the next attempt's time, or failed after the last (spec 6.5 (3) schedule). */

@@ -14,7 +14,7 @@
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import type { RenderWarning } from "../render/warnings";
-import { RENDER_COLUMNS, type RenderRow } from "./queue";
+import { RENDER_COLUMNS, type Claim, type RenderRow } from "./queue";
 import { inList } from "../store/sql-list";
 import type { Store } from "../store/store";
 import type { RenderStatus } from "../store/render-status";
@@ -25,7 +25,7 @@ import { addToCounter, dayOf, monthOf } from "../ledger/counters";
 
 /** RenderEnd is a final state and what goes with it. */
 export type RenderEnd =
-  | { status: "succeeded"; outputSha256: string; pages: number; bytes: number; warnings?: RenderWarning[] }
+  | { status: "succeeded"; outputSha256: string; pages: number; bytes: number; warnings?: RenderWarning[]; printedAt?: string }
   | { status: "failed"; code: ErrorCode; message: string }
   | { status: "cancelled" };
 
@@ -42,7 +42,8 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
   const now = clock.now().toISOString();
   const row = store.get<RenderRow>(
     `UPDATE renders SET status = $status, job = NULL, finished_at = $now, lease_owner = NULL, lease_expires_at = NULL,
-       output_sha256 = $sha, pages = $pages, bytes = $bytes, error_code = $code, error_message = $message, warnings = $warnings
+       output_sha256 = $sha, pages = $pages, bytes = $bytes, error_code = $code, error_message = $message, warnings = $warnings,
+       printed_at = $printed
      WHERE id = $id AND status IN ${statusList(from)} ${owner === undefined ? "" : "AND lease_owner = $owner"}
      RETURNING ${RENDER_COLUMNS}`,
     {
@@ -56,6 +57,7 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
       code: end.status === "failed" ? end.code : null,
       message: end.status === "failed" ? end.message : null,
       warnings: end.status === "succeeded" && end.warnings?.length ? JSON.stringify(end.warnings) : null,
+      printed: end.status === "succeeded" ? (end.printedAt ?? null) : null,
     },
   );
   if (!row) return null;
@@ -87,15 +89,15 @@ export interface Lease {
   expiresAt: string;
 }
 
-/** claimRender moves a queued render to processing under `lease` and answers its stored job and whether it is a test
- * render, or null when it is no longer queued. */
-export function claimRender(store: Store, clock: Clock, renderId: string, lease: Lease): { job: string; test: boolean } | null {
-  const row = store.get<{ job: string; test: number }>(
+/** claimRender moves a queued render to processing under `lease` and answers its stored job, whether it is a test
+ * render and the request that made it, or null when it is no longer queued. */
+export function claimRender(store: Store, clock: Clock, renderId: string, lease: Lease): Pick<Claim, "job" | "test" | "origin"> | null {
+  const row = store.get<{ job: string; test: number; request_id: string | null; traceparent: string | null }>(
     `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
-     WHERE id = $id AND status = 'queued' RETURNING job, test`,
+     WHERE id = $id AND status = 'queued' RETURNING job, test, request_id, traceparent`,
     { id: renderId, now: clock.now().toISOString(), owner: lease.owner, expires: lease.expiresAt },
   );
-  return row ? { job: row.job, test: row.test === 1 } : null;
+  return row ? { job: row.job, test: row.test === 1, origin: { requestId: row.request_id, traceparent: row.traceparent } } : null;
 }
 
 /** renewLeases moves the expiry of `owner`'s claims among `renderIds` to `expiresAt` and answers the ids it renewed;

@@ -43,6 +43,8 @@ export interface Claim {
   test: boolean;
   /** The stored print job (JSON), as the render was planned. */
   job: string;
+  /** The request that made the render, stored with tracing on (tracing/tracing.ts), for the worker's spans. */
+  origin: { requestId: string | null; traceparent: string | null };
 }
 
 /** NewRender is a render to queue, as the renders service planned it; `metadata` and `job` are stored JSON. */
@@ -68,6 +70,8 @@ export interface Printed {
   pages: number;
   bytes: number;
   warnings?: RenderWarning[];
+  /** When Chromium's PDF was ready (ISO time): the timeline's "printed". */
+  printedAt?: string;
 }
 
 /** Queue is the render queue behind one narrow interface; every write of a final state commits with its usage record

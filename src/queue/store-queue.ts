@@ -11,6 +11,7 @@ import { randomBase62 } from "../lib/ids";
 import { claimRender, endRender, renewLeases, requeueRender, takeBackRenders, type Lease } from "./lifecycle";
 import type { Claim, NewRender, Printed, Queue, RenderRow } from "./queue";
 import { sweepRenders } from "./retention";
+import { noTracing, type Tracing } from "../tracing/tracing";
 
 /** StoreQueue is the Queue of one renderd process on the store's `renders` table; the fair pick's memory is in the
  * store too (`queue_turns`), shared with every process on it. */
@@ -22,14 +23,19 @@ export class StoreQueue implements Queue {
     private readonly store: Store,
     private readonly clock: Clock,
     readonly leaseMs: number,
+    /** With tracing on, a render stores the request it is queued in (its span's traceparent), for the worker's spans. */
+    private readonly tracing: Tracing = noTracing,
   ) {}
 
   enqueue(render: NewRender): void {
     if (!this.store.inTransaction) throw new Error("enqueue must run inside the transaction that charges the render");
+    const origin = this.tracing.origin();
     this.store.run(
-      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, created_at)
-       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $now)`,
+      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, created_at, request_id, traceparent)
+       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $now, $requestId, $traceparent)`,
       {
+        requestId: origin?.requestId ?? null,
+        traceparent: origin?.traceparent ?? null,
         id: render.id,
         ws: render.workspaceId,
         test: render.test ? 1 : 0,

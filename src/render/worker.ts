@@ -11,18 +11,18 @@ import { Backoff } from "../lib/backoff";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
 import type { Metrics } from "../metrics/metrics";
+import { noTracing, type Tracing } from "../tracing/tracing";
 import type { Claim, Queue, RenderRow } from "../queue/queue";
-import { uploadedAsset } from "../store/assets";
 import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
 import { storageFailure } from "../store/space";
 import type { Store } from "../store/store";
 import { FINAL_STATUSES, type FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
-import { parseAssetUrl } from "./assets";
-import { finishPdf, type FinishDeps } from "./finish";
+import { finishPdf } from "./finish";
 import { GroupCommit } from "./group-commit";
-import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { PoolCrashError, type RenderOutput, type RenderPool } from "./pool";
+import { pageAssets, workspaceAsset } from "./workspace-assets";
 import { allWarnings } from "./warnings";
 
 export interface WorkerOptions {
@@ -40,6 +40,8 @@ export interface WorkerOptions {
   queue: Queue;
   /** Seals the finished PDF (encryption, then the signature: issue 13); a throw fails the render, so nothing half-done is kept. */
   sealPdf?: SealPdf;
+  /** The render's spans: queue wait, print, finishing, store write (tracing/tracing.ts; off by default). */
+  tracing?: Tracing;
 }
 
 /** SealPdf answers the PDF to store for a render of `workspaceId` from `job`, once finish.ts is done with it. */
@@ -78,6 +80,8 @@ export class RenderWorker {
   readonly queue: Queue;
   private kicked = false;
   private stopped = true;
+  /** Held by the operator (`renderd tui`'s drain, pause()): renders are accepted but none is claimed until resumed. */
+  paused = false;
   /** Whether renders left processing by a dead process were taken back: claims wait for it (a full disk can delay it). */
   private recovered = false;
   /** Renders whose end could not be written (DATA_DIR full, the store away): put back in the queue once it takes writes. */
@@ -144,6 +148,12 @@ export class RenderWorker {
       this.kicked = false;
       this.fill();
     });
+  }
+
+  /** pause holds the queue (true: no render is claimed, those printing finish) or releases it (false). */
+  pause(on: boolean): void {
+    this.paused = on;
+    if (!on) this.kick();
   }
 
   /** cancel stops printing a render whose final state `cancelled` has just been written. */
@@ -239,7 +249,7 @@ export class RenderWorker {
   private claimFree(freeing = 0): Claimed[] {
     const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
-    while (!this.stopped && this.faults.ready() && this.running.size - freeing < concurrency) {
+    while (!this.stopped && !this.paused && this.faults.ready() && this.running.size - freeing < concurrency) {
       let claim: Claim | null;
       try {
         claim = this.queue.claim();
@@ -270,14 +280,26 @@ export class RenderWorker {
     const { log } = this.options;
     const id = head.renderId;
     const started = performance.now();
-    const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
+    const claimedAt = this.running.get(id)?.startedAt ?? this.options.clock.now();
+    const spans = (this.options.tracing ?? noTracing).render({ renderId: id, workspaceId: head.workspaceId, createdAt: head.createdAt, claimedAt, origin: head.origin });
+    const ended = (status: FinalStatus, errorCode?: string) => {
+      spans.end(status, errorCode);
+      this.counted(head, status, (performance.now() - started) / 1000);
+    };
     let final: RenderRow | null = null;
     try {
-      const printed = await this.print(head.workspaceId, job, signal);
-      const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
-      const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
+      const printed = await spans.phase("render.print", () => this.print(head.workspaceId, job, signal));
+      const printedAt = this.options.clock.now().toISOString();
+      const { out, pdf } = await spans.phase("render.finish", async () => {
+        const { store, files, pool } = this.options;
+        const finishing = { asset: workspaceAsset(store, files, head.workspaceId), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes };
+        const out = { ...printed, ...(await finishPdf(printed, job.finish, finishing)) };
+        return { out, pdf: this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf };
+      });
       const warnings = allWarnings(job.warnings, out.warnings);
-      final = await this.storeOutput(id, pdf, (sha256) => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings }));
+      final = await spans.phase("render.store", () =>
+        this.storeOutput(id, pdf, (sha256) => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings, printedAt })),
+      );
       ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
@@ -292,10 +314,11 @@ export class RenderWorker {
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
       final = this.queue.fail(id, error.code, error.message);
-      if (final) ended("failed");
+      if (final) ended("failed", error.code);
     } finally {
       // An end written is the worker's sign that the store takes its writes again (a claim alone may fit in the WAL).
       if (final) this.faults.succeeded();
+      spans.end("not_ended");
       this.running.delete(id);
       this.ended(id, final ?? undefined);
       this.kick();
@@ -325,7 +348,8 @@ export class RenderWorker {
 
   /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */
   private async print(workspaceId: string, job: PrintJob, signal: AbortSignal): Promise<RenderOutput> {
-    const renderJob = { ...job, assets: this.assets(workspaceId) };
+    const { store, files } = this.options;
+    const renderJob = { ...job, assets: pageAssets(workspaceAsset(store, files, workspaceId)) };
     try {
       return await this.options.pool.render(renderJob, signal);
     } catch (e) {
@@ -333,29 +357,6 @@ export class RenderWorker {
       this.options.log.warn({ kind: e.kind }, "render lost to a crash; printing it once more");
       return await this.options.pool.render(renderJob, signal);
     }
-  }
-
-  /** assets serves a page the uploaded assets of the render's own workspace, nothing else. */
-  private assets(workspaceId: string): AssetLoader {
-    return async (url) => {
-      const named = parseAssetUrl(url);
-      return named ? this.asset(workspaceId, named.assetId) : null;
-    };
-  }
-
-  /** finishing is what finish.ts needs: the workspace's assets (the attached and embedded PDFs) and the pool's limits. */
-  private finishing(workspaceId: string): FinishDeps {
-    const { pool } = this.options;
-    return { asset: (id) => this.asset(workspaceId, id), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes };
-  }
-
-  /** asset answers an uploaded asset of the workspace, or null. */
-  private async asset(workspaceId: string, assetId: string): Promise<AssetBody | null> {
-    const { store, files } = this.options;
-    const asset = uploadedAsset(store, workspaceId, assetId);
-    if (!asset) return null;
-    const body = await files.read("assets", asset.sha256);
-    return body ? { body, contentType: asset.mediaType } : null;
   }
 
   /** storeOutput holds the PDF's bytes, stores them, and ends the render with `end` in the transaction that lets the

@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
+import { noTracing, type Tracing } from "../tracing/tracing";
 import { inList } from "../store/sql-list";
 import type { Store } from "../store/store";
 import { checkDestination, type DestinationOptions } from "./destinations";
@@ -51,6 +52,8 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Counts each attempt's outcome (docs/operations.md). */
   metrics?: Metrics;
+  /** Each attempt's span, in its render's trace, its traceparent sent to the endpoint (tracing/tracing.ts). */
+  tracing?: Tracing;
 }
 
 /** A claimed delivery with what its attempt needs, read in the claiming transaction. */
@@ -62,6 +65,8 @@ interface Job {
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: string | null;
+  /** The traceparent of the request that made the render, stored with tracing on. */
+  traceparent: string | null;
   event: EventRow;
 }
 
@@ -168,10 +173,11 @@ export class Dispatcher {
     return this.store.all<JobRow>(
       `SELECT d.id, d.endpoint_id, d.attempts, e.url, e.enabled, e.secret_encrypted, e.previous_secret_encrypted,
          e.previous_secret_expires_at, v.id AS event_id, v.type, v.render_id, v.status AS event_status, v.test, v.error_code,
-         v.created_at AS event_created_at
+         v.created_at AS event_created_at, r.traceparent
        FROM webhook_deliveries d
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
          JOIN webhook_events v ON v.id = d.event_id
+         LEFT JOIN renders r ON r.id = v.render_id
        WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
          AND NOT (${atCap.sql})
        ORDER BY d.next_attempt_at, d.id
@@ -201,6 +207,7 @@ export class Dispatcher {
       secret_encrypted: r.secret_encrypted,
       previous_secret_encrypted: r.previous_secret_encrypted,
       previous_secret_expires_at: r.previous_secret_expires_at,
+      traceparent: r.traceparent,
       event: {
         id: r.event_id,
         type: r.type,
@@ -215,12 +222,16 @@ export class Dispatcher {
 
   private async attempt(job: Job): Promise<Finished> {
     const at = this.clock.now();
+    const span = (this.options.tracing ?? noTracing).delivery("webhook.deliver", job.traceparent, { "renderd.delivery_id": job.id, "renderd.render_id": job.event.render_id, "url.full": job.url });
+    let outcome: Outcome;
     try {
-      return { job, at, outcome: await this.send(job, at) };
+      outcome = await this.send(job, at, span.headers());
     } catch (err) {
       this.log.error({ err, deliveryId: job.id }, "webhook attempt failed unexpectedly");
-      return { job, at, outcome: { statusCode: null, error: LAST_ERROR.failed("INTERNAL") } };
+      outcome = { statusCode: null, error: LAST_ERROR.failed("INTERNAL") };
     }
+    span.end(outcome.error, outcome.statusCode);
+    return { job, at, outcome };
   }
 
   /** secretsOf answers the secrets that sign at `at`: the current one, and the replaced one within 24 h of rotation (spec 6.4 (4)). */
@@ -235,7 +246,7 @@ export class Dispatcher {
     return secrets;
   }
 
-  private async send(job: Job, at: Date): Promise<Outcome> {
+  private async send(job: Job, at: Date, traceHeaders: Record<string, string>): Promise<Outcome> {
     const secrets = this.secretsOf(job, at);
     if (!secrets) return { statusCode: null, error: LAST_ERROR.secret };
     // spec 6.5 (5): the destination check runs again on every delivery; its reason is the lastError (6.6).
@@ -245,6 +256,7 @@ export class Dispatcher {
     // spec 6.4 (3): every attempt is signed again with a fresh timestamp.
     const timestamp = Math.floor(at.getTime() / 1000);
     const headers: Record<string, string> = {
+      ...traceHeaders,
       host: check.url.host,
       "content-type": "application/json",
       "user-agent": USER_AGENT,

@@ -18,6 +18,8 @@ export interface Dial {
   /** spec 6.7 relaxed: plain connections (SMTP without STARTTLS) are allowed only with DESTINATION_ALLOW_PRIVATE=1. */
   allowPlain: boolean;
   timeoutMs: number;
+  /** Headers an HTTP delivery adds: the attempt's W3C traceparent when tracing is on. */
+  traceHeaders: Record<string, string>;
 }
 
 /** withTimeout rejects with a clear message when `work` takes longer than `ms`, for clients that take no signal. */

@@ -11,6 +11,7 @@ export async function deliverHttp(config: HttpConfig, file: OutgoingFile, dial: 
     response = await fetch(target.url, {
       method: config.method,
       headers: {
+        ...dial.traceHeaders,
         ...config.headers,
         host: dial.url.host,
         "content-type": file.mediaType,

@@ -11,11 +11,12 @@ import { deliverSftp } from "./sftp";
 export type { OutgoingFile } from "./file";
 
 /** deliver checks the destination's host again (spec 6.5 (5), as for webhooks) and sends the file; it answers where the
- * file went, or throws an Error whose message is the delivery's lastError. */
-export async function deliver(destination: DestinationConfig, file: OutgoingFile, hosts: DestinationOptions, timeoutMs: number): Promise<string> {
+ * file went, or throws an Error whose message is the delivery's lastError. `traceHeaders` (the attempt's traceparent)
+ * go with an HTTP delivery. */
+export async function deliver(destination: DestinationConfig, file: OutgoingFile, hosts: DestinationOptions, timeoutMs: number, traceHeaders: Record<string, string> = {}): Promise<string> {
   const check = await checkHost(destination, hosts);
   if (!check.ok) throw new Error(check.reason);
-  const dial = { host: check.host, address: check.address, url: check.url, allowPlain: hosts.allowPrivate, timeoutMs };
+  const dial = { host: check.host, address: check.address, url: check.url, allowPlain: hosts.allowPrivate, timeoutMs, traceHeaders };
   switch (destination.type) {
     case "s3":
       return deliverS3(destination.config, file, dial);
