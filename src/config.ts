@@ -149,6 +149,7 @@ export const OPTIONS = {
   s3SecretAccessKey: { env: "S3_SECRET_ACCESS_KEY", flag: "--s3-secret-access-key", help: "secret access key for the bucket", fallback: () => undefined, parse: text },
   logLevel: { env: "LOG_LEVEL", flag: "--log-level", help: "fatal, error, warn, info, debug, trace or silent", fallback: () => "info", parse: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const) },
   otelExporterOtlpEndpoint: { env: "OTEL_EXPORTER_OTLP_ENDPOINT", flag: "--otel-exporter-otlp-endpoint", help: "OpenTelemetry collector base URL (OTLP/HTTP, e.g. http://127.0.0.1:4318): spans of requests, renders and deliveries go to its /v1/traces (default none: no tracing)", fallback: () => undefined, parse: url },
+  otelBspScheduleDelay: { env: "OTEL_BSP_SCHEDULE_DELAY", flag: "--otel-bsp-schedule-delay", help: "milliseconds between two sends of the spans gathered meanwhile (with OTEL_EXPORTER_OTLP_ENDPOINT)", fallback: () => "5000", parse: integer(1, 600_000) },
   adminEmail: { env: "RENDERD_ADMIN_EMAIL", flag: "--admin-email", help: "first start only: e-mail of the platform administrator", fallback: () => "admin@renderd.local", parse: text },
   adminPassword: { env: "RENDERD_ADMIN_PASSWORD", flag: "--admin-password", help: `first start only: that administrator's password, ${PASSWORD_RULE} (default: generated and printed once serve listens)`, fallback: () => undefined, parse: text },
 } satisfies Record<string, Option<unknown>>;

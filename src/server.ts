@@ -105,7 +105,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let internalServer: Server<undefined> | undefined;
   let api: Api | undefined;
   const metrics = new Metrics();
-  const tracing = startTracing(config.otelExporterOtlpEndpoint);
+  const tracing = startTracing(config.otelExporterOtlpEndpoint, config.otelBspScheduleDelay);
   const startedAt = new Date();
   let draining = false;
   try {

@@ -13,7 +13,7 @@ const SRC = join(ROOT, "src");
 /** The layers from the bottom up; a path matches the first prefix that starts it. */
 const LAYERS: { name: string; prefixes: string[] }[] = [
   { name: "lib", prefixes: ["lib/", "version.ts", "errors.ts", "logger.ts", "config.ts"] },
-  { name: "store", prefixes: ["store/", "ledger/", "metrics/"] },
+  { name: "store", prefixes: ["store/", "ledger/", "metrics/", "tracing/"] },
   { name: "auth/http/pdf", prefixes: ["auth/", "http/", "backup/", "pdf/"] },
   { name: "render/webhooks/queue", prefixes: ["render/", "webhooks/", "destinations/", "queue/"] },
   { name: "context", prefixes: ["context.ts"] },

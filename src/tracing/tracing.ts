@@ -98,7 +98,8 @@ function failed(span: Span, message: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
-/** OtelTracing exports spans over OTLP/HTTP in batches (the SDK's BatchSpanProcessor: every 5 s, or 512 at a time). */
+/** OtelTracing exports spans over OTLP/HTTP (JSON) in batches: the SDK's BatchSpanProcessor, every OTEL_BSP_SCHEDULE_DELAY
+ * or 512 at a time. */
 class OtelTracing implements Tracing {
   readonly enabled = true;
   private readonly provider: TracerProvider;
@@ -106,10 +107,10 @@ class OtelTracing implements Tracing {
   // The request a piece of code runs for, across its awaits: a render queued in it stores the request's origin.
   private readonly current = new AsyncLocalStorage<Origin>();
 
-  constructor(endpoint: string) {
+  constructor(endpoint: string, scheduledDelayMillis: number) {
     this.provider = new TracerProvider({
       resource: resourceFromAttributes({ "service.name": "renderd", "service.version": VERSION }),
-      spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }) })],
+      spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }), scheduledDelayMillis })],
     });
     this.tracer = this.provider.getTracer("renderd", VERSION);
   }
@@ -181,10 +182,17 @@ class OtelTracing implements Tracing {
   shutdown(): Promise<void> {
     return this.provider.shutdown();
   }
+
+  /** toJSON keeps the provider out of serialisations of the context it travels in (Elysia checksums a plugin's `seed`
+   * with JSON.stringify, and the provider refers to itself). */
+  toJSON(): string {
+    return "Tracing";
+  }
 }
 
-/** startTracing answers the process's Tracing: OTLP/HTTP to `endpoint` when one is set, noTracing otherwise. */
-export function startTracing(endpoint: string | undefined): Tracing {
+/** startTracing answers the process's Tracing: OTLP/HTTP to `endpoint`, sent every `delayMs`, when one is set; noTracing
+ * otherwise. */
+export function startTracing(endpoint: string | undefined, delayMs: number): Tracing {
   if (!endpoint) return noTracing;
-  return new OtelTracing(endpoint);
+  return new OtelTracing(endpoint, delayMs);
 }
