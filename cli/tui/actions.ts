@@ -2,7 +2,7 @@
 import type { Config } from "../../src/config";
 import type { Clock } from "../../src/lib/clock";
 import { CreateApiKeyBody, type ApiKeyCreated } from "../../src/modules/api-keys/model";
-import { createApiKey } from "../../src/modules/api-keys/service";
+import { createApiKey, revokeApiKey } from "../../src/modules/api-keys/service";
 import { cancelRender, type RenderDeps, type RenderQueue } from "../../src/modules/renders/service";
 import { AllowancesReplacement, type CompanyAllowances } from "../../src/modules/workspaces/model";
 import { replaceAllowances, setSuspended } from "../../src/modules/workspaces/service";
@@ -54,6 +54,11 @@ export class Actions {
   createKey(workspaceId: string, name: string, scopes: string): ApiKeyCreated {
     const body = checkInput(CreateApiKeyBody, { name: name.trim(), scopes: [...new Set(listOption(scopes, []))] }, "key", (field) => field);
     return createApiKey(this.store, this.clock, cliChange(), workspaceId, body);
+  }
+
+  /** revokeKey revokes an API key for good (`api_key.revoked`, as `renderd keys revoke`). */
+  revokeKey(workspaceId: string, keyId: string): void {
+    revokeApiKey(this.store, this.clock, cliChange(), workspaceId, keyId);
   }
 
   /** cancel cancels a queued or processing render through the API's cancel service (409 once it has ended). */

@@ -1,8 +1,13 @@
 /** tui/data: what the operator console shows, read from the store under DATA_DIR (works while serve is down) and from
  * the running server's /internal/state; loaded outside rendering, once a second, by the app's hook. */
-import { Value } from "@sinclair/typebox/value";
 import type { Clock } from "../../src/lib/clock";
-import { LiveState } from "../../src/modules/health/internal";
+import type { LiveState } from "../../src/modules/health/internal";
+import type { ApiKey } from "../../src/modules/api-keys/model";
+import { toApiKey, type KeyRow as StoredKey } from "../../src/modules/api-keys/service";
+import type { AuditEvent } from "../../src/modules/audit/model";
+import { toEvent, type AuditRow as StoredEvent } from "../../src/modules/audit/service";
+import type { RenderRow as StoredRender } from "../../src/queue/queue";
+import type { RenderWarning } from "../../src/render/warnings";
 import { RENDER_STATUSES, type RenderStatus } from "../../src/store/render-status";
 import { usageCounters } from "../../src/modules/workspaces/counters";
 import { listWorkspaces } from "../../src/modules/workspaces/service";
@@ -13,7 +18,8 @@ const MINUTE = 60_000;
 // A delivery that failed for good counts as failing for an hour; one still retrying counts until it succeeds or fails.
 const FAILED_RECENTLY_MS = 60 * MINUTE;
 const FAILING = "((d.status = 'pending' AND d.attempts > 0) OR (d.status = 'failed' AND d.last_attempt_at > $since))";
-const LIVE_TIMEOUT_MS = 500;
+// The Audit tab shows the newest events of every workspace; the Keys tab every key.
+const AUDIT_ROWS = 200;
 
 export interface Percentiles {
   p50: number | null;
@@ -29,7 +35,7 @@ export interface Overview {
   renderTime: Percentiles;
   webhookBacklog: number;
   failingEndpoints: number;
-  recentFailures: { id: string; workspace: string; code: string; finishedAt: string }[];
+  recentFailures: { id: string; workspace: string; code: string; message: string; finishedAt: string }[];
 }
 
 export interface WorkspaceRow extends PlatformWorkspace {
@@ -46,6 +52,34 @@ export interface RenderRow {
   test: boolean;
   createdAt: string;
   errorCode: string | null;
+  errorMessage: string | null;
+}
+
+/** RenderDetail is one render as its detail view shows it: the row, its timeline and its deliveries. */
+export interface RenderDetail extends RenderRow {
+  filename: string;
+  source: string;
+  templateId: string | null;
+  requestId: string | null;
+  /** The timeline: queued (created), claimed (a worker took it), printed (Chromium's PDF ready), stored (PDF and final
+   * state written: the end), delivered (the last webhook or destination delivery that succeeded). */
+  claimedAt: string | null;
+  printedAt: string | null;
+  finishedAt: string | null;
+  deliveredAt: string | null;
+  pages: number | null;
+  bytes: number | null;
+  warnings: RenderWarning[];
+  deliveries: { kind: "webhook" | "destination"; target: string; status: string; attempts: number; lastError: string | null }[];
+}
+
+export interface KeyRow extends ApiKey {
+  workspaceId: string;
+  workspace: string;
+}
+
+export interface AuditRow extends AuditEvent {
+  workspace: string;
 }
 
 export interface EndpointRow {
@@ -72,6 +106,8 @@ export interface Snapshot {
   workspaces: WorkspaceRow[];
   renders: RenderRow[];
   endpoints: EndpointRow[];
+  keys: KeyRow[];
+  audit: AuditRow[];
 }
 
 /** percentiles answers the nearest-rank p50 and p95 of `values`. */
@@ -80,18 +116,6 @@ export function percentiles(values: number[]): Percentiles {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = (p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
   return { p50: rank(0.5), p95: rank(0.95) };
-}
-
-/** fetchLive asks the internal port for /internal/state; null when nothing (or not renderd) answers in time. */
-export async function fetchLive(internalUrl: string): Promise<LiveState | null> {
-  try {
-    const res = await fetch(`${internalUrl}/internal/state`, { signal: AbortSignal.timeout(LIVE_TIMEOUT_MS) });
-    if (!res.ok) return null;
-    const body: unknown = await res.json();
-    return Value.Check(LiveState, body) ? body : null;
-  } catch {
-    return null;
-  }
 }
 
 function overview(store: Store, now: Date): Overview {
@@ -115,11 +139,11 @@ function overview(store: Store, now: Date): Overview {
     { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
   )!;
   const recentFailures = store
-    .all<{ id: string; slug: string; error_code: string; finished_at: string }>(
-      `SELECT r.id, w.slug, r.error_code, r.finished_at FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+    .all<{ id: string; slug: string; error_code: string; error_message: string | null; finished_at: string }>(
+      `SELECT r.id, w.slug, r.error_code, r.error_message, r.finished_at FROM renders r JOIN workspaces w ON w.id = r.workspace_id
        WHERE r.status = 'failed' ORDER BY r.finished_at DESC LIMIT 5`,
     )
-    .map((r) => ({ id: r.id, workspace: r.slug, code: r.error_code, finishedAt: r.finished_at }));
+    .map((r) => ({ id: r.id, workspace: r.slug, code: r.error_code, message: r.error_message ?? "", finishedAt: r.finished_at }));
   return {
     perMinute,
     queue,
@@ -160,12 +184,72 @@ function renders(store: Store, filter: RenderFilter): RenderRow[] {
     params.status = filter.status;
   }
   return store
-    .all<{ id: string; workspace_id: string; slug: string; status: RenderStatus; test: number; created_at: string; error_code: string | null }>(
-      `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+    .all<StoredRender & { slug: string }>(
+      `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code, r.error_message FROM renders r JOIN workspaces w ON w.id = r.workspace_id
        WHERE ${where.join(" AND ")} ORDER BY r.created_at DESC, r.id DESC LIMIT 100`,
       params,
     )
-    .map((r) => ({ id: r.id, workspaceId: r.workspace_id, workspace: r.slug, status: r.status, test: r.test === 1, createdAt: r.created_at, errorCode: r.error_code }));
+    .map(renderRow);
+}
+
+function renderRow(r: Pick<StoredRender, "id" | "workspace_id" | "status" | "test" | "created_at" | "error_code" | "error_message"> & { slug: string }): RenderRow {
+  return { id: r.id, workspaceId: r.workspace_id, workspace: r.slug, status: r.status, test: r.test === 1, createdAt: r.created_at, errorCode: r.error_code, errorMessage: r.error_message };
+}
+
+/** loadRender reads one render with its timeline and deliveries, or null once it is gone (retention). */
+export function loadRender(store: Store, renderId: string): RenderDetail | null {
+  const r = store.get<StoredRender & { slug: string; source: string; printed_at: string | null; request_id: string | null }>(
+    `SELECT r.*, w.slug FROM renders r JOIN workspaces w ON w.id = r.workspace_id WHERE r.id = $id`,
+    { id: renderId },
+  );
+  if (!r) return null;
+  const webhooks = store.all<{ url: string; status: string; attempts: number; last_error: string | null; last_attempt_at: string | null }>(
+    `SELECT e.url, d.status, d.attempts, d.last_error, d.last_attempt_at FROM webhook_deliveries d
+       JOIN webhook_events v ON v.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+     WHERE v.render_id = $id ORDER BY d.created_at, d.id`,
+    { id: renderId },
+  );
+  const destinations = store.all<{ name: string; status: string; attempts: number; last_error: string | null; delivered_at: string | null }>(
+    `SELECT s.name, d.status, d.attempts, d.last_error, d.delivered_at FROM destination_deliveries d JOIN destinations s ON s.id = d.destination_id
+     WHERE d.render_id = $id ORDER BY d.position`,
+    { id: renderId },
+  );
+  const delivered = [
+    ...webhooks.filter((d) => d.status === "succeeded").map((d) => d.last_attempt_at),
+    ...destinations.filter((d) => d.status === "delivered").map((d) => d.delivered_at),
+  ].filter((at): at is string => at !== null);
+  return {
+    ...renderRow(r),
+    filename: r.filename,
+    source: r.source,
+    templateId: r.template_id,
+    requestId: r.request_id,
+    claimedAt: r.started_at,
+    printedAt: r.printed_at,
+    finishedAt: r.finished_at,
+    deliveredAt: delivered.sort().at(-1) ?? null,
+    pages: r.pages,
+    bytes: r.bytes,
+    warnings: r.warnings ? (JSON.parse(r.warnings) as RenderWarning[]) : [],
+    deliveries: [
+      ...webhooks.map((d) => ({ kind: "webhook" as const, target: d.url, status: d.status, attempts: d.attempts, lastError: d.last_error })),
+      ...destinations.map((d) => ({ kind: "destination" as const, target: d.name, status: d.status, attempts: d.attempts, lastError: d.last_error })),
+    ],
+  };
+}
+
+function keys(store: Store): KeyRow[] {
+  return store
+    .all<StoredKey & { slug: string }>("SELECT k.*, w.slug FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id ORDER BY w.slug, k.created_at DESC, k.id DESC")
+    .map((r) => ({ ...toApiKey(r), workspaceId: r.workspace_id, workspace: r.slug }));
+}
+
+function audit(store: Store): AuditRow[] {
+  return store
+    .all<StoredEvent & { slug: string }>(
+      `SELECT a.*, w.slug FROM audit_events a JOIN workspaces w ON w.id = a.workspace_id ORDER BY a.created_at DESC, a.id DESC LIMIT ${AUDIT_ROWS}`,
+    )
+    .map((r) => ({ ...toEvent(r), workspace: r.slug }));
 }
 
 function endpoints(store: Store, now: Date): EndpointRow[] {
@@ -184,9 +268,18 @@ function endpoints(store: Store, now: Date): EndpointRow[] {
     .map((r) => ({ id: r.id, workspace: r.slug, url: r.url, enabled: r.enabled === 1, pending: r.pending, failed: r.failed, lastError: r.last_error, nextAttemptAt: r.next_attempt_at }));
 }
 
-/** loadSnapshot reads everything the screens show, at one instant of `clock`. */
-export async function loadSnapshot(store: Store, clock: Clock, internalUrl: string, filter: RenderFilter): Promise<Snapshot> {
-  const live = await fetchLive(internalUrl);
+/** loadSnapshot reads everything the screens show from the store at one instant of `clock`, with `live` (the running
+ * server's state, live.ts) beside it. */
+export function loadSnapshot(store: Store, clock: Clock, live: LiveState | null, filter: RenderFilter): Snapshot {
   const at = clock.now();
-  return { at, live, overview: overview(store, at), workspaces: workspaces(store, clock), renders: renders(store, filter), endpoints: endpoints(store, at) };
+  return {
+    at,
+    live,
+    overview: overview(store, at),
+    workspaces: workspaces(store, clock),
+    renders: renders(store, filter),
+    endpoints: endpoints(store, at),
+    keys: keys(store),
+    audit: audit(store),
+  };
 }

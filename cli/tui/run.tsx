@@ -5,18 +5,12 @@ import type { Clock } from "../../src/lib/clock";
 import type { Store } from "../../src/store/store";
 import { Actions } from "./actions";
 import { App } from "./app";
-import { loadSnapshot } from "./data";
+import { storeSource } from "./source";
 
 /** runTui shows the console for the store and the server of `config`, and resolves when the operator quits. */
 export async function runTui(store: Store, clock: Clock, config: Config): Promise<void> {
-  const internalAddress = `127.0.0.1:${config.internalPort}`;
   const app = render(
-    <App
-      load={(filter) => loadSnapshot(store, clock, `http://${internalAddress}`, filter)}
-      actions={new Actions(store, clock, config)}
-      internalAddress={internalAddress}
-      colour={!process.env.NO_COLOR}
-    />,
+    <App source={storeSource(store, clock, `127.0.0.1:${config.internalPort}`)} actions={new Actions(store, clock, config)} colour={!process.env.NO_COLOR} />,
     { alternateScreen: true, interactive: true, exitOnCtrlC: true, patchConsole: true },
   );
   await app.waitUntilExit();

@@ -1,7 +1,8 @@
 /** tui/theme: colours, or none when NO_COLOR is set (no-color.org); bold and inverse stay, they are not colour. */
 import { createContext, useContext } from "react";
 
-type Colour = "green" | "yellow" | "red" | "cyan" | "gray" | "magenta";
+/** Colour is every colour the screens use. */
+export type Colour = "green" | "yellow" | "red" | "cyan" | "gray" | "magenta";
 
 const ColourContext = createContext(true);
 
@@ -9,7 +10,7 @@ const ColourContext = createContext(true);
 export const ColourProvider = ColourContext.Provider;
 
 /** useColour answers a function that gives a colour, or undefined when colour is off. */
-export function useColour(): (colour: Colour) => Colour | undefined {
+export function useColour(): (colour: Colour | undefined) => Colour | undefined {
   const on = useContext(ColourContext);
   return (colour) => (on ? colour : undefined);
 }

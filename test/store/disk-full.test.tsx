@@ -13,6 +13,7 @@ import { connect } from "node:net";
 import { join, resolve } from "node:path";
 import { render } from "ink-testing-library";
 import { loadSnapshot } from "../../cli/tui/data";
+import { fetchLive } from "../../cli/tui/live";
 import { Overview } from "../../cli/tui/screens/overview";
 import { ColourProvider } from "../../cli/tui/theme";
 import { sha256Hex } from "../../src/lib/hash";
@@ -172,7 +173,7 @@ test.skipIf(!root)("a full DATA_DIR is refused, reported and survived, and the s
   try {
     const ui = render(
       <ColourProvider value={false}>
-        <Overview snapshot={await loadSnapshot(store, systemClock, serve!.internalUrl, {})} />
+        <Overview snapshot={loadSnapshot(store, systemClock, await fetchLive(serve!.internalUrl), {})} />
       </ColourProvider>,
     );
     expect(ui.lastFrame()).toMatch(/DATA_DIR: \d+\.\d MiB free, under 16\.0 MiB: new renders and uploads refused/);

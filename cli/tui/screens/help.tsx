@@ -1,29 +1,20 @@
-/** tui/screens/help: the keys, shown by `?`. */
+/** tui/screens/help: every key that works on the current screen, then those that work everywhere (`?`). */
 import { Box, Text } from "ink";
+import type { Hint } from "../hints";
 
-const KEYS: [string, string][] = [
-  ["1 2 3 4, Tab", "Overview, Workspaces, Renders, Webhooks"],
-  ["↑ ↓", "select a row"],
-  ["/", "Workspaces: search name or slug (Enter keeps, Esc clears)"],
-  ["s", "Workspaces: suspend or restore the selected one (y confirms)"],
-  ["e", "Workspaces: edit allowances (↑ ↓ field, Enter saves, Esc)"],
-  ["k", "Workspaces: create an API key (its secret is shown once)"],
-  ["w", "Renders: filter by workspace slug (empty: all)"],
-  ["f", "Renders: cycle the status filter"],
-  ["c", "Renders: cancel the selected render (y confirms)"],
-  ["?", "show or hide these keys"],
-  ["q, Ctrl-C", "quit"],
-];
+function Keys({ hints }: { hints: Hint[] }) {
+  return hints.map((h) => <Text key={h.key} wrap="truncate">{`  ${h.key.padEnd(7)} ${h.long}`}</Text>);
+}
 
-/** Help lists every key. */
-export function Help() {
+/** Help lists the keys of `tab` as it is now (an action that cannot apply is not listed) and the global ones. */
+export function Help({ tab, screen, global }: { tab: string; screen: Hint[]; global: Hint[] }) {
   return (
     <Box flexDirection="column">
-      <Text bold>Keys</Text>
-      {KEYS.map(([key, what]) => (
-        <Text key={key} wrap="truncate">{`${key.padEnd(14)} ${what}`}</Text>
-      ))}
-      <Text dimColor>Changes are audited as system/cli, like the renderd CLI's.</Text>
+      <Text bold>{`Keys on ${tab} now`}</Text>
+      {screen.length ? <Keys hints={screen} /> : <Text dimColor>  none but the keys below</Text>}
+      <Text bold>Everywhere</Text>
+      <Keys hints={global} />
+      <Text dimColor>? or Esc closes this. Changes are audited as system/cli, like the renderd CLI's.</Text>
     </Box>
   );
 }

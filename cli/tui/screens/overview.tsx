@@ -1,9 +1,10 @@
 /** tui/screens/overview: throughput, the queue, wait and print times, the pool, webhooks and recent failures. */
 import { Box, Text } from "ink";
 import type { Refusal, SpaceStatus } from "../../../src/store/space";
-import type { Snapshot } from "../data";
 import { ago, bytes, cut, seconds, sparkline } from "../format";
+import { useHints } from "../hints";
 import { statusColour, useColour } from "../theme";
+import type { ScreenProps } from "./screen";
 
 const REFUSED_BECAUSE: Record<Refusal, (minimum: string) => string> = {
   low: (minimum) => `under ${minimum}`,
@@ -22,8 +23,9 @@ function Disk({ storage }: { storage: SpaceStatus }) {
 }
 
 /** Overview is tab 1. */
-export function Overview({ snapshot }: { snapshot: Snapshot }) {
+export function Overview({ snapshot, width = 80 }: Pick<ScreenProps, "snapshot"> & Partial<ScreenProps>) {
   const colour = useColour();
+  useHints([]);
   const { overview: o, live, at } = snapshot;
   const total = o.perMinute.reduce((a, b) => a + b, 0);
   return (
@@ -53,7 +55,8 @@ export function Overview({ snapshot }: { snapshot: Snapshot }) {
         {o.recentFailures.map((f) => (
           <Text key={f.id} wrap="truncate">
             <Text color={colour("red")}>{cut(f.code, 16)}</Text>
-            {` ${cut(f.workspace, 14)} ${f.id}  ${ago(f.finishedAt, at)} ago`}
+            {` ${cut(f.workspace, 14)} ${f.id} ${cut(`${ago(f.finishedAt, at)} ago`, 8)}`}
+            {width >= 100 ? <Text dimColor>{f.message}</Text> : null}
           </Text>
         ))}
       </Box>

@@ -1,17 +1,17 @@
-/** tui/screens/renders: the newest renders, live, filtered by workspace and status; `c` cancels the selected one. */
+/** tui/screens/renders: the newest renders, live, filtered by workspace and status; Enter opens a render's detail (its
+ * timeline, error, warnings, pages, bytes and deliveries); `c` cancels a render that can still be cancelled. */
 import { Box, Text, useInput } from "ink";
 import { useEffect, useState } from "react";
-import { ApiError } from "../../../src/errors";
 import { RENDER_STATUSES, type RenderStatus } from "../../../src/store/render-status";
-import type { RenderFilter } from "../data";
-import { editLine, window } from "../edit";
-import { ago, cut } from "../format";
-import { statusColour, useColour } from "../theme";
-import type { ScreenProps } from "./workspaces";
+import type { RenderDetail, RenderFilter, RenderRow } from "../data";
+import { editLine } from "../edit";
+import { ago, bytes, clockTime } from "../format";
+import { DETAIL_HINTS, type Hint, LIST_HINTS, useHints } from "../hints";
+import { type Column, Detail, type Field, FilterLine, Table, useList } from "../list";
+import { statusColour } from "../theme";
+import { problem, type ScreenProps } from "./screen";
 
 type Mode = "list" | "workspace" | "confirm";
-
-const VISIBLE = 14;
 
 /** nextStatus cycles the status filter: all, then each status. */
 function nextStatus(status: RenderStatus | undefined): RenderStatus | undefined {
@@ -19,68 +19,129 @@ function nextStatus(status: RenderStatus | undefined): RenderStatus | undefined 
   return RENDER_STATUSES[i + 1];
 }
 
+/** cancellable tells whether `c` applies: only a render that has not ended can be cancelled. */
+const cancellable = (r: RenderRow | undefined): r is RenderRow => r?.status === "queued" || r?.status === "processing";
+
+const errorText = (r: RenderRow) => (r.errorCode ? `${r.errorCode}${r.errorMessage ? `: ${r.errorMessage}` : ""}` : "");
+
+function columns(at: Date): Column<RenderRow>[] {
+  return [
+    { title: "RENDER", width: 26, text: (r) => r.id },
+    { title: "WORKSPACE", width: 12, text: (r) => r.workspace },
+    { title: "STATUS", width: 11, text: (r) => r.status + (r.test ? "*" : ""), colour: (r) => statusColour(r.status) },
+    { title: "AGE", width: 4, text: (r) => ago(r.createdAt, at) },
+    { title: "ERROR", width: 20, fill: true, text: errorText },
+  ];
+}
+
+/** timeline answers each step of a render with its time and the time since the step before. */
+function timeline(r: RenderDetail): string {
+  const steps: [string, string | null][] = [
+    ["queued", r.createdAt],
+    ["claimed", r.claimedAt],
+    ["printed", r.printedAt],
+    [r.status === "succeeded" ? "stored" : r.status, r.finishedAt],
+    ["delivered", r.deliveredAt],
+  ];
+  let before: string | null = null;
+  return steps
+    .filter(([, at]) => at)
+    .map(([name, at]) => {
+      const since: string = before ? ` +${((Date.parse(at!) - Date.parse(before)) / 1000).toFixed(2)}s` : "";
+      before = at;
+      return `${name} ${clockTime(at)}${since}`;
+    })
+    .join(" → ");
+}
+
+function RenderView({ render }: { render: RenderDetail }) {
+  const fields: Field[] = [
+    ["Status", `${render.status}${render.test ? " (test render: marked TEST, not counted as a document)" : ""}`, statusColour(render.status)],
+    ["Workspace", render.workspace],
+    ["Timeline", `${timeline(render)} (UTC)`],
+    ["Created", render.createdAt],
+  ];
+  if (render.errorCode) fields.push(["Error", `${render.errorCode}: ${render.errorMessage ?? ""}`, "red"]);
+  for (const [i, w] of render.warnings.entries()) fields.push([i ? "" : "Warnings", `${w.reason}: ${"url" in w ? w.url : `${w.className} at ${w.path}`}`, "yellow"]);
+  if (render.pages !== null) fields.push(["Result", `${render.pages} page${render.pages === 1 ? "" : "s"}, ${bytes(render.bytes ?? 0)} (${render.bytes} bytes)`]);
+  fields.push(["File", `${render.filename} (${render.source}${render.templateId ? ` ${render.templateId}` : ""})`]);
+  if (render.requestId) fields.push(["Request", render.requestId]);
+  for (const [i, d] of render.deliveries.entries())
+    fields.push([i ? "" : "Deliveries", `${d.kind} ${d.target}: ${d.status} after ${d.attempts} attempt${d.attempts === 1 ? "" : "s"}${d.lastError ? ` (${d.lastError})` : ""}`]);
+  return <Detail title={`Render ${render.id}`} fields={fields} />;
+}
+
 /** Renders is tab 3. */
-export function Renders({ snapshot, actions, capture, reload, filter, setFilter }: ScreenProps & { filter: RenderFilter; setFilter(f: RenderFilter): void }) {
-  const colour = useColour();
+export function Renders({ snapshot, source, actions, capture, reload, width, height, say, active, filter, setFilter }: ScreenProps & { filter: RenderFilter; setFilter(f: RenderFilter): void }) {
   const [mode, setMode] = useState<Mode>("list");
-  const [selected, setSelected] = useState(0);
   const [typed, setTyped] = useState("");
-  const [message, setMessage] = useState("");
-  useEffect(() => capture(mode !== "list"), [mode, capture]);
+  const [detail, setDetail] = useState<RenderDetail | null>(null);
+  const list = useList(snapshot.renders, (r) => r.id, (r) => `${r.id} ${r.workspace} ${r.status} ${errorText(r)}`, height - 3);
+  const opened = list.opened;
+  useEffect(() => capture(mode !== "list" || list.filtering), [mode, list.filtering, capture]);
+  // The detail is read again with every snapshot while it is open: a render printing moves along its timeline.
+  useEffect(() => {
+    if (!opened) return setDetail(null);
+    let current = true;
+    source.render(opened.id).then((d) => current && setDetail(d), (e: Error) => say(problem(e)));
+    return () => void (current = false);
+  }, [opened?.id, snapshot, source, say]);
+  const target = opened ?? list.row;
+  const hints: Hint[] = opened ? [...DETAIL_HINTS] : [...LIST_HINTS, { key: "w", short: "workspace", long: "filter by workspace slug (empty: all)" }, { key: "f", short: "status", long: "cycle the status filter" }];
+  if (cancellable(target)) hints.push({ key: "c", short: "cancel", long: `cancel ${target.id} (y confirms)` });
+  useHints(hints);
 
-  const rows = snapshot.renders;
-  const index = Math.min(selected, Math.max(0, rows.length - 1));
-  const render = rows[index];
-
-  useInput((input, key) => {
-    if (mode === "workspace") {
-      if (key.return || key.escape) {
-        setFilter({ ...filter, workspace: key.escape ? undefined : typed.trim() || undefined });
-        return setMode("list");
+  useInput(
+    (input, key) => {
+      if (mode === "workspace") {
+        if (key.return || key.escape) {
+          setFilter({ ...filter, workspace: key.escape ? undefined : typed.trim() || undefined });
+          return setMode("list");
+        }
+        return setTyped(editLine(typed, input, key));
       }
-      return setTyped(editLine(typed, input, key));
-    }
-    if (mode === "confirm") {
-      setMode("list");
-      if (input !== "y" || !render) return;
-      try {
-        actions.cancel(render.workspaceId, render.id);
-        setMessage(`cancelled ${render.id}`);
-      } catch (e) {
-        setMessage(e instanceof ApiError ? e.message : (e as Error).message);
+      if (mode === "confirm") {
+        setMode("list");
+        if (input !== "y" || !cancellable(target)) return say("not cancelled");
+        try {
+          actions.cancel(target.workspaceId, target.id);
+          say(`cancelled ${target.id}`);
+        } catch (e) {
+          say(problem(e));
+        }
+        return reload();
       }
-      return reload();
-    }
-    if (key.upArrow) setSelected(Math.max(0, index - 1));
-    else if (key.downArrow) setSelected(Math.min(rows.length - 1, index + 1));
-    else if (input === "f") setFilter({ ...filter, status: nextStatus(filter.status) });
-    else if (input === "w") {
-      setTyped(filter.workspace ?? "");
-      setMode("workspace");
-    } else if (input === "c" && render) {
-      setMessage(`Cancel ${render.id} (${render.status})? y confirms, any other key cancels`);
-      setMode("confirm");
-    }
-  });
+      if (list.handle(input, key)) return;
+      if (input === "c" && cancellable(target)) {
+        say(`Cancel ${target.id} (${target.status})? y confirms, any other key cancels`);
+        setMode("confirm");
+      } else if (opened) return;
+      else if (input === "f") setFilter({ ...filter, status: nextStatus(filter.status) });
+      else if (input === "w") {
+        setTyped(filter.workspace ?? "");
+        setMode("workspace");
+      }
+    },
+    { isActive: active },
+  );
 
-  const { start, end } = window(rows.length, index, VISIBLE);
+  if (opened) return detail ? <RenderView render={detail} /> : <Text dimColor>{`reading ${opened.id}…`}</Text>;
+  const workspace = mode === "workspace" ? typed || " " : (filter.workspace ?? "all (w)");
   return (
     <Box flexDirection="column">
-      <Text>
-        {"Workspace: "}
-        <Text inverse={mode === "workspace"}>{mode === "workspace" ? typed || " " : filter.workspace ?? "all (w)"}</Text>
-        {`   Status: ${filter.status ?? "all"} (f)`}
-      </Text>
-      <Text bold>{`${cut("RENDER", 28)} ${cut("WORKSPACE", 14)} ${cut("STATUS", 11)} ${cut("AGE", 5)} ERROR`}</Text>
-      {rows.length === 0 ? <Text dimColor>No renders match.</Text> : null}
-      {rows.slice(start, end).map((r, i) => (
-        <Text key={r.id} inverse={start + i === index} wrap="truncate">
-          {`${cut(r.id, 28)} ${cut(r.workspace, 14)} `}
-          <Text color={colour(statusColour(r.status))}>{cut(r.status + (r.test ? "*" : ""), 11)}</Text>
-          {` ${cut(ago(r.createdAt, snapshot.at), 5)} ${r.errorCode ?? ""}`}
-        </Text>
-      ))}
-      {message ? <Text color={colour("yellow")}>{message}</Text> : null}
+      <FilterLine
+        list={list}
+        noun="renders"
+        extra={
+          <Text>
+            {"   Workspace: "}
+            <Text inverse={mode === "workspace"}>{workspace}</Text>
+            {`   Status: ${filter.status ?? "all"} (f)`}
+          </Text>
+        }
+      />
+      <Table list={list} columns={columns(snapshot.at)} width={width} height={height - 2} id={(r) => r.id} empty="No renders match." />
+      <Text dimColor>* test render</Text>
     </Box>
   );
 }

@@ -1,27 +1,47 @@
-/** tui/screens/webhooks: endpoints whose deliveries are failing, with the next attempt's time. */
-import { Box, Text } from "ink";
-import type { Snapshot } from "../data";
-import { clockTime, cut } from "../format";
-import { useColour } from "../theme";
+/** tui/screens/webhooks: endpoints whose deliveries are failing, with the next attempt's time; Enter opens one. */
+import { Box, useInput } from "ink";
+import { useEffect } from "react";
+import type { EndpointRow } from "../data";
+import { clockTime } from "../format";
+import { DETAIL_HINTS, LIST_HINTS, useHints } from "../hints";
+import { type Column, Detail, FilterLine, Table, useList } from "../list";
+import type { ScreenProps } from "./screen";
+
+const COLUMNS: Column<EndpointRow>[] = [
+  { title: "WORKSPACE", width: 12, text: (e) => e.workspace },
+  { title: "URL", width: 24, fill: true, text: (e) => e.url },
+  { title: "PEND", width: 5, text: (e) => String(e.pending) },
+  { title: "FAIL", width: 5, text: (e) => String(e.failed), colour: (e) => (e.failed ? "red" : undefined) },
+  { title: "NEXT (UTC)", width: 10, text: (e) => clockTime(e.nextAttemptAt) + (e.enabled ? "" : " (off)") },
+  { title: "LAST ERROR", width: 17, text: (e) => e.lastError ?? "" },
+];
 
 /** Webhooks is tab 4. */
-export function Webhooks({ snapshot }: { snapshot: Snapshot }) {
-  const colour = useColour();
-  const rows = snapshot.endpoints;
+export function Webhooks({ snapshot, capture, width, height, active }: ScreenProps) {
+  const list = useList(snapshot.endpoints, (e) => e.id, (e) => `${e.workspace} ${e.url} ${e.lastError ?? ""}`, height - 3);
+  useEffect(() => capture(list.filtering), [list.filtering, capture]);
+  useHints(list.opened ? DETAIL_HINTS : LIST_HINTS);
+  useInput((input, key) => void list.handle(input, key), { isActive: active });
+  const e = list.opened;
+  if (e)
+    return (
+      <Detail
+        title={`Webhook endpoint ${e.id}`}
+        fields={[
+          ["Workspace", e.workspace],
+          ["URL", e.url],
+          ["State", e.enabled ? "enabled" : "disabled: its deliveries fail unsent", e.enabled ? "green" : "red"],
+          ["Pending", `${e.pending} deliveries waiting to be sent or retried`],
+          ["Failed", `${e.failed} deliveries failed for good (the last hour's)`, e.failed ? "red" : undefined],
+          ["Next attempt", e.nextAttemptAt ?? "-"],
+          ["Last error", e.lastError ?? "-", "red"],
+        ]}
+      />
+    );
   return (
     <Box flexDirection="column">
-      <Text bold>{`${cut("WORKSPACE", 12)} ${cut("URL", 30)} ${cut("PEND", 5)} ${cut("FAIL", 5)} NEXT (UTC)`}</Text>
-      {rows.length === 0 ? <Text dimColor>No endpoint has failing deliveries.</Text> : null}
-      {rows.slice(0, 8).map((e) => (
-        <Box key={e.id} flexDirection="column">
-          <Text wrap="truncate">
-            {`${cut(e.workspace, 12)} ${cut(e.url, 30)} ${cut(String(e.pending), 5)} `}
-            <Text color={e.failed ? colour("red") : undefined}>{cut(String(e.failed), 5)}</Text>
-            {` ${clockTime(e.nextAttemptAt)}${e.enabled ? "" : " (disabled)"}`}
-          </Text>
-          <Text dimColor wrap="truncate">{`  ${e.lastError ?? ""}`}</Text>
-        </Box>
-      ))}
+      <FilterLine list={list} noun="endpoints with failing deliveries" />
+      <Table list={list} columns={COLUMNS} width={width} height={height - 1} id={(row) => row.id} empty="No endpoint has failing deliveries." />
     </Box>
   );
 }

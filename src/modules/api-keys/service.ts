@@ -12,7 +12,7 @@ import type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from "./model";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   workspace_id: string;
   name: string;
@@ -25,7 +25,8 @@ interface KeyRow {
   expires_at: string | null;
 }
 
-function toApiKey(r: KeyRow): ApiKey {
+/** toApiKey answers a stored key as the API shows it (never its secret). */
+export function toApiKey(r: KeyRow): ApiKey {
   const key: ApiKey = {
     id: r.id,
     name: r.name,

@@ -61,7 +61,7 @@ export function deleteAudited(store: Store, clock: Clock, ctx: ChangeContext, ta
   recordAudit(store, clock, ctx, { ...entry, resourceDeleted: true });
 }
 
-interface AuditRow {
+export interface AuditRow {
   id: string;
   actor_type: AuditEvent["actorType"];
   actor_id: string;
@@ -77,7 +77,8 @@ interface AuditRow {
   created_at: string;
 }
 
-function toEvent(r: AuditRow): AuditEvent {
+/** toEvent answers a stored audit event as the API shows it. */
+export function toEvent(r: AuditRow): AuditEvent {
   const e: AuditEvent = {
     id: r.id,
     actorType: r.actor_type,

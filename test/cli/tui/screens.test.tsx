@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { render } from "ink-testing-library";
 import { Actions } from "../../../cli/tui/actions";
 import { App } from "../../../cli/tui/app";
-import { loadSnapshot } from "../../../cli/tui/data";
+import { storeSource } from "../../../cli/tui/source";
 import { sha256Hex } from "../../../src/lib/hash";
 import { CLI_ACTOR } from "../../../src/auth/actor";
 import { createWorkspace } from "../../../src/modules/workspaces/service";
@@ -24,10 +24,8 @@ afterEach(() => {
   s.close();
 });
 
-async function open(tab: number) {
-  ui = render(
-    <App load={(filter) => loadSnapshot(s.store, s.clock, `http://${NO_SERVE}`, filter)} actions={new Actions(s.store, s.clock, s.config)} internalAddress={NO_SERVE} refreshMs={60_000} colour={false} initialTab={tab} />,
-  );
+async function open(tab: number, size = { columns: 80, rows: 24 }) {
+  ui = render(<App source={storeSource(s.store, s.clock, NO_SERVE)} actions={new Actions(s.store, s.clock, s.config)} refreshMs={60_000} colour={false} initialTab={tab} size={size} />);
   await frameWith("showing the store");
   // Ink starts reading stdin in an effect after the first frames; keys written before then are lost.
   await Bun.sleep(150);
@@ -77,9 +75,13 @@ describe("Overview", () => {
     await press("\t");
     await frameWith("hooks.acme.test");
     await press("\t");
+    await frameWith("API keys");
+    await press("\x1b[Z");
+    await frameWith("hooks.acme.test");
+    await press("1");
     await frameWith("Recent failures");
     await press("?");
-    expect(await frameWith("Keys")).toContain("q, Ctrl-C");
+    expect(await frameWith("Keys on Overview now")).toContain("quit (Ctrl-C too)");
   });
 });
 
@@ -199,7 +201,10 @@ describe("Webhooks", () => {
   test("lists endpoints with failing deliveries and their next attempt", async () => {
     await open(3);
     const frame = await frameWith("hooks.acme.test");
-    expect(frame).toMatch(/acme\s+https:\/\/hooks\.acme\.test\/rende…\s+2\s+1\s+10:05:00/);
-    expect(frame).toContain("The endpoint answered HTTP 503.");
+    expect(frame).toMatch(/acme\s+https:\/\/hooks\.acme\.test\/r…\s+2\s+1\s+10:05:00\s+The endpoint ans…/);
+    await press(ENTER);
+    const detail = await frameWith("Webhook endpoint");
+    expect(detail).toContain("https://hooks.acme.test/renderd");
+    expect(detail).toMatch(/Last error\s+The endpoint answered HTTP 503\./);
   });
 });

@@ -1,0 +1,152 @@
+/** tui/list: what every tab's list shares (k9s' habits): `/` filters by the text of the rows, ↑ ↓ PgUp PgDn select,
+ * Enter opens the selected row's detail and Esc goes back; the table uses the terminal's width, and the detail shows
+ * each field whole. */
+import { Box, Text, type Key } from "ink";
+import { useState, type ReactNode } from "react";
+import { editLine, window } from "./edit";
+import { cut } from "./format";
+import { type Colour, useColour } from "./theme";
+
+/** Column is one column of a table: `width` characters, and the `fill` column also takes the terminal's width beyond the others. */
+export interface Column<T> {
+  title: string;
+  width: number;
+  fill?: boolean;
+  text(row: T): string;
+  colour?(row: T): Colour | undefined;
+}
+
+/** List is a list's state: the rows the filter keeps, the selected one, the one whose detail is open. */
+export interface List<T> {
+  all: T[];
+  rows: T[];
+  index: number;
+  row: T | undefined;
+  /** The row whose detail is open (looked up again in each new snapshot), or undefined. */
+  opened: T | undefined;
+  filter: string;
+  filtering: boolean;
+  /** handle takes a key for the list (filtering, selecting, opening, going back) and answers whether it used it. */
+  handle(input: string, key: Key): boolean;
+  close(): void;
+}
+
+/** useList keeps a list's filter, selection and open detail across snapshots, by row id; with `tail` (logs) the last row
+ * is selected until another is. */
+export function useList<T>(all: T[], id: (row: T) => string, text: (row: T) => string, page: number, tail = false): List<T> {
+  const [filter, setFilter] = useState("");
+  const [filtering, setFiltering] = useState(false);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [openedId, setOpenedId] = useState<string | null>(null);
+  const needle = filter.toLowerCase();
+  const rows = needle ? all.filter((r) => text(r).toLowerCase().includes(needle)) : all;
+  const found = selectedId === null ? -1 : rows.findIndex((r) => id(r) === selectedId);
+  const index = found >= 0 ? found : tail ? rows.length - 1 : 0;
+  const row = rows[index];
+  const opened = openedId === null ? undefined : all.find((r) => id(r) === openedId);
+  const select = (i: number) => {
+    const next = rows[Math.max(0, Math.min(rows.length - 1, i))];
+    // Back on the last row of a tail: follow new rows again.
+    setSelectedId(next === undefined || (tail && i >= rows.length - 1) ? null : id(next));
+  };
+  return {
+    all,
+    rows,
+    index,
+    row,
+    opened,
+    filter,
+    filtering,
+    close: () => setOpenedId(null),
+    handle(input, key) {
+      if (filtering) {
+        if (key.return) setFiltering(false);
+        else if (key.escape) {
+          setFilter("");
+          setFiltering(false);
+        } else setFilter(editLine(filter, input, key));
+        return true;
+      }
+      if (opened) {
+        if (!key.escape) return false;
+        setOpenedId(null);
+        return true;
+      }
+      if (key.upArrow) select(index - 1);
+      else if (key.downArrow) select(index + 1);
+      else if (key.pageUp) select(index - page);
+      else if (key.pageDown) select(index + page);
+      else if (input === "/") setFiltering(true);
+      else if (key.return && row) setOpenedId(id(row));
+      else return false;
+      return true;
+    },
+  };
+}
+
+/** widths answers each column's width at `total` characters (one space between columns). */
+export function widths<T>(columns: Column<T>[], total: number): number[] {
+  const used = columns.reduce((sum, c) => sum + c.width, 0) + columns.length - 1;
+  return columns.map((c) => (c.fill ? c.width + Math.max(0, total - used) : c.width));
+}
+
+/** FilterLine shows the filter (or how to start one) and how many rows it keeps. */
+export function FilterLine<T>({ list, noun, extra }: { list: List<T>; noun: string; extra?: ReactNode }) {
+  return (
+    <Text wrap="truncate">
+      {"Filter: "}
+      <Text inverse={list.filtering}>{list.filter || (list.filtering ? " " : "(press /)")}</Text>
+      <Text dimColor>{`   ${list.rows.length} of ${list.all.length} ${noun}`}</Text>
+      {extra}
+    </Text>
+  );
+}
+
+/** Table draws the columns' titles and the rows that fit in `height` lines around the selected one. */
+export function Table<T>({ list, columns, width, height, id, empty }: { list: List<T>; columns: Column<T>[]; width: number; height: number; id(row: T): string; empty: string }) {
+  const colour = useColour();
+  const sizes = widths(columns, width);
+  const { start, end } = window(list.rows.length, list.index, Math.max(1, height - 1));
+  return (
+    <Box flexDirection="column">
+      <Text bold wrap="truncate">
+        {columns.map((c, i) => cut(c.title, sizes[i]!)).join(" ")}
+      </Text>
+      {list.rows.length === 0 ? <Text dimColor>{empty}</Text> : null}
+      {list.rows.slice(start, end).map((row, i) => (
+        <Text key={id(row)} inverse={start + i === list.index} wrap="truncate">
+          {columns.map((c, j) => (
+            <Text key={c.title} color={colour(c.colour?.(row))}>
+              {cut(c.text(row), sizes[j]!) + (j < columns.length - 1 ? " " : "")}
+            </Text>
+          ))}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+/** Field is one line of a detail: its label, its whole value (wrapped, never cut), and a colour. */
+export type Field = [label: string, value: string, colour?: Colour];
+
+/** Detail shows one row's fields, each value whole; Esc goes back to the list. */
+export function Detail({ title, fields, children }: { title: string; fields: Field[]; children?: ReactNode }) {
+  const colour = useColour();
+  const label = Math.max(...fields.map(([l]) => l.length)) + 2;
+  return (
+    <Box flexDirection="column">
+      <Text bold wrap="truncate">{title}</Text>
+      {fields.map(([name, value, c]) => (
+        <Box key={name}>
+          <Box width={label} flexShrink={0}>
+            <Text dimColor>{name}</Text>
+          </Box>
+          <Text wrap="wrap" color={c ? colour(c) : undefined}>
+            {value || "-"}
+          </Text>
+        </Box>
+      ))}
+      {children}
+    </Box>
+  );
+}
