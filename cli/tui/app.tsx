@@ -59,13 +59,14 @@ function StatusLine({ snapshot, internalAddress }: { snapshot: Snapshot | null; 
   );
 }
 
-/** Footer shows the current screen's keys, then the global ones, as short as they go. */
-function Footer({ hints }: { hints: Hint[] }) {
-  return (
-    <Text dimColor wrap="truncate">
-      {hints.map((h) => (h.short ? `${h.key} ${h.short}` : "")).filter(Boolean).join("  ")}
-    </Text>
-  );
+/** footerText answers the current screen's keys, then the global ones, as short as they go; on a narrow terminal the
+ * screen's last keys give way first (`?` lists them all), so `? keys` and `q quit` always show. */
+export function footerText(screen: Hint[], global: Hint[], columns: number): string {
+  const words = (hints: Hint[]) => hints.filter((h) => h.short).map((h) => `${h.key} ${h.short}`);
+  const own = words(screen);
+  const always = words(global);
+  while (own.length && [...own, ...always].join("  ").length > columns) own.pop();
+  return [...own, ...always].join("  ");
 }
 
 function Console({ source, actions, refreshMs = 1000, initialTab = 0, size }: AppProps) {
@@ -160,7 +161,9 @@ function Console({ source, actions, refreshMs = 1000, initialTab = 0, size }: Ap
         <Text color={useColour()("yellow")} wrap="wrap">
           {shown || " "}
         </Text>
-        <Footer hints={[...screenHints, ...global]} />
+        <Text dimColor wrap="truncate">
+          {footerText(screenHints, global, columns)}
+        </Text>
       </Box>
     </HintsProvider>
   );

@@ -24,7 +24,7 @@ export function useHints(hints: Hint[]): void {
 
 /** LIST_HINTS are the keys every list shares (list.tsx). */
 export const LIST_HINTS: Hint[] = [
-  { key: "↑↓", short: "select", long: "select a row (PgUp PgDn a page)" },
+  { key: "↑↓", short: "", long: "select a row (PgUp PgDn a page)" },
   { key: "Enter", short: "detail", long: "open the selected row's detail (Esc goes back)" },
   { key: "/", short: "filter", long: "filter the rows by their text (Enter keeps, Esc clears)" },
 ];

@@ -60,7 +60,7 @@ export function Workspaces({ snapshot, actions, capture, reload, width, height, 
   const actionHints: Hint[] = ws
     ? [
         { key: "s", short: ws.suspended ? "restore" : "suspend", long: `${ws.suspended ? "restore" : "suspend"} ${ws.slug} (y confirms)` },
-        { key: "e", short: "allowances", long: "edit the allowances (↑↓ field, Enter saves, Esc)" },
+        { key: "e", short: "edit", long: "edit the allowances (↑↓ field, Enter saves, Esc)" },
         { key: "k", short: "new key", long: "create an API key in it (its secret is shown once)" },
       ]
     : [];
