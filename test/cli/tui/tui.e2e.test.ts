@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SCOPES } from "../../../src/auth/scopes";
 import { ROOT, startServe, type ServeProcess } from "../../serve-process";
 
 // The compiled binary under tmux at 80×24, against a running `dist/renderd serve`-equivalent build of this checkout.
@@ -20,10 +21,14 @@ function tmux(...args: string[]): string {
 }
 
 async function screenWith(text: string | RegExp, ms = 15_000): Promise<string> {
+  return screenWithIn(SESSION, text, ms);
+}
+
+async function screenWithIn(session: string, text: string | RegExp, ms = 15_000): Promise<string> {
   const end = Date.now() + ms;
   let screen = "";
   while (Date.now() < end) {
-    screen = tmux("capture-pane", "-p", "-t", SESSION);
+    screen = tmux("capture-pane", "-p", "-t", session);
     if (typeof text === "string" ? screen.includes(text) : text.test(screen)) return screen;
     await Bun.sleep(100);
   }
@@ -33,7 +38,8 @@ async function screenWith(text: string | RegExp, ms = 15_000): Promise<string> {
 beforeAll(async () => {
   const build = Bun.spawnSync([process.execPath, "run", "scripts/build.ts", "cli/main.ts", binary], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(build.stderr.toString());
-  serve = await startServe([binary]);
+  // info: the Logs tab has lines to show (serve-process answers warn by default).
+  serve = await startServe([binary], { LOG_LEVEL: "info" });
 }, 120_000);
 
 afterAll(async () => {
@@ -78,4 +84,43 @@ test("renderd tui shows the render just made, and suspending from it makes the A
   screen = await screenWith("tui exited 0");
   // The alternate screen is gone: the shell's screen holds no trace of the console.
   expect(screen).not.toContain("Workspaces");
+}, 120_000);
+
+test("d then y drains the real serve: a render made meanwhile stays queued, the header says drained, u lets it print; Logs shows serve's lines; 200×50 uses the width", async () => {
+  const key = serve.makeKey(["render:create", "render:read"]);
+  const command = `env DATA_DIR=${serve.dataDir} INTERNAL_PORT=${serve.internalPort} NO_COLOR=1 ${binary} tui; sleep 30`;
+  tmux("new-session", "-d", "-s", "wide", "-x", "200", "-y", "50", command);
+  const wide = (text: string | RegExp) => screenWithIn("wide", text);
+  await wide("serve running: pid");
+  tmux("send-keys", "-t", "wide", "2");
+  await wide(/^default .* suspended/m);
+  tmux("send-keys", "-t", "wide", "s");
+  await wide("Restore workspace default?");
+  tmux("send-keys", "-t", "wide", "y");
+  await wide(/^default .* active/m);
+
+  tmux("send-keys", "-t", "wide", "d");
+  await wide("Drain serve?");
+  tmux("send-keys", "-t", "wide", "y");
+  await wide("serve drained: claims no renders");
+  const held = await serve.call("/v1/renders", key, { html: "<p>held</p>" });
+  expect(held.status).toBe(202);
+  tmux("send-keys", "-t", "wide", "3");
+  await wide(new RegExp(`${held.body.id}\\s+default\\s+queued`));
+  await Bun.sleep(1500);
+  expect((await serve.call(`/v1/renders/${held.body.id}`, key)).body.status).toBe("queued");
+
+  tmux("send-keys", "-t", "wide", "u");
+  await wide("serve running: pid");
+  await wide(new RegExp(`${held.body.id}\\s+default\\s+succeeded`));
+  tmux("send-keys", "-t", "wide", "7");
+  const logs = await wide("queue released by the operator");
+  expect(logs).toContain("queue held by the operator");
+  expect(logs).toMatch(/info\s+render succeeded\s+renderId=/);
+
+  // The lists use the width: a key's scopes run past column 100 at 200 columns.
+  serve.makeKey([...SCOPES]);
+  tmux("send-keys", "-t", "wide", "5");
+  const keys = await wide("audit:read");
+  expect(Math.max(...keys.split("\n").map((l) => l.trimEnd().length))).toBeGreaterThan(100);
 }, 120_000);
