@@ -51,7 +51,7 @@ function StatusLine({ snapshot, internalAddress }: { snapshot: Snapshot | null; 
   const live = snapshot.live;
   if (!live) return <Text color={colour("red")} wrap="truncate">{`serve is not running (nothing answers on ${internalAddress}); showing the store`}</Text>;
   const printing = `${live.inFlight.length} printing`;
-  const state = live.draining ? "is draining (SIGTERM)" : live.paused ? (live.inFlight.length ? "draining: claims no renders" : "drained: claims no renders") : "running";
+  const state = live.draining ? "is draining (SIGTERM)" : live.paused ? `${live.inFlight.length ? "draining" : "drained"} (claims no renders; u resumes)` : "running";
   return (
     <Text color={live.draining || live.paused ? colour("yellow") : colour("green")} wrap="truncate">
       {`serve ${state}: pid ${live.pid}, v${live.version}, up ${ago(live.startedAt, snapshot.at)}, ${printing}`}

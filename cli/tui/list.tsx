@@ -2,7 +2,7 @@
  * Enter opens the selected row's detail and Esc goes back; the table uses the terminal's width, and the detail shows
  * each field whole. */
 import { Box, Text, type Key } from "ink";
-import { useState, type ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import { editLine, window } from "./edit";
 import { cut } from "./format";
 import { type Colour, useColour } from "./theme";
@@ -44,10 +44,16 @@ export function useList<T>(all: T[], id: (row: T) => string, text: (row: T) => s
   const index = found >= 0 ? found : tail ? rows.length - 1 : 0;
   const row = rows[index];
   const opened = openedId === null ? undefined : all.find((r) => id(r) === openedId);
+  // Keys that arrive together (a held arrow key, a paste) are handled before the next render: each moves from where the
+  // one before it left the selection, not from this render's index.
+  const at = useRef(index);
+  at.current = index;
   const select = (i: number) => {
-    const next = rows[Math.max(0, Math.min(rows.length - 1, i))];
+    const clamped = Math.max(0, Math.min(rows.length - 1, i));
+    at.current = clamped;
+    const next = rows[clamped];
     // Back on the last row of a tail: follow new rows again.
-    setSelectedId(next === undefined || (tail && i >= rows.length - 1) ? null : id(next));
+    setSelectedId(next === undefined || (tail && clamped >= rows.length - 1) ? null : id(next));
   };
   return {
     all,
@@ -64,7 +70,7 @@ export function useList<T>(all: T[], id: (row: T) => string, text: (row: T) => s
         else if (key.escape) {
           setFilter("");
           setFiltering(false);
-        } else setFilter(editLine(filter, input, key));
+        } else setFilter((typed) => editLine(typed, input, key));
         return true;
       }
       if (opened) {
@@ -72,12 +78,12 @@ export function useList<T>(all: T[], id: (row: T) => string, text: (row: T) => s
         setOpenedId(null);
         return true;
       }
-      if (key.upArrow) select(index - 1);
-      else if (key.downArrow) select(index + 1);
-      else if (key.pageUp) select(index - page);
-      else if (key.pageDown) select(index + page);
+      if (key.upArrow) select(at.current - 1);
+      else if (key.downArrow) select(at.current + 1);
+      else if (key.pageUp) select(at.current - page);
+      else if (key.pageDown) select(at.current + page);
       else if (input === "/") setFiltering(true);
-      else if (key.return && row) setOpenedId(id(row));
+      else if (key.return && rows[at.current]) setOpenedId(id(rows[at.current]!));
       else return false;
       return true;
     },

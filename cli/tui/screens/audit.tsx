@@ -12,9 +12,9 @@ const targetOf = (e: AuditRow) => `${e.resourceName ?? e.resourceId}${e.resource
 const COLUMNS: Column<AuditRow>[] = [
   { title: "TIME (UTC)", width: 14, text: (e) => `${e.createdAt.slice(5, 10)} ${e.createdAt.slice(11, 19)}` },
   { title: "WORKSPACE", width: 10, text: (e) => e.workspace },
-  { title: "ACTOR", width: 14, text: actorOf },
-  { title: "ACTION", width: 22, text: (e) => e.action },
-  { title: "TARGET", width: 15, fill: true, text: targetOf },
+  { title: "ACTOR", width: 17, text: actorOf },
+  { title: "ACTION", width: 24, text: (e) => e.action },
+  { title: "TARGET", width: 10, fill: true, text: targetOf },
 ];
 
 /** Audit is tab 6. */

@@ -20,11 +20,11 @@ const STATE_COLOUR: Record<ReturnType<typeof stateOf>, Colour> = { active: "gree
 function columns(now: Date): Column<KeyRow>[] {
   return [
     { title: "WORKSPACE", width: 10, text: (k) => k.workspace },
-    { title: "NAME", width: 12, text: (k) => k.name },
+    { title: "NAME", width: 14, text: (k) => k.name },
     { title: "STATE", width: 7, text: (k) => stateOf(k, now), colour: (k) => STATE_COLOUR[stateOf(k, now)] },
     { title: "LAST USED", width: 9, text: (k) => (k.lastUsedAt ? `${ago(k.lastUsedAt, now)} ago` : "never") },
     { title: "EXPIRES", width: 10, text: (k) => k.expiresAt?.slice(0, 10) ?? "never" },
-    { title: "SCOPES", width: 26, fill: true, text: (k) => k.scopes.join(",") },
+    { title: "SCOPES", width: 24, fill: true, text: (k) => k.scopes.join(",") },
   ];
 }
 

@@ -37,8 +37,8 @@ const fieldsText = (line: LogLine) =>
 const COLUMNS: Column<Numbered>[] = [
   { title: "TIME", width: 8, text: (l) => clockTime(new Date(l.time).toISOString()) },
   { title: "LEVEL", width: 5, text: (l) => levelName(l.level), colour: (l) => levelColour(l.level) },
-  { title: "MESSAGE", width: 34, text: (l) => l.msg },
-  { title: "FIELDS", width: 29, fill: true, text: fieldsText },
+  { title: "MESSAGE", width: 24, text: (l) => l.msg },
+  { title: "FIELDS", width: 39, fill: true, text: fieldsText },
 ];
 
 /** Logs is tab 7. */

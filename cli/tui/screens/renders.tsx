@@ -98,7 +98,7 @@ export function Renders({ snapshot, source, actions, capture, reload, width, hei
           setFilter({ ...filter, workspace: key.escape ? undefined : typed.trim() || undefined });
           return setMode("list");
         }
-        return setTyped(editLine(typed, input, key));
+        return setTyped((text) => editLine(text, input, key));
       }
       if (mode === "confirm") {
         setMode("list");

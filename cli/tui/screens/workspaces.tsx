@@ -109,7 +109,7 @@ export function Workspaces({ snapshot, actions, capture, reload, width, height, 
           return;
         }
         const name = fields[field]!;
-        return setForm({ ...form, [name]: editLine(form[name] ?? "", input, key) });
+        return setForm((typed) => ({ ...typed, [name]: editLine(typed[name] ?? "", input, key) }));
       }
       if (list.handle(input, key) || !ws) return;
       if (input === "s") {
