@@ -13,7 +13,7 @@ interface Flags {
 /** tuiCommand builds `renderd tui`. */
 export function tuiCommand(): Command {
   return new Command("tui")
-    .description("operator console: queue, pool, workspaces, renders and webhooks, live (needs a terminal)")
+    .description("operator console: queue, pool, workspaces, renders, webhooks, keys, audit and serve's log, live; drains serve (needs a terminal)")
     .option("--data-dir <dir>", "data folder holding renderd.db [env DATA_DIR, default ./data]")
     .option("--internal-port <port>", "internal port of the running serve, for its live state [env INTERNAL_PORT, default 8081]")
     .addHelpText("after", "\nReads the store under DATA_DIR (works while serve is down) and serve's live state from 127.0.0.1:INTERNAL_PORT.\nChanges are audited as system/cli. Keys: press ? in the console.")
