@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { loadConfig, OPTIONS } from "../src/config";
 import { withAllocatorSettings } from "./allocator";
+import type { FirstStart } from "../src/bootstrap";
 import { fail } from "./context";
 
 /** configFlags adds every OPTIONS entry as a flag with its environment twin: serve's settings, for serve and doctor. */
@@ -10,6 +11,21 @@ export function configFlags(cmd: Command): Command {
     cmd.option(`${option.flag} <value>`, `${option.help} [env ${option.env}]`);
   }
   return cmd;
+}
+
+/** firstStartNotice is what serve tells the operator on standard error at the first start: not among the JSON log
+ * lines of standard output, and the generated password alone on its own line between blank ones, to copy as it is. */
+export function firstStartNotice(first: FirstStart): string {
+  const lines = ["", `renderd: first start: created workspace "default" and its platform administrator ${first.email}`];
+  if (first.generatedPassword)
+    lines.push(
+      "renderd: its generated password, shown once (change it):",
+      "",
+      `    ${first.generatedPassword}`,
+      "",
+      `renderd: change it in the console, or with \`renderd users set-password --email ${first.email} --password-stdin\``,
+    );
+  return `${lines.join("\n")}\n\n`;
 }
 
 /** serveCommand builds `renderd serve`. */
@@ -26,13 +42,7 @@ export function serveCommand(): Command {
       const { startServer } = await import("../src/server");
       running = await startServer({
         config,
-        onFirstStart: (first) => {
-          process.stdout.write(`renderd: first start: created workspace "default" and its platform administrator ${first.email}\n`);
-          if (first.generatedPassword) {
-            process.stdout.write(`renderd: generated password (shown once, change it): ${first.generatedPassword}\n`);
-            process.stdout.write(`renderd: change it in the console, or with \`renderd users set-password --email ${first.email} --password-stdin\`\n`);
-          }
-        },
+        onFirstStart: (first) => process.stderr.write(firstStartNotice(first)),
       });
     } catch (e) {
       fail(e);

@@ -93,11 +93,14 @@ describe("first start", () => {
     try {
       const reader = proc.stdout.getReader();
       const out = await readUntil(reader, "renderd listening");
-      const password = /generated password \(shown once, change it\): (\S+)/.exec(out)?.[1];
-      expect(password).toBeTruthy();
-      // Printed for the operator, never written into a log line.
-      const logLines = out.split("\n").filter((l) => l.startsWith("{"));
-      expect(logLines.some((l) => l.includes(password!))).toBe(false);
+      const notice = await readUntil(proc.stderr.getReader(), "--password-stdin`\n");
+      // On standard error, framed by blank lines, the password alone on its line: nothing to pick out of the log.
+      const password = /^renderd: its generated password, shown once \(change it\):\n\n {4}(\S+)\n\n/m.exec(notice)?.[1];
+      expect(password).toMatch(/^\S{12,}$/);
+      // Standard output is the log: JSON lines only, none with the password.
+      const logLines = out.split("\n").filter(Boolean);
+      for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
+      expect(out).not.toContain(password!);
       const res = await fetch(`http://127.0.0.1:${port}/v1/auth/sign-in`, {
         method: "POST",
         headers: { "content-type": "application/json" },
