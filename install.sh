@@ -72,6 +72,30 @@ chromium_version="$("$CHROMIUM_PATH" --version 2>/dev/null)" || die "$CHROMIUM_P
 say "chromium: $chromium_version ($CHROMIUM_PATH)"
 
 # --- 2. npm dependencies (Bun comes from the npm package `bun`) -------------------------------------
+# npm runs under a Node new enough for the dependencies' declared engines. Ink 8, commander 15 and file-type 22 (and
+# Ink's chalk, slice-ansi, cli-truncate and ansi-styles) declare node >= 22, commander >= 22.12. renderd runs them
+# under Bun, never under Node, but npm checks every package against the Node that runs npm and prints an EBADENGINE
+# warning for each one (35 lines under Debian's or NodeSource's Node 20). With a system Node older than that, npm runs
+# under Node NPM_NODE_VERSION, the official binary inside the npm registry's node-linux-<arch> package, kept in
+# .cache/ (its headers build cpu-features, ssh2's optional native part, without fetching them from elsewhere).
+# test/install.test.ts holds every locked package's engines to this version.
+NPM_NODE_VERSION=22.23.3
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) ? 0 : 1)'; then
+  node_arch="$(node -p process.arch)"
+  node_dir=".cache/node-$NPM_NODE_VERSION-linux-$node_arch"
+  if [[ ! -x "$node_dir/bin/node" ]]; then
+    say "node $(node --version) is older than the 22.12 renderd's dependencies declare: fetching node $NPM_NODE_VERSION for npm (npm package node-linux-$node_arch)"
+    node_tmp="$(mktemp -d)"
+    (cd "$node_tmp" && npm pack --silent "node-linux-$node_arch@$NPM_NODE_VERSION" >/dev/null) || die "npm pack node-linux-$node_arch@$NPM_NODE_VERSION failed"
+    mkdir -p "$node_dir.part"
+    tar -xzf "$node_tmp"/node-linux-*.tgz -C "$node_dir.part" --strip-components=1 || die "unpacking node $NPM_NODE_VERSION failed"
+    rm -rf "$node_tmp" "$node_dir"
+    mv "$node_dir.part" "$node_dir"
+  fi
+  export PATH="$PWD/$node_dir/bin:$PATH" npm_config_nodedir="$PWD/$node_dir"
+  say "npm runs under node $(node --version) ($node_dir)"
+fi
+
 # The stamp is the hash of package.json and the lock file, kept inside node_modules: deleting
 # node_modules deletes the stamp, and any change to either file reinstalls.
 lockfile=package-lock.json
