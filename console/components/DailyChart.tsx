@@ -2,6 +2,14 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 
+const HALF_DAY_SECONDS = 12 * 60 * 60;
+
+/** dayRange answers the x range that shows every day's bar whole: half a day before the first and after the last, as
+ * each bar is centred on its day's start (without it the first and last bars — today's — were cut in half). */
+export function dayRange(min: number, max: number): [number, number] {
+  return [min - HALF_DAY_SECONDS, max + HALF_DAY_SECONDS];
+}
+
 interface Props {
   /** days are UTC days, `YYYY-MM-DD`. */
   days: string[];
@@ -24,7 +32,7 @@ export function DailyChart({ days, values, label }: Props) {
         legend: { show: false },
         series: [{}, { label, stroke: "#1a73e8", fill: "rgba(26,115,232,0.35)", paths: uPlot.paths.bars!({ size: [0.7, 40] }), points: { show: false } }],
         axes: [{}, { size: 50 }],
-        scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        scales: { x: { time: true, range: (_u, min, max) => dayRange(min, max) }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
       },
       [x, values],
       element,
@@ -35,6 +43,6 @@ export function DailyChart({ days, values, label }: Props) {
       resize.disconnect();
       chart.destroy();
     };
-    }, [series, label]);
+  }, [series, label]);
   return <div className="chart" ref={host} role="img" aria-label={`${label}, by day`} />;
 }

@@ -81,8 +81,14 @@ export function consoleHandler(): (request: Request) => Promise<Response | null>
     const path = requestPath(request);
     if (path === "/") return new Response(null, { status: 302, headers: { location: "/console/", ...SECURITY_HEADERS } });
     const isPage = path === "/console" || path.startsWith("/console/");
-    if (!isPage && !path.startsWith("/chunk-")) return null;
+    const isIcon = path === "/favicon.ico";
+    if (!isPage && !isIcon && !path.startsWith("/chunk-") && !path.startsWith("/favicon-")) return null;
     const { index, assets } = await (bundle ??= loadBundle());
+    // Browsers and tools that do not read the page's <link rel="icon"> ask for /favicon.ico: the same SVG icon.
+    if (isIcon) {
+      const icon = [...assets].find(([name]) => name.startsWith("/favicon-"))?.[1];
+      return icon ? respond(icon, "public, max-age=86400") : null;
+    }
     // The SPA routes every /console/… path itself; the HTML is never cached so a new binary's chunks are picked up.
     if (isPage) return respond(index, "no-cache");
     const asset = assets.get(path);

@@ -108,6 +108,7 @@ export function ApiKeysPage() {
           <>
             <ConfirmButton
               label={`Rotate ${k.name}`}
+              text="Rotate"
               question={`Rotate "${k.name}"? Its old secret stops working at once; the new one is shown once.`}
               confirmLabel="Rotate"
               disabled={!k.enabled}
@@ -115,12 +116,13 @@ export function ApiKeysPage() {
             />
             <ConfirmButton
               label={`Revoke ${k.name}`}
+              text="Revoke"
               question={`Revoke "${k.name}"? Programs using it are refused from now on.`}
               confirmLabel="Revoke"
               disabled={!k.enabled}
               onConfirm={() => action.mutate({ id: k.id, action: "revoke" })}
             />
-            <ConfirmButton label={`Delete ${k.name}`} question={`Delete "${k.name}"? This cannot be undone.`} confirmLabel="Delete" onConfirm={() => action.mutate({ id: k.id, action: "delete" })} />
+            <ConfirmButton label={`Delete ${k.name}`} text="Delete" question={`Delete "${k.name}"? This cannot be undone.`} confirmLabel="Delete" onConfirm={() => action.mutate({ id: k.id, action: "delete" })} />
           </>
         ),
     },

@@ -15,7 +15,7 @@ function useRenderList(status: Render["status"], limit: number) {
   return usePage<Page<Render>>(["renders", currentWorkspace(), "overview"], "/v1/renders", { status, limit }, { refetchInterval: 5000 });
 }
 
-function Meter({ label, used, limit, format = String }: { label: string; used: number; limit: number | null; format?: (n: number) => string }) {
+function Meter({ label, used, limit, format = String, note }: { label: string; used: number; limit: number | null; format?: (n: number) => string; note?: string }) {
   return (
     <article className="meter">
       <header>{label}</header>
@@ -23,6 +23,7 @@ function Meter({ label, used, limit, format = String }: { label: string; used: n
         {format(used)} <small>of {formatLimit(limit, format)}</small>
       </p>
       {limit ? <progress aria-label={label} value={Math.min(used, limit)} max={limit} /> : null}
+      {note ? <small className="note">{note}</small> : null}
     </article>
   );
 }
@@ -40,15 +41,16 @@ export function OverviewPage() {
       <QueryState query={limits}>
         {(l) => (
           <div className="meters">
-            <Meter label="Documents this month" used={l.documentsThisMonth} limit={l.documentsPerMonth} />
+            <Meter label="Documents this month" used={l.documentsThisMonth} limit={l.documentsPerMonth} note="Real documents, as documentsPerMonth counts them: test renders and previews are not counted." />
             <Meter label="Active renders" used={active} limit={l.maxActiveRenders} />
             <Meter label="Storage" used={l.storageBytes} limit={l.maxStorageBytes} format={formatBytes} />
           </div>
         )}
       </QueryState>
-      <h2>Documents per day, last 30 days</h2>
+      <h2>Renders succeeded per day, last 30 days</h2>
+      <p className="note">Every render that succeeded, test renders included, as the Usage page counts them.</p>
       <QueryState query={usage}>
-        {(u) => <DailyChart {...dailySeries(u, "rendersSucceeded")} label="Documents" />}
+        {(u) => <DailyChart {...dailySeries(u, "rendersSucceeded")} label="Renders succeeded" />}
       </QueryState>
       <h2>Recent failed renders</h2>
       <QueryState query={failed} isEmpty={(p) => p.items.length === 0} empty="No failed renders.">

@@ -50,12 +50,16 @@ export function UsagePage() {
         {(u) => (
           <>
             <p>
-              {u.totals.rendersSucceeded} documents, {u.totals.pages} pages, {formatBytes(u.totals.outputBytes)} from {u.from} to {u.to}.{" "}
+              {u.totals.rendersSucceeded} renders succeeded (test renders included), {u.totals.pages} pages, {formatBytes(u.totals.outputBytes)} from {u.from} to {u.to}.{" "}
               <button type="button" className="secondary" onClick={() => saveCsv(u)}>
                 Download CSV
               </button>
             </p>
-            <DailyChart {...dailySeries(u, "rendersSucceeded")} label="Documents" />
+            <p className="note">
+              Usage counts every render that ended, test renders included; the Overview's documents this month count real documents only, as the
+              documentsPerMonth allowance does.
+            </p>
+            <DailyChart {...dailySeries(u, "rendersSucceeded")} label="Renders succeeded" />
             <Table columns={DAY_COLUMNS} items={u.days} rowKey={(d) => d.day} />
           </>
         )}
