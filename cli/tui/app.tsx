@@ -51,7 +51,7 @@ function StatusLine({ snapshot, internalAddress }: { snapshot: Snapshot | null; 
   const live = snapshot.live;
   if (!live) return <Text color={colour("red")} wrap="truncate">{`serve is not running (nothing answers on ${internalAddress}); showing the store`}</Text>;
   const printing = `${live.inFlight.length} printing`;
-  const state = live.draining ? "is draining (SIGTERM)" : live.paused ? `${live.inFlight.length ? "draining" : "drained"} (claims no renders; u resumes)` : "running";
+  const state = live.draining ? "is draining (SIGTERM)" : live.paused ? `${live.inFlight.length ? "draining" : "drained"} (u resumes)` : "running";
   return (
     <Text color={live.draining || live.paused ? colour("yellow") : colour("green")} wrap="truncate">
       {`serve ${state}: pid ${live.pid}, v${live.version}, up ${ago(live.startedAt, snapshot.at)}, ${printing}`}
@@ -107,7 +107,7 @@ function Console({ source, actions, refreshMs = 1000, initialTab = 0, size }: Ap
     if (input === "?") return setHelp(!help);
     if (help && key.escape) return setHelp(false);
     if (input === "d" && global.some((h) => h.key === "d")) {
-      setMessage("Drain serve? It keeps accepting renders but claims none until u; those printing finish. y confirms, any other key cancels");
+      setMessage("Drain serve? It accepts renders, claims none until u. y confirms, else cancels");
       return setConfirmDrain(true);
     }
     if (input === "u" && global.some((h) => h.key === "u")) return hold(false);

@@ -90,10 +90,21 @@ export function useList<T>(all: T[], id: (row: T) => string, text: (row: T) => s
   };
 }
 
-/** widths answers each column's width at `total` characters (one space between columns). */
-export function widths<T>(columns: Column<T>[], total: number): number[] {
-  const used = columns.reduce((sum, c) => sum + c.width, 0) + columns.length - 1;
-  return columns.map((c) => (c.fill ? c.width + Math.max(0, total - used) : c.width));
+/** WIDE is where a table has room for more than the fill column's text: below it, the fill column takes all the room. */
+const WIDE = 120;
+
+/** widths answers each column's width at `total` characters (one space between columns): each its `width`, then the
+ * room left to the `fill` column; on a wide terminal (WIDE columns and more) first, from left to right, to the columns
+ * whose texts in `rows` are longer, up to their longest — so a slug, a key's name or a log message shows whole. */
+export function widths<T>(columns: Column<T>[], total: number, rows: T[] = []): number[] {
+  let spare = total - (columns.reduce((sum, c) => sum + c.width, 0) + columns.length - 1);
+  const sizes = columns.map((c) => {
+    if (c.fill || spare <= 0 || total < WIDE) return c.width;
+    const more = Math.min(spare, Math.max(0, ...rows.map((r) => c.text(r).length - c.width)));
+    spare -= more;
+    return c.width + more;
+  });
+  return sizes.map((w, i) => (columns[i]!.fill ? w + Math.max(0, spare) : w));
 }
 
 /** FilterLine shows the filter (or how to start one) and how many rows it keeps. */
@@ -111,7 +122,7 @@ export function FilterLine<T>({ list, noun, extra }: { list: List<T>; noun: stri
 /** Table draws the columns' titles and the rows that fit in `height` lines around the selected one. */
 export function Table<T>({ list, columns, width, height, id, empty }: { list: List<T>; columns: Column<T>[]; width: number; height: number; id(row: T): string; empty: string }) {
   const colour = useColour();
-  const sizes = widths(columns, width);
+  const sizes = widths(columns, width, list.all);
   const { start, end } = window(list.rows.length, list.index, Math.max(1, height - 1));
   return (
     <Box flexDirection="column">

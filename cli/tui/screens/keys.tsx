@@ -36,7 +36,7 @@ export function Keys({ snapshot, actions, capture, reload, width, height, say, a
   const revocable = key !== undefined && stateOf(key, snapshot.at) !== "revoked";
   useEffect(() => capture(confirm || list.filtering), [confirm, list.filtering, capture]);
   const hints: Hint[] = list.opened ? [...DETAIL_HINTS] : [...LIST_HINTS];
-  if (revocable) hints.push({ key: "x", short: "revoke", long: `revoke ${key.name} (${key.id}) for good (y confirms)` });
+  if (revocable) hints.push({ key: "x", short: "revoke", long: "revoke the selected key for good (y confirms)" });
   useHints(hints);
 
   useInput(

@@ -34,15 +34,12 @@ const fieldsText = (line: LogLine) =>
     .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
     .join(" ");
 
-/** columns gives the message more room on a wide terminal; the fields take the rest. */
-function columns(width: number): Column<Numbered>[] {
-  return [
-    { title: "TIME", width: 8, text: (l) => clockTime(new Date(l.time).toISOString()) },
-    { title: "LEVEL", width: 5, text: (l) => levelName(l.level), colour: (l) => levelColour(l.level) },
-    { title: "MESSAGE", width: width >= 140 ? 48 : 24, text: (l) => l.msg },
-    { title: "FIELDS", width: 39, fill: true, text: fieldsText },
-  ];
-}
+const COLUMNS: Column<Numbered>[] = [
+  { title: "TIME", width: 8, text: (l) => clockTime(new Date(l.time).toISOString()) },
+  { title: "LEVEL", width: 5, text: (l) => levelName(l.level), colour: (l) => levelColour(l.level) },
+  { title: "MESSAGE", width: 24, text: (l) => l.msg },
+  { title: "FIELDS", width: 39, fill: true, text: fieldsText },
+];
 
 /** Logs is tab 7. */
 export function Logs({ snapshot, source, capture, width, height, active }: ScreenProps) {
@@ -81,7 +78,7 @@ export function Logs({ snapshot, source, capture, width, height, active }: Scree
       <FilterLine list={list} noun="lines" extra={<Text>{`   Level: ${level}`}</Text>} />
       <Table
         list={list}
-        columns={columns(width)}
+        columns={COLUMNS}
         width={width}
         height={height - 1}
         id={(l) => String(l.n)}

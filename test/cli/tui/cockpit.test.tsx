@@ -10,6 +10,7 @@ import { LogTail } from "../../../src/lib/log-tail";
 import { createLogger } from "../../../src/logger";
 import { Metrics } from "../../../src/metrics/metrics";
 import { createApiKey } from "../../../src/modules/api-keys/service";
+import { createWorkspace } from "../../../src/modules/workspaces/service";
 import { internalHandler, type LiveState } from "../../../src/modules/health/internal";
 import { claimRender, endRender } from "../../../src/queue/lifecycle";
 import { newId } from "../../../src/lib/ids";
@@ -127,6 +128,24 @@ describe("every tab at 80×24 and 200×50", () => {
     const narrow = await frameWith(longFailureId);
     expect(narrow.split("\n").find((l) => l.includes(longFailureId))).toMatch(/RENDER_TIMEOUT: The pa…$/);
   });
+
+  test("at 200 columns a long slug, key name and audit target show whole; at 80 they are shortened and the rows fit", async () => {
+    const ctx = { actor: CLI_ACTOR, requestId: "req_seed" };
+    const ws = createWorkspace(s.store, s.clock, ctx, { name: "Acme Corporation Northern Europe Billing", slug: "acme-corporation-northern-europe-billing" });
+    createApiKey(s.store, s.clock, ctx, ws.id, { name: "invoice service production", scopes: ["render:create", "render:read", "webhook:manage"] });
+    for (const [tab, text] of [[4, "invoice service production"], [5, "Acme Corporation Northern Europe Billing"]] as const) {
+      await open(tab, LARGE);
+      const wide = (await frameWith(text)).split("\n").find((l) => l.includes(text))!;
+      expect(wide).toContain("acme-corporation-northern-europe-billing ");
+      if (tab === 4) expect(wide).toContain("render:create,render:read,webhook:manage");
+      ui.unmount();
+      await open(tab, SMALL);
+      const narrow = await frameWith(/acme-corp\S*…/);
+      fits(narrow, SMALL);
+      expect(narrow).not.toContain(text);
+      ui.unmount();
+    }
+  });
 });
 
 describe("Renders: the detail", () => {
@@ -242,13 +261,13 @@ describe("Logs and the drain, from serve's internal port", () => {
     await open(0, SMALL, SERVE);
     await frameWith("serve running: pid 4242");
     await press("d");
-    await frameWith("Drain serve? It keeps accepting renders but claims none until u");
+    await frameWith("Drain serve? It accepts renders, claims none until u");
     await press("y");
-    await frameWith("serve draining (claims no renders; u resumes)");
+    await frameWith("serve draining (u resumes)");
     expect(paused).toBe(true);
     await frameWith(/\nu resume {2}\? keys {2}q quit$/);
     printing = 0;
-    await frameWith("serve drained (claims no renders; u resumes)");
+    await frameWith("serve drained (u resumes)");
     await press("u");
     await frameWith("serve running: pid 4242");
     expect(paused).toBe(false);

@@ -102,7 +102,7 @@ test("d then y drains the real serve: a render made meanwhile stays queued, the 
   tmux("send-keys", "-t", "wide", "d");
   await wide("Drain serve?");
   tmux("send-keys", "-t", "wide", "y");
-  await wide("serve drained (claims no renders; u resumes)");
+  await wide("serve drained (u resumes)");
   const held = await serve.call("/v1/renders", key, { html: "<p>held</p>" });
   expect(held.status).toBe(202);
   tmux("send-keys", "-t", "wide", "3");
