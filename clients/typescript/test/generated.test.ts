@@ -4,22 +4,18 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { buildApi } from "../../../test/api/in-process";
-import { CLIENT_DIR, clientTypes, PUBLIC_URL } from "../generate";
+import { CLIENT_DIR, clientTypes } from "../generate";
 
 test("src/schema.ts is generated from the API as the code serves it now (else: npm run build, and commit it)", async () => {
-  // The app's own route table, built in-process (no Chromium): the same document the binary serves.
-  const app = buildApi({ PUBLIC_URL });
-  try {
-    const document = await (await app.api.handle(new Request(`${PUBLIC_URL}/v1/openapi.json`))).json();
-    const committed = readFileSync(join(CLIENT_DIR, "src/schema.ts"), "utf8");
-    const fresh = await clientTypes(document);
-    // The first line names the document's sha256: compared first, for a message that says what to do.
-    expect({ header: committed.split("\n")[0], hint: "run npm run build and commit clients/typescript/src/schema.ts" }).toEqual({ header: fresh.split("\n")[0], hint: "run npm run build and commit clients/typescript/src/schema.ts" });
-    expect(committed).toBe(fresh);
-  } finally {
-    app.close();
-  }
+  // The app's own route table, built in a fresh process (no Chromium): the same document a starting binary serves.
+  const print = Bun.spawnSync([process.execPath, join(import.meta.dir, "openapi-document.ts")], { stdout: "pipe", stderr: "pipe" });
+  expect(print.stderr.toString()).toBe("");
+  const document: unknown = JSON.parse(print.stdout.toString());
+  const committed = readFileSync(join(CLIENT_DIR, "src/schema.ts"), "utf8");
+  const fresh = await clientTypes(document);
+  // The first line names the document's sha256: compared first, for a message that says what to do.
+  expect({ header: committed.split("\n")[0], hint: "run npm run build and commit clients/typescript/src/schema.ts" }).toEqual({ header: fresh.split("\n")[0], hint: "run npm run build and commit clients/typescript/src/schema.ts" });
+  expect(committed).toBe(fresh);
 });
 
 test("the package compiles with its own tsconfig (declarations included) and no Bun types", () => {
