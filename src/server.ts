@@ -12,6 +12,7 @@ import { pdfSealer } from "./modules/renders/seal-pdf";
 import { namerOptions } from "./modules/template-conversions/namer";
 import { ConversionRunner } from "./modules/template-conversions/runner";
 import { poolOptions, RenderPool } from "./render/pool";
+import { StubPool } from "./render/stub-pool";
 import { RenderWorker } from "./render/worker";
 import { StoreQueue } from "./queue/store-queue";
 import { Metrics } from "./metrics/metrics";
@@ -89,6 +90,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = new Metrics();
   const startedAt = new Date();
   let draining = false;
+  let firstStart: Promise<FirstStart | null> | null = null;
   try {
     // An unreachable Redis is a state, not a bad setting (docs/scale-out.md): said once here, then in /health.
     if (counters && config.redisUrl && !(await counters.ping()))
@@ -96,14 +98,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
     const plan = await planFirstStart(store, { email: config.adminEmail, password: config.adminPassword });
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
-    pool = new RenderPool(poolOptions(config, log));
+    // RENDERD_BENCH_PRINT_MS: bench/cluster.ts's print of a fixed cost (render/stub-pool.ts); not an operator's setting.
+    const benchPrintMs = process.env.RENDERD_BENCH_PRINT_MS;
+    pool = benchPrintMs ? new StubPool(poolOptions(config, log), Number(benchPrintMs)) : new RenderPool(poolOptions(config, log));
     await pool.start();
     const sealPdf = pdfSealer({ store, clock, secretKey: config.secretKey, timestampUrl: config.signatureTimestampUrl, maxOutputBytes: pool.maxOutputBytes });
     const queue = new StoreQueue(store, clock, config.renderLeaseMs);
     worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
-    worker.start();
+    await worker.start();
     conversions = new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) });
-    conversions.start();
+    await conversions.start();
     const handler = createApi({ config, store, clock, log, files, worker, conversions, metrics, counters, resolve: options.resolve });
     api = handler;
     const consolePage = consoleHandler();
@@ -112,14 +116,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      fetch: async (request, server) => (await consolePage(request)) ?? handler.handle(request, server.requestIP(request)?.address),
+      fetch: async (request, server) => {
+        // A request that arrives while the first start's administrator is being written waits for it.
+        if (firstStart) await firstStart;
+        return (await consolePage(request)) ?? handler.handle(request, server.requestIP(request)?.address);
+      },
     });
     const livePool = pool;
     const liveWorker = worker;
     metrics.attach({
       pool: () => livePool.stats(),
       queue: () => liveWorker.queue.depth(),
-      webhookBacklog: () => store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
+      webhookBacklog: async () => (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'"))!.n,
     });
     const state = (): LiveState => {
       const p = livePool.stats();
@@ -134,9 +142,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     };
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandler({ metrics, state }) });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
-    // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). No await since
-    // Bun.serve: no request is served before the administrator exists.
-    const first = plan && applyFirstStart(store, clock, plan);
+    // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). Requests wait
+    // for it (above), so none is served before the administrator exists.
+    firstStart = plan ? applyFirstStart(store, clock, plan) : null;
+    const first = await firstStart;
+    firstStart = null;
     if (first) {
       log.info({ email: first.email }, "first start: created workspace default and its administrator");
       options.onFirstStart?.(first);
@@ -149,7 +159,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await conversions?.stop();
     await pool?.stop();
     counters?.close();
-    store.close();
+    await store.close();
     throw e;
   }
   const pub = publicServer;
@@ -198,7 +208,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await internal.stop(false);
         await renderPool.stop();
         counters?.close();
-        store.close();
+        await store.close();
         log.info("renderd stopped");
       })();
       return stopping;

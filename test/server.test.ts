@@ -77,9 +77,9 @@ describe("first start", () => {
     expect(await new Response(failed.stdout).text()).not.toContain("password");
     const store = openStore(dataDir);
     try {
-      expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n).toBe(0);
+      expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users"))!.n).toBe(0);
     } finally {
-      store.close();
+      await store.close();
     }
 
     const port = 20000 + Math.floor(Math.random() * 20000);
@@ -119,19 +119,19 @@ describe("a render whose end cannot be written", () => {
   test("is logged and left processing for the take-back; the server goes on serving and rendering", async () => {
     const t = await startTestServer({ RENDER_WORKERS: "1" });
     try {
-      const key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
+      const key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
       const store = t.server.store as SqliteStore;
       // The store refuses every final state, as a full disk or a lost database would.
       store.db.run("CREATE TRIGGER refuse_end BEFORE UPDATE OF status ON renders WHEN NEW.status IN ('succeeded', 'failed') BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
       const id = ok(await t.call("/v1/renders", { key, body: { html: "<p>unwritable</p>", test: true } }), 202).id;
-      await until(() => t.server.worker.inFlight().length === 0 && store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })?.status === "processing", 15_000);
+      await until(async () => t.server.worker.inFlight().length === 0 && (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status === "processing", 15_000);
       store.db.run("DROP TRIGGER refuse_end");
       expect((await t.call("/health")).status).toBe(200);
       const next = ok(await t.call("/v1/renders?wait=30", { key, body: { html: "<p>after</p>", test: true } }), 200);
       expect(next.status).toBe("succeeded");
       // The next start takes the stranded one back and prints it.
       await t.restart();
-      await until(() => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })?.status === "succeeded", 15_000);
+      await until(async () => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status === "succeeded", 15_000);
     } finally {
       await t.stop();
     }

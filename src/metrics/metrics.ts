@@ -16,9 +16,9 @@ export interface PoolFigures {
 export interface MetricSources {
   pool(): PoolFigures;
   /** Renders per non-final state (`queued`, `processing`). */
-  queue(): Record<string, number>;
+  queue(): Promise<Record<string, number>>;
   /** Webhook deliveries waiting to be sent or retried. */
-  webhookBacklog(): number;
+  webhookBacklog(): Promise<number>;
 }
 
 /** RenderEnded is one render reaching a final state in this process's worker. */
@@ -58,8 +58,8 @@ export class Metrics {
       help: "Renders waiting (queued) and printing (processing).",
       labelNames: ["state"],
       registers: [this.registry],
-      collect() {
-        const queue = metrics.sources?.queue() ?? {};
+      async collect() {
+        const queue = (await metrics.sources?.queue()) ?? {};
         for (const state of ["queued", "processing"]) this.set({ state }, queue[state] ?? 0);
       },
     });
@@ -89,8 +89,8 @@ export class Metrics {
       name: "renderd_webhook_backlog",
       help: "Webhook deliveries pending (waiting to be sent or retried).",
       registers: [this.registry],
-      collect() {
-        this.set(metrics.sources?.webhookBacklog() ?? 0);
+      async collect() {
+        this.set((await metrics.sources?.webhookBacklog()) ?? 0);
       },
     });
   }

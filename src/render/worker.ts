@@ -14,7 +14,7 @@ import type { Claim, Queue, RenderRow } from "../queue/queue";
 import { uploadedAsset } from "../store/assets";
 import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
-import type { Store } from "../store/store";
+import type { Store, Tx } from "../store/store";
 import { FINAL_STATUSES, type FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
@@ -73,8 +73,12 @@ export class RenderWorker {
   private readonly ends: GroupCommit<Claimed[]>;
   /** The queue this worker takes renders from (read for its depth by /metrics). */
   readonly queue: Queue;
-  private kicked = false;
+  private filling: Promise<void> | null = null;
+  private refill = false;
+  /** Claims asked for and not answered yet: each holds a page, so that claims made at once never exceed the pages. */
+  private claiming = 0;
   private stopped = true;
+  private unlisten?: () => void;
   private poller?: ReturnType<typeof setInterval>;
   private sweeper?: ReturnType<typeof setInterval>;
   private renewer?: ReturnType<typeof setInterval>;
@@ -84,27 +88,29 @@ export class RenderWorker {
     this.queue = options.queue;
     this.ends = new GroupCommit(
       options.store,
-      (ending) => this.claimFree(ending),
+      (tx, ending) => this.claimFree(ending, tx),
       (claimed) => claimed.forEach(({ claim }) => this.running.delete(claim.renderId)),
       (claimed) => this.startAll(claimed),
     );
   }
 
   /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
-   * begins taking renders. */
-  start(): void {
-    const { log } = this.options;
-    const recovered = this.queue.recover();
+   * begins taking renders: at once when a render is queued (in this process or another, Store.listen), and on a slow
+   * poll as the safety net. */
+  async start(): Promise<void> {
+    const { log, store } = this.options;
+    const recovered = await this.queue.recover();
     if (recovered.requeued || recovered.failed) log.warn(recovered, "renders left processing by a previous process");
     this.stopped = false;
-    this.sweep();
+    void this.sweep();
+    this.unlisten = store.listen("renders", () => this.kick());
     this.poller = setInterval(() => {
-      this.stopCancelledElsewhere();
+      void this.stopCancelledElsewhere();
       this.kick();
     }, POLL_MS);
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     // A third of the lease: two renewals may be missed (a stalled event loop) before another process takes a render.
-    this.renewer = setInterval(() => this.renew(), this.queue.leaseMs / 3);
+    this.renewer = setInterval(() => void this.renew(), this.queue.leaseMs / 3);
     this.kick();
   }
 
@@ -112,6 +118,7 @@ export class RenderWorker {
    * resolves once none is printing, and lets every request waiting on a render answer with the render as it is. */
   async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
+    this.unlisten?.();
     clearInterval(this.poller);
     clearInterval(this.sweeper);
     clearInterval(this.renewer);
@@ -128,14 +135,19 @@ export class RenderWorker {
     this.sharedPoll = undefined;
   }
 
-  /** kick looks for renders to start, soon (after the transaction that queued them has committed). */
+  /** kick looks for renders to start for the free pages; a kick while it looks makes it look once more after. */
   kick(): void {
-    if (this.kicked || this.stopped) return;
-    this.kicked = true;
-    queueMicrotask(() => {
-      this.kicked = false;
-      this.fill();
-    });
+    if (this.stopped) return;
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    this.filling = (async () => {
+      do {
+        this.refill = false;
+        this.startAll(await this.claimFree());
+      } while (this.refill && !this.stopped);
+    })().finally(() => (this.filling = null));
   }
 
   /** cancel stops printing a render whose final state `cancelled` has just been written. */
@@ -158,7 +170,7 @@ export class RenderWorker {
 
   /** waitEnded resolves when `isFinal()` holds — checked at once and again whenever the render ends — or after `ms`;
    * with the render's final row when this worker ended it (written and committed), so the answer needs no read back. */
-  waitEnded(renderId: string, ms: number, isFinal: () => boolean): Promise<RenderRow | undefined> {
+  waitEnded(renderId: string, ms: number, isFinal: () => Promise<boolean>): Promise<RenderRow | undefined> {
     return new Promise((resolve) => {
       let set = this.waiters.get(renderId);
       if (!set) this.waiters.set(renderId, (set = new Set()));
@@ -170,8 +182,14 @@ export class RenderWorker {
       };
       const timer = setTimeout(() => done(), ms);
       set.add(done);
-      if (isFinal()) done();
-      else if (this.options.store.engine !== "sqlite") this.watchOtherProcesses();
+      isFinal().then(
+        (final) => {
+          if (final) done();
+          else if (this.options.store.engine !== "sqlite") this.watchOtherProcesses();
+        },
+        // The store did not answer: the wait goes on, and ends with the render or the time.
+        () => {},
+      );
     });
   }
 
@@ -180,28 +198,43 @@ export class RenderWorker {
    * the waiting requests. */
   private watchOtherProcesses(): void {
     if (this.sharedPoll) return;
-    this.sharedPoll = setInterval(() => {
+    let asking = false;
+    this.sharedPoll = setInterval(async () => {
       const waited = [...this.waiters.keys()];
       if (waited.length === 0) {
         clearInterval(this.sharedPoll);
         this.sharedPoll = undefined;
         return;
       }
-      for (const id of this.queue.inStatusAmong(waited, FINAL_STATUSES)) this.ended(id);
+      // One question at a time: a slow store makes the polls wait, not pile up.
+      if (asking) return;
+      asking = true;
+      try {
+        for (const id of await this.queue.inStatusAmong(waited, FINAL_STATUSES)) this.ended(id);
+      } catch {
+        // Asked again at the next poll.
+      } finally {
+        asking = false;
+      }
     }, SHARED_WAIT_POLL_MS);
   }
 
-  private fill(): void {
-    this.startAll(this.claimFree());
-  }
-
-  /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending — and counts
-   * each as running at once. */
-  private claimFree(freeing = 0): Claimed[] {
-    const { clock, concurrency } = this.options;
+  /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending, in `tx` when
+   * given — and counts each as running at once. A claim that fails ends the round: the next kick or poll tries again. */
+  private async claimFree(freeing = 0, tx?: Tx): Promise<Claimed[]> {
+    const { clock, concurrency, log } = this.options;
     const claimed: Claimed[] = [];
-    while (!this.stopped && this.running.size - freeing < concurrency) {
-      const claim = this.queue.claim();
+    while (!this.stopped && this.running.size + this.claiming - freeing < concurrency) {
+      let claim: Claim | null;
+      this.claiming += 1;
+      try {
+        claim = await this.queue.claim(tx);
+      } catch (err) {
+        log.error({ err }, "claiming a render failed; the next poll tries again");
+        break;
+      } finally {
+        this.claiming -= 1;
+      }
       if (!claim) break;
       const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve() };
       this.running.set(claim.renderId, running);
@@ -230,19 +263,21 @@ export class RenderWorker {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
-      final = await this.storeOutput(id, pdf, (sha256) => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }));
+      final = await this.storeOutput(id, pdf, (tx, sha256) =>
+        this.queue.complete(tx, id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }),
+      );
       ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
-      if (signal.reason instanceof Stopping) return this.queue.requeue(id);
+      if (signal.reason instanceof Stopping) return await this.queue.requeue(id);
       if (signal.reason instanceof LeaseLost) return;
       // Cancelled: the cancel request wrote the final state already.
       if (signal.reason instanceof Cancelled) return ended("cancelled");
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
-      final = this.queue.fail(id, error.code, error.message);
+      final = await this.queue.fail(id, error.code, error.message);
       if (final) ended("failed");
     } finally {
       this.running.delete(id);
@@ -259,19 +294,23 @@ export class RenderWorker {
   }
 
   /** renew extends the leases of the renders printing here and stops printing those this process no longer holds. */
-  private renew(): void {
+  private async renew(): Promise<void> {
     try {
       // A render cancelled elsewhere is no longer held either: it stops as cancelled, not as lost.
-      this.stopCancelledElsewhere();
-      for (const id of this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
+      await this.stopCancelledElsewhere();
+      for (const id of await this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
     } catch (e) {
       this.options.log.error({ err: e }, "renewing render leases failed");
     }
   }
 
   /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */
-  private stopCancelledElsewhere(): void {
-    for (const id of this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
+  private async stopCancelledElsewhere(): Promise<void> {
+    try {
+      for (const id of await this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
+    } catch (err) {
+      this.options.log.error({ err }, "reading the renders cancelled elsewhere failed");
+    }
   }
 
   /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */
@@ -303,7 +342,7 @@ export class RenderWorker {
   /** asset answers an uploaded asset of the workspace, or null. */
   private async asset(workspaceId: string, assetId: string): Promise<AssetBody | null> {
     const { store, files } = this.options;
-    const asset = uploadedAsset(store, workspaceId, assetId);
+    const asset = await uploadedAsset(store, workspaceId, assetId);
     if (!asset) return null;
     const body = await files.read("assets", asset.sha256);
     return body ? { body, contentType: asset.mediaType } : null;
@@ -312,20 +351,21 @@ export class RenderWorker {
   /** storeOutput holds the PDF's bytes, stores them, and ends the render with `end` in the transaction that lets the
    * hold go (store/file-deletions.ts): another process deleting the same bytes meanwhile leaves them alone. A render
    * cancelled while it printed points at nothing, so its PDF's deletion is recorded in that transaction. */
-  private async storeOutput(renderId: string, pdf: Uint8Array, end: (sha256: string) => RenderRow | null): Promise<RenderRow | null> {
+  private async storeOutput(renderId: string, pdf: Uint8Array, end: (tx: Tx, sha256: string) => Promise<RenderRow | null>): Promise<RenderRow | null> {
     const { store, clock, files, log } = this.options;
     const sha256 = sha256Hex(pdf);
     await awaitFileHold(store, clock, "outputs", sha256, renderId);
     try {
       await files.put("outputs", renderId, pdf);
-      return await this.ends.write(() => {
-        const row = end(sha256);
-        if (!releaseFile(store, clock, "outputs", sha256, renderId)) throw new Error("storing the PDF took so long that its hold ran out: the bytes may have been deleted");
+      return await this.ends.write(async (tx) => {
+        // Sent in this order, so the hold's release sees the render's row naming the PDF (or, cancelled, not).
+        const [row, held] = await Promise.all([end(tx, sha256), releaseFile(tx, clock, "outputs", sha256, renderId)]);
+        if (!held) throw new Error("storing the PDF took so long that its hold ran out: the bytes may have been deleted");
         return row;
       });
     } catch (e) {
       try {
-        store.tx(() => releaseFile(store, clock, "outputs", sha256, renderId));
+        await store.tx((tx) => releaseFile(tx, clock, "outputs", sha256, renderId));
       } catch (err) {
         // The hold runs out by itself; the sweep then records the deletion.
         log.error({ err, renderId }, "letting go of a PDF's hold failed");
@@ -337,9 +377,9 @@ export class RenderWorker {
   private async sweep(): Promise<void> {
     const { store, clock, log, retentionDays } = this.options;
     try {
-      const swept = this.queue.sweep(retentionDays);
+      const swept = await this.queue.sweep(retentionDays);
       if (swept.renders) log.info(swept, "old renders deleted");
-      const keys = sweepIdempotencyKeys({ store, clock });
+      const keys = await sweepIdempotencyKeys({ store, clock });
       if (keys) log.info({ idempotencyKeys: keys }, "expired idempotency keys deleted");
     } catch (e) {
       log.error({ err: e }, "render retention sweep failed");

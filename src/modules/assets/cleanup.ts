@@ -13,7 +13,7 @@ export function startAssetCleanup(deps: AssetDeps, log: Logger, everyMs = ASSET_
   const run = async (first: boolean) => {
     try {
       const orphanFiles = first ? await sweepOrphanFiles(deps) : 0;
-      const swept = sweepAssets(deps);
+      const swept = await sweepAssets(deps);
       const deletedFiles = await sweepFileDeletions(deps.store, deps.files, deps.clock);
       if (orphanFiles || swept.expiredRegistrations || swept.tempFiles || deletedFiles) log.info({ ...swept, orphanFiles, deletedFiles }, "assets cleaned up");
     } catch (err) {
@@ -21,7 +21,7 @@ export function startAssetCleanup(deps: AssetDeps, log: Logger, everyMs = ASSET_
       log.error({ err }, "asset cleanup failed");
     }
   };
-  run(true);
+  void run(true);
   const timer = setInterval(() => run(false), everyMs);
   timer.unref?.();
   return { stop: () => clearInterval(timer) };

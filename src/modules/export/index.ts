@@ -17,9 +17,9 @@ export function exportRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
     .use(auth)
     .get(
       "/v1/export",
-      ({ principal, request }) => {
+      async ({ principal, request }) => {
         const requestId = meta.of(request).requestId;
-        const { filename, chunks } = exportWorkspace(app.store, app.clock, meta.change(request, principal), workspaceOf(principal));
+        const { filename, chunks } = await exportWorkspace(app.store, app.clock, meta.change(request, principal), workspaceOf(principal));
         const body = textStream(chunks, (err) => app.log.error({ err, requestId }, "workspace export failed part-way"));
         return new Response(body, {
           headers: {

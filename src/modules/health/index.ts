@@ -10,8 +10,9 @@ import { Ready, Unavailable, type Readiness } from "./model";
  * across processes: spec 4.1 names it, for the alerting (docs/decisions.md "Health"). */
 export async function readiness(store: Store, counters?: WindowCounters): Promise<Readiness> {
   const unavailable: Static<typeof Unavailable>["unavailable"] = [];
-  if (!store.ping()) unavailable.push("database");
-  if (counters?.ping && !(await counters.ping())) unavailable.push("redis");
+  const [database, redis] = await Promise.all([store.ping(), counters?.ping ? counters.ping() : true]);
+  if (!database) unavailable.push("database");
+  if (!redis) unavailable.push("redis");
   return unavailable.length ? { status: "unavailable", unavailable } : { status: "ok" };
 }
 

@@ -34,9 +34,9 @@ export class ConversionRunner {
   constructor(private readonly options: RunnerOptions) {}
 
   /** start queues again what a stop or crash interrupted, then converts whatever waits. */
-  start(): void {
+  async start(): Promise<void> {
     this.stopped = false;
-    const recovered = recoverConversions(this.options.store, this.options.clock);
+    const recovered = await recoverConversions(this.options.store, this.options.clock);
     if (recovered.requeued || recovered.failed) this.options.log.info(recovered, "template conversions recovered after a restart");
     this.kick();
   }
@@ -68,7 +68,7 @@ export class ConversionRunner {
   private async drain(): Promise<void> {
     const { store, clock } = this.options;
     while (!this.stopped) {
-      const r = claimNextConversion(store, clock);
+      const r = await claimNextConversion(store, clock);
       if (!r) return;
       await this.convert(r);
     }
@@ -76,18 +76,18 @@ export class ConversionRunner {
 
   private async convert(r: ConversionRow): Promise<void> {
     const { store, clock, log, files, namer } = this.options;
-    const asset = uploadedAsset(store, r.workspace_id, r.asset_id);
+    const asset = await uploadedAsset(store, r.workspace_id, r.asset_id);
     if (!asset) return failConversion(store, clock, r, `Asset ${r.asset_id} was deleted before it could be converted; upload the PDF again.`);
     try {
       const bytes = await files.read("assets", asset.sha256);
       if (!bytes) return failConversion(store, clock, r, `The bytes of asset ${r.asset_id} are missing from the file store; upload the PDF again.`);
       const built = await convertPdf(bytes, namer, log);
-      succeedConversion(store, clock, r, templateName(asset.filename), built.draft, built.sampleData);
+      await succeedConversion(store, clock, r, templateName(asset.filename), built.draft, built.sampleData);
       log.info({ conversionId: r.id, workspaceId: r.workspace_id }, "template conversion succeeded");
     } catch (error) {
       if (!(error instanceof ConversionFailure)) log.error({ err: error, conversionId: r.id }, "template conversion failed unexpectedly");
       const message = error instanceof ConversionFailure ? error.message : "The conversion failed on our side; start a new conversion, and report it if it fails again.";
-      failConversion(store, clock, r, message);
+      await failConversion(store, clock, r, message);
     }
   }
 }
