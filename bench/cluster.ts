@@ -9,7 +9,11 @@
  *
  *   node_modules/.bin/bun run scripts/build.ts       # first, when src/ changed: the bench runs dist/renderd
  *   flock /tmp/renderd-heavy.lock node_modules/.bin/bun bench/cluster.ts [--k 1,2,4] [--rtt-us 500] [--renders 600]
- *     [--concurrency 16] [--print-ms 20] [--workers 4] [--freeze-s 0] [--binary dist/renderd]
+ *     [--concurrency 16] [--print-ms 20] [--workers 4] [--workspaces 16] [--freeze-s 0] [--binary dist/renderd]
+ *
+ * The renders come from --workspaces workspaces in turn, as a shared service's do: each rule that locks a workspace's
+ * row (its allowances) takes turns within one workspace, never across them (docs/scale-out.md "Locks"); with one
+ * workspace the cluster accepts one request of it at a time.
  *
  * --freeze-s N runs one more configuration: three processes, and once the load runs, the first one's link to
  * PostgreSQL is frozen for N seconds (SIGUSR1 to its proxy: nothing forwarded, nothing reset). It prints the others'
@@ -22,7 +26,7 @@ import { parseArgs } from "node:util";
 import { SQL } from "bun";
 import { sharedStoreEnv, stopBackends } from "../test/backends";
 import { adminUrl, enableStatements, minus, pgCounts } from "./store-stats";
-import { startServer, type Server } from "./server";
+import { cli, startServer, type Server } from "./server";
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +36,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
     "print-ms": { type: "string", default: "20" },
     workers: { type: "string", default: "4" },
+    workspaces: { type: "string", default: "16" },
     "freeze-s": { type: "string", default: "0" },
     binary: { type: "string", default: "dist/renderd" },
   },
@@ -44,6 +49,7 @@ const CONCURRENCY = Number(values.concurrency);
 const PRINT_MS = values["print-ms"]!;
 const WORKERS = values.workers!;
 const FREEZE_S = Number(values["freeze-s"]);
+const WORKSPACES = Number(values.workspaces);
 const BODY = JSON.stringify({ html: "<p>cluster</p>" });
 
 /** Proxy is one running delay proxy: its port, and freeze/thaw of its link. */
@@ -91,7 +97,8 @@ function watchHealth(servers: Server[]): { stop(): number[] } {
     stop() {
       on = false;
       void Promise.all(loops);
-      return ms.sort((a, b) => a - b);
+      // A copy: the loops still asking push their last answers after this.
+      return [...ms].sort((a, b) => a - b);
     },
   };
 }
@@ -120,10 +127,23 @@ function watchLocks(admin: SQL, database: string): { stop(): Promise<{ samples: 
   };
 }
 
-/** post sends one render and waits for its end (?wait=60); answers its status and latency. */
+let keys: string[] = [];
+let sent = 0;
+
+/** workspaceKeys makes `n` more workspaces that never throttle, each with a key, through the CLI on the store. */
+function workspaceKeys(env: Record<string, string>, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    cli(BINARY, env, "workspaces", "create", `Cluster ${i}`, "--slug", `cluster-${i}`);
+    cli(BINARY, env, "allowances", "set", "--workspace", `cluster-${i}`, "--max-active-renders", "100000", "--renders-per-minute", "10000000");
+    return cli<{ secret: string }>(BINARY, env, "keys", "create", "--workspace", `cluster-${i}`, "--name", "cluster", "--scope", "render:create,render:read").secret;
+  });
+}
+
+/** post sends one render of the next workspace and waits for its end (?wait=60); answers its status and latency. */
 async function post(server: Server): Promise<{ status: string; ms: number }> {
   const t = performance.now();
-  const res = await fetch(`${server.base}/v1/renders?wait=60`, { method: "POST", headers: { "x-api-key": server.key, "content-type": "application/json" }, body: BODY });
+  const key = keys.length ? keys[sent++ % keys.length]! : server.key;
+  const res = await fetch(`${server.base}/v1/renders?wait=60`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: BODY });
   const body = (await res.json()) as { status?: string; error?: { code: string } };
   return { status: body.status ?? body.error?.code ?? String(res.status), ms: performance.now() - t };
 }
@@ -141,6 +161,7 @@ async function cluster(proxy: string, k: number, rttUs: number) {
   const common = { ...env, RENDER_WORKERS: WORKERS, RENDERD_BENCH_PRINT_MS: PRINT_MS, LOG_LEVEL: "warn" };
   const servers: Server[] = [await startServer({ binary: BINARY, env: { ...common, DATABASE_URL: through(proxies[0]!) } })];
   for (let i = 1; i < k; i++) servers.push(await startServer({ binary: BINARY, env: { ...common, DATABASE_URL: through(proxies[i]!) }, key: servers[0]!.key }));
+  keys = [servers[0]!.key, ...workspaceKeys(env, WORKSPACES - 1)];
   return {
     env,
     proxies,
@@ -235,7 +256,7 @@ const env = await sharedStoreEnv();
 await enableStatements(env.DATABASE_URL!);
 console.log(
   `renderd cluster benchmark: ${BINARY}, Bun ${Bun.version}, ${cpus().length} CPUs (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ` +
-    `print stub ${PRINT_MS} ms, RENDER_WORKERS=${WORKERS}, ${RENDERS} renders at concurrency ${CONCURRENCY} per process`,
+    `print stub ${PRINT_MS} ms, RENDER_WORKERS=${WORKERS}, ${RENDERS} renders from ${WORKSPACES} workspaces at concurrency ${CONCURRENCY} per process`,
 );
 try {
   for (const rtt of RTTS) for (const k of KS) console.log(await measure(proxy, k, rtt));

@@ -259,10 +259,14 @@ export class RenderWorker {
     const started = performance.now();
     const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
     let final: RenderRow | null = null;
+    // Once the PDF is made, a failure is the store's (or the bucket's), not the render's: it is not failed for it, but
+    // left to its lease (startAll logs it), and printed again by whichever process takes it back.
+    let storing = false;
     try {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
+      storing = true;
       final = await this.storeOutput(id, pdf, (tx, sha256) =>
         this.queue.complete(tx, id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }),
       );
@@ -274,6 +278,7 @@ export class RenderWorker {
       if (signal.reason instanceof LeaseLost) return;
       // Cancelled: the cancel request wrote the final state already.
       if (signal.reason instanceof Cancelled) return ended("cancelled");
+      if (storing) throw e;
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");

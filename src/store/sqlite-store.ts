@@ -10,7 +10,7 @@ export const WRITER_WAIT_MS = 5_000;
 // Far above the statement texts the code has; only SQL built per call (a list of $r0, $r1… parameters) adds more.
 const MAX_STATEMENTS = 500;
 // SQLite's write transactions take turns, so a row lock would add nothing: the portable text's lock clauses are dropped.
-const ROW_LOCK = /\s+FOR\s+UPDATE(?:\s+OF\s+\w+)?(?:\s+SKIP\s+LOCKED)?\b/gi;
+const ROW_LOCK = /\s+FOR\s+(?:NO\s+KEY\s+)?UPDATE(?:\s+OF\s+\w+)?(?:\s+SKIP\s+LOCKED)?\b/gi;
 
 /** Statements prepares each SQL text once on one connection. bun:sqlite's own cache (`db.query`) keeps 20
  * (Database.MAX_QUERY_CACHE_SIZE), fewer than one render's cycle uses, so it was preparing most statements again on

@@ -61,7 +61,7 @@ function toVersion(r: VersionRow): TemplateVersion {
 /** lockedTemplateRow locks the template's row until `tx` ends and answers it: changes of one template (a PATCH, a
  * publish) take turns, so none is lost and two publishes never make one version number twice. */
 async function lockedTemplateRow(tx: Tx, workspaceId: string, id: string): Promise<TemplateRow> {
-  const r = await tx.get<TemplateRow>("SELECT * FROM templates WHERE id = $id AND workspace_id = $ws FOR UPDATE", { id, ws: workspaceId });
+  const r = await tx.get<TemplateRow>("SELECT * FROM templates WHERE id = $id AND workspace_id = $ws FOR NO KEY UPDATE", { id, ws: workspaceId });
   if (!r) throw new ApiError("NOT_FOUND", `Template ${id} was not found.`);
   return r;
 }

@@ -82,9 +82,11 @@ export async function getAllowances(store: Reads, workspaceId: string): Promise<
 
 /** lockWorkspace locks the workspace's row until `tx` ends and answers its allowances: the transactions that check an
  * allowance and then count against it (renders, storage) take turns per workspace, and those of other workspaces
- * never wait for them (docs/scale-out.md "Locks"). */
+ * never wait for them (docs/scale-out.md "Locks"). `NO KEY UPDATE`: the inserts that name the workspace (a render's
+ * row, its event) check their foreign key with a share lock this one does not block, so they never wait for it and
+ * never deadlock with it. */
 export async function lockWorkspace(tx: Tx, workspaceId: string): Promise<CompanyAllowances> {
-  const r = await tx.get<WorkspaceRow>("SELECT * FROM workspaces WHERE id = $id FOR UPDATE", { id: workspaceId });
+  const r = await tx.get<WorkspaceRow>("SELECT * FROM workspaces WHERE id = $id FOR NO KEY UPDATE", { id: workspaceId });
   if (!r) throw new ApiError("NOT_FOUND", `Workspace ${workspaceId} was not found.`);
   return allowancesOf(r);
 }
