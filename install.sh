@@ -32,8 +32,9 @@ say "node $(node --version), npm $(npm --version)"
 # openssh-server:      the sshd the SFTP destination tests start on a loopback port (test/destinations/servers.ts)
 # qpdf:                the tests check the structure of finished PDFs (qpdf --check)
 # strace:              a test reads the system calls of a stored file's write: flushed before it takes its address
+# jq:                  docs/authoring.md's worked invoice reads ids from the API's answers with it, and a test runs it as written
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql openssh-server qpdf strace)
+packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql openssh-server qpdf strace jq)
 if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
   say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
 else

@@ -31,7 +31,7 @@ const VARIANTS: Record<string, Variant> = {
 const which = process.argv[2] ?? "invoice";
 const n = Number(process.argv[3] ?? 60);
 const blocks = Number(process.argv[4] ?? 5);
-const job = which === "report" ? templateJob({ source: REPORT_TEMPLATE, assetIds: [] }, reportData(1000), () => null) : templateJob({ source: INVOICE_TEMPLATE, assetIds: [] }, invoiceData(), () => null);
+const job = await (which === "report" ? templateJob({ source: REPORT_TEMPLATE, assetIds: [] }, reportData(1000), () => null) : templateJob({ source: INVOICE_TEMPLATE, assetIds: [] }, invoiceData(), () => null));
 
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: chromiumArgs({ asRoot: process.getuid?.() === 0 }) });
 const heaps = (process.env.HEAPS ?? "1024,512,0").split(",").map(Number);

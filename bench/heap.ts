@@ -21,7 +21,7 @@ const VARIANTS: Record<string, string | null> = {
 };
 const n = Number(process.argv[2] ?? 8);
 const blocks = Number(process.argv[3] ?? 5);
-const job = templateJob({ source: REPORT_TEMPLATE, assetIds: [] }, reportData(1000), () => null);
+const job = await templateJob({ source: REPORT_TEMPLATE, assetIds: [] }, reportData(1000), () => null);
 
 const browsers = await Promise.all(
   Object.values(VARIANTS).map((flags) =>

@@ -57,8 +57,8 @@ const WARM_UP = 20;
 const MEMORY_AT = 500;
 
 /** pdfOptionsOf maps a job's PDF settings onto page.pdf as the pool does (background on, untagged, page range to 501). */
-function pdfOptionsOf(source: TemplateSource, data: unknown): PdfOptions {
-  const job = templateJob({ source, assetIds: [] }, data, () => null);
+async function pdfOptionsOf(source: TemplateSource, data: unknown): Promise<PdfOptions> {
+  const job = await templateJob({ source, assetIds: [] }, data, () => null);
   return { ...PDF_OPTIONS, ...job.pdf, pageRanges: "1-501" };
 }
 
@@ -102,8 +102,8 @@ async function main() {
     // The references print exactly what renderd prints: its HTML for the template and data, and the pool's options.
     const invoiceHtml = await api<string>(server, "POST", `/v1/templates/${invoiceId}/preview?format=html`, { data: invoice });
     const reportHtml = await api<string>(server, "POST", `/v1/templates/${reportId}/preview?format=html`, { data: report });
-    const invoicePdf = pdfOptionsOf(INVOICE_TEMPLATE, invoice);
-    const reportPdf = pdfOptionsOf(REPORT_TEMPLATE, report);
+    const invoicePdf = await pdfOptionsOf(INVOICE_TEMPLATE, invoice);
+    const reportPdf = await pdfOptionsOf(REPORT_TEMPLATE, report);
     const body = JSON.stringify({ templateId: invoiceId, data: invoice });
     const htmlBody = JSON.stringify({ html: invoiceHtml });
     const reportBody = JSON.stringify({ templateId: reportId, data: report });

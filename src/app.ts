@@ -8,10 +8,13 @@ import { readJsonBody } from "./http/body";
 import { clientAddress } from "./http/client-address";
 import { RateLimiter } from "./http/rate-limit";
 import { RequestMeta } from "./http/request-meta";
+import { canonicalRequest, requestPath } from "./http/request-target";
 import { errorResponse } from "./http/responses";
 import { RoutesIndex } from "./http/routes-index";
+import type { Space } from "./store/space";
 import { validationToApiError } from "./http/validation";
 import { parseCidrList } from "./lib/cidr";
+import { newId } from "./lib/ids";
 import { UNMATCHED } from "./metrics/metrics";
 import { apiKeyRoutes } from "./modules/api-keys";
 import { assetAddressRoutes, assetRoutes } from "./modules/assets";
@@ -39,20 +42,21 @@ export interface Api {
   readonly routes: ReadonlyArray<{ method: string; path: string }>;
 }
 
-function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request): ApiError {
+function toApiError(error: unknown, code: string | number, routes: RoutesIndex, request: Request, space: Space): ApiError {
   if (error instanceof ApiError) return error;
   // Elysia wraps whatever the parse hook throws (our 413 and bad-JSON errors) in a ParseError.
   if (code === "PARSE" && (error as Error).cause instanceof ApiError) return (error as Error).cause as ApiError;
   if (error instanceof ValidationError) return validationToApiError(error);
   if (code === "PARSE") return new ApiError("BAD_REQUEST", "The request body could not be read.", { details: [{ path: "", message: "malformed body" }] });
   if (code === "NOT_FOUND") {
-    const url = new URL(request.url);
-    const allowed = routes.allowedMethods(url.pathname);
+    const path = requestPath(request);
+    const allowed = routes.allowedMethods(path);
     if (allowed.length > 0)
-      return new ApiError("BAD_REQUEST", `${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}.`, { status: 405, headers: { allow: allowed.join(", ") } });
-    return new ApiError("NOT_FOUND", `No route matches ${request.method} ${url.pathname}.`);
+      return new ApiError("BAD_REQUEST", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { status: 405, headers: { allow: allowed.join(", ") } });
+    return new ApiError("NOT_FOUND", `No route matches ${request.method} ${path}.`);
   }
-  return new ApiError("INTERNAL", "Something went wrong on our side; try again.");
+  // A write that failed for want of space (or on a read-only store) is an outage the caller is told of: 503, retryable.
+  return space.failed(error) ?? new ApiError("INTERNAL", "Something went wrong on our side; try again.");
 }
 
 /** createApi builds the public API of one renderd process. */
@@ -75,9 +79,10 @@ export function createApi(app: AppContext): Api {
     .onTransform({ as: "global" }, ({ request, route }) => void matched.set(request, route))
     .onError(({ error, code, request, route }) => {
       if (route) matched.set(request, route);
-      const apiError = toApiError(error, code, (routes ??= new RoutesIndex(elysia.routes)), request);
+      const apiError = toApiError(error, code, (routes ??= new RoutesIndex(elysia.routes)), request, app.space);
       if (apiError.status === 429) app.metrics?.rateLimited(route === "/v1/auth/sign-in" ? "sign_in" : apiError.code === "QUOTA_EXCEEDED" ? "quota" : "allowance");
-      if (apiError.code === "INTERNAL" && !(error instanceof ApiError)) app.log.error({ err: error, requestId: meta.of(request).requestId }, "unhandled error");
+      // A storage outage is logged once, by app.space, not once per request.
+      if (apiError.status === 500 && !(error instanceof ApiError)) app.log.error({ err: error, requestId: meta.of(request).requestId }, "unhandled error");
       return errorResponse(apiError, meta.of(request).requestId);
     })
     // Before onParse: an upload body is streamed to disk by its route, never parsed or buffered by the JSON hook.
@@ -90,7 +95,7 @@ export function createApi(app: AppContext): Api {
         details: [{ path: "", message: `content-type ${contentType || "(none)"} is not accepted` }],
       });
     })
-    .use(healthRoutes(app.store, app.counters))
+    .use(healthRoutes(app.store, app.counters, app.space))
     .use(authRoutes(app, auth, meta))
     .use(apiKeyRoutes(app, auth, meta))
     .use(memberRoutes(app, auth, meta))
@@ -111,9 +116,12 @@ export function createApi(app: AppContext): Api {
 
   return {
     routes: elysia.routes,
-    async handle(request, peerAddress) {
+    async handle(incoming, peerAddress) {
+      // Everything below reads the one canonical path, whatever the Host header or the form of the request target.
+      const request = canonicalRequest(incoming);
+      if (!request) return errorResponse(new ApiError("BAD_REQUEST", "The request target could not be read; send a path such as /v1/renders."), newId("req"));
       const m = meta.begin(request, clientAddress(peerAddress, request.headers.get("x-forwarded-for"), trusted));
-      const path = new URL(request.url).pathname;
+      const path = requestPath(request);
       let response: Response;
       const retryAfter = path.startsWith("/v1/") ? await limiter.hit(m.clientAddress) : null;
       if (retryAfter !== null) {

@@ -137,6 +137,7 @@ export const OPTIONS = {
   templateConverterUrl: { env: "TEMPLATE_CONVERTER_URL", flag: "--template-converter-url", help: "OpenAI-compatible API base (…/v1) whose chat model names the fields and groups the table rows of templates made from a PDF (default none: offline only)", fallback: () => undefined, parse: url },
   templateConverterModel: { env: "TEMPLATE_CONVERTER_MODEL", flag: "--template-converter-model", help: "model name sent to TEMPLATE_CONVERTER_URL", fallback: () => "default", parse: text },
   shutdownGraceMs: { env: "SHUTDOWN_GRACE_MS", flag: "--shutdown-grace-ms", help: "on SIGTERM, how long printing renders may finish before they are requeued, 0 to 10 min", fallback: () => "20000", parse: integer(0, 600_000) },
+  storageMinFreeBytes: { env: "STORAGE_MIN_FREE_BYTES", flag: "--storage-min-free-bytes", help: "free bytes kept in DATA_DIR: below them new renders, uploads and templates answer 503 while reads go on (0 = only when writes fail)", fallback: () => String(256 * 1024 * 1024), parse: integer(0, 2 ** 50) },
   retentionDays: { env: "RETENTION_DAYS", flag: "--retention-days", help: "days renders, their PDFs and delivery records are kept", fallback: () => "30", parse: integer(1, 3650) },
   // Scale-out (docs/scale-out.md). The S3_* names are the runtime's own; secrets are never echoed in an error.
   databaseUrl: { env: "DATABASE_URL", flag: "--database-url", help: "postgres://… store shared by several processes (default: SQLite under DATA_DIR; docs/scale-out.md)", fallback: () => undefined, parse: databaseUrl },

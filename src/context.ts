@@ -6,6 +6,7 @@ import type { Clock } from "./lib/clock";
 import type { Metrics } from "./metrics/metrics";
 import type { RenderWorker } from "./render/worker";
 import type { FileStore } from "./store/files";
+import type { Space } from "./store/space";
 import type { Store } from "./store/store";
 import type { Resolver } from "./webhooks/destinations";
 
@@ -16,6 +17,8 @@ export interface AppContext {
   log: Logger;
   /** The content-addressed files (assets and PDFs), under DATA_DIR or in a bucket (store/files.ts). */
   files: FileStore;
+  /** DATA_DIR's free space: asked before every growing write, told of every write that failed for want of it. */
+  space: Space;
   /** The render queue's runner: routes kick it, wait on it and cancel through it. */
   worker: RenderWorker;
   /** The template conversions' runner: a created conversion kicks it (modules/template-conversions/runner.ts). */

@@ -53,8 +53,9 @@ export interface ApiErrorOptions {
   renderId?: string;
   /** Seconds; sent as `Retry-After`. */
   retryAfter?: number;
-  /** Only for 405: the one status the code table cannot express (a known path, another method). */
-  status?: 405;
+  /** Only for the two statuses the code table cannot express: 405 (a known path, another method) and 503 (INTERNAL while
+   * DATA_DIR cannot take growing writes: store/space.ts). */
+  status?: 405 | 503;
   headers?: Record<string, string>;
 }
 

@@ -5,6 +5,8 @@ import { createApi, type Api } from "./app";
 import { applyFirstStart, planFirstStart, type FirstStart } from "./bootstrap";
 import { ensureDataDir, type Config } from "./config";
 import { consoleHandler } from "./http/console";
+import { canonicalRequest } from "./http/request-target";
+import { unhandledResponse } from "./http/responses";
 import { createLogger } from "./logger";
 import { systemClock, type Clock } from "./lib/clock";
 import { startAssetCleanup } from "./modules/assets/cleanup";
@@ -21,6 +23,7 @@ import type { FileStore } from "./store/files";
 import { openFiles } from "./store/open-files";
 import { redisAddress, RedisCounters } from "./http/redis-counters";
 import { openMigratedStore } from "./store/open";
+import { freeBytesOf, Space, storageFailure } from "./store/space";
 import type { Store } from "./store/store";
 import { destinationOptions, type Resolver } from "./webhooks/destinations";
 import { Dispatcher } from "./webhooks/dispatcher";
@@ -70,6 +73,10 @@ export interface RunningServer {
 
 // Long enough for a render waited on with ?wait=60 (DESIGN.md 4); Bun's default is 10 s.
 const IDLE_TIMEOUT_SECONDS = 120;
+// Bun answers a body declared over its limit (128 MiB by default) with an empty 413 before any handler runs. Every
+// reader of a body has its own, lower cap and refuses from the declared length before reading (http/body.ts,
+// assets/service.ts), so the limit is lifted: those answers are 413 LIMIT_EXCEEDED in the envelope (docs/security.md).
+const MAX_REQUEST_BODY_BYTES = Number.MAX_SAFE_INTEGER;
 
 /** startServer opens the store, applies migrations and listens on the public and internal ports. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -77,8 +84,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   ensureDataDir(config);
+  const space = new Space({ dataDir: config.dataDir, minFreeBytes: config.storageMinFreeBytes, log });
   const files = openFiles(config);
-  const { store, applied } = await openMigratedStore(config, clock);
+  const { store, applied } = await openMigratedStore(config, clock).catch((e: unknown) => {
+    // A store closed cleanly has no write-ahead log: with no room left at all SQLite cannot make one, even to read.
+    if (!storageFailure(e)) throw e;
+    throw new Error(`the store under DATA_DIR=${config.dataDir} cannot be opened (${(e as Error).message}) with ${freeBytesOf(config.dataDir)} bytes free: free space there and start again (docs/operations.md "When the disk fills").`);
+  });
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl) : undefined;
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;
@@ -107,8 +119,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
     await worker.start();
     conversions = new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) });
-    await conversions.start();
-    const handler = createApi({ config, store, clock, log, files, worker, conversions, metrics, counters, resolve: options.resolve });
+    conversions.start();
+    const handler = createApi({ config, store, clock, log, files, space, worker, conversions, metrics, counters, resolve: options.resolve });
     api = handler;
     const consolePage = consoleHandler();
     cleanup = startAssetCleanup({ store, clock, config, files }, log);
@@ -116,10 +128,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
+      maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+      development: false,
+      error: unhandledResponse(log),
       fetch: async (request, server) => {
         // A request that arrives while the first start's administrator is being written waits for it.
         if (firstStart) await firstStart;
-        return (await consolePage(request)) ?? handler.handle(request, server.requestIP(request)?.address);
+        const address = server.requestIP(request)?.address;
+        // The console reads the same canonical path as the API (http/request-target.ts); handle refuses an unreadable target.
+        const canonical = canonicalRequest(request);
+        return (canonical && (await consolePage(canonical))) ?? handler.handle(canonical ?? request, address);
       },
     });
     const livePool = pool;
@@ -128,6 +146,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       pool: () => livePool.stats(),
       queue: () => liveWorker.queue.depth(),
       webhookBacklog: async () => (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'"))!.n,
+      dataDirFreeBytes: () => space.status().freeBytes,
     });
     const state = (): LiveState => {
       const p = livePool.stats();
@@ -138,9 +157,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         draining,
         pool: { state: p.state, size: p.size, busy: p.busy, idle: p.idle, recycling: p.preparing, waiting: p.waiting, browserRestarts: p.browserRestarts, rssBytes: p.rssBytes },
         inFlight: liveWorker.inFlight().map((r) => ({ ...r, startedAt: r.startedAt.toISOString() })),
+        storage: space.status(),
       };
     };
-    internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, fetch: internalHandler({ metrics, state }) });
+    internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, development: false, error: unhandledResponse(log), fetch: internalHandler({ metrics, state }) });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
     // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). Requests wait
     // for it (above), so none is served before the administrator exists.
@@ -151,6 +171,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log.info({ email: first.email }, "first start: created workspace default and its administrator");
       options.onFirstStart?.(first);
     }
+    space.watch();
   } catch (e) {
     cleanup?.stop();
     publicServer?.stop(true);
@@ -208,6 +229,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await internal.stop(false);
         await renderPool.stop();
         counters?.close();
+        space.stop();
         await store.close();
         log.info("renderd stopped");
       })();

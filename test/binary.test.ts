@@ -121,6 +121,31 @@ test("the compiled binary converts a PDF into a template (pdf.js and its worker 
   expect(output).not.toContain("Warning:");
 });
 
+test("the compiled binary renders computed values and Tailwind classes, and offers the starters (jsonata and UnoCSS are embedded)", async () => {
+  const [port, internalPort] = [await freePort(), await freePort()];
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: join(work, "data-authoring"), LOG_LEVEL: "warn", RENDERD_ADMIN_PASSWORD: "binary-test-pw" };
+  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], { cwd: work, env, stdout: "pipe", stderr: "pipe" });
+  try {
+    await waitFor(`http://127.0.0.1:${port}/health`, 15_000);
+    const created = Bun.spawnSync([binary, "keys", "create", "--workspace", "default", "--name", "author", "--scope", "template:read,template:write,render:create,render:read", "--json"], { cwd: work, env });
+    expect(created.exitCode, created.stderr.toString()).toBe(0);
+    const headers = { "x-api-key": JSON.parse(created.stdout.toString()).secret, "content-type": "application/json" };
+    const api = (path: string, body?: unknown) => fetch(`http://127.0.0.1:${port}${path}`, { method: body === undefined ? "GET" : "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    expect((await (await api("/v1/template-starters")).json()).items).toHaveLength(5);
+    const content = { type: "text", text: { expression: "$sum(lines.(quantity * price))", format: { type: "currency", currency: "EUR" } }, tw: "text-2xl font-bold" };
+    const template = await (await api("/v1/templates", { name: "t", content, sampleData: { lines: [{ quantity: 2, price: 3.5 }] } })).json();
+    const html = await (await api(`/v1/templates/${template.id}/preview?format=html`, {})).text();
+    expect(html).toContain('<div class="text-2xl font-bold">€7.00</div>');
+    expect(html).toContain(".text-2xl{font-size:1.5rem;line-height:2rem;}");
+    const render = await (await api("/v1/renders?wait=30", { document: { type: "text", text: "x", tw: "text-blue-700 nope" } })).json();
+    expect(render.status).toBe("succeeded");
+    expect(render.warnings).toEqual([{ reason: "unknown_class", className: "nope", path: "/document/tw" }]);
+  } finally {
+    proc.kill("SIGTERM");
+  }
+  expect(await proc.exited).toBe(0);
+});
+
 test("the compiled binary backs up, verifies and restores (tar-stream is embedded) and its doctor starts Chromium", () => {
   const binary = join(work, "renderd");
   const run = (...args: string[]) => Bun.spawnSync([binary, ...args], { env: { PATH: process.env.PATH ?? "" }, stderr: "pipe", stdout: "pipe" });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openStore } from "../src/store/open";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, ok, startTestServer } from "./harness";
+import { collectedLog } from "./log-lines";
 import { readUntil } from "./serve-process";
 import { until } from "./wait";
 import type { SqliteStore } from "../src/store/sqlite-store";
@@ -116,22 +117,27 @@ describe("first start", () => {
 });
 
 describe("a render whose end cannot be written", () => {
-  test("is logged and left processing for the take-back; the server goes on serving and rendering", async () => {
-    const t = await startTestServer({ RENDER_WORKERS: "1" });
+  test("goes back to the queue and is printed again once the store takes the write, without a restart; logged once; the server goes on serving", async () => {
+    const { log, lines } = collectedLog();
+    const t = await startTestServer({ RENDER_WORKERS: "1" }, undefined, { log });
     try {
       const key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
       const store = t.server.store as SqliteStore;
       // The store refuses every final state, as a full disk or a lost database would.
       store.db.run("CREATE TRIGGER refuse_end BEFORE UPDATE OF status ON renders WHEN NEW.status IN ('succeeded', 'failed') BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
       const id = ok(await t.call("/v1/renders", { key, body: { html: "<p>unwritable</p>", test: true } }), 202).id;
-      await until(async () => t.server.worker.inFlight().length === 0 && (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status === "processing", 15_000);
-      store.db.run("DROP TRIGGER refuse_end");
+      const failedOnce = () => lines.some((l) => l.msg === "claiming or ending renders failed; retrying with back-off until it works");
+      const status = async () => (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
+      await until(async () => failedOnce() && t.server.worker.inFlight().length === 0 && (await status()) === "queued", 15_000);
       expect((await t.call("/health")).status).toBe(200);
+      expect((await t.call(`/v1/renders/${id}`, { key })).status).toBe(200);
+      store.db.run("DROP TRIGGER refuse_end");
+      // Taken again after the back-off (at most 8 s), by the same process.
+      await until(async () => (await status()) === "succeeded", 15_000);
       const next = ok(await t.call("/v1/renders?wait=30", { key, body: { html: "<p>after</p>", test: true } }), 200);
       expect(next.status).toBe("succeeded");
-      // The next start takes the stranded one back and prints it.
-      await t.restart();
-      await until(async () => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status === "succeeded", 15_000);
+      const said = (msg: string) => lines.filter((l) => l.msg === msg).length;
+      expect([said("claiming or ending renders failed; retrying with back-off until it works"), said("claiming or ending renders works again")]).toEqual([1, 1]);
     } finally {
       await t.stop();
     }

@@ -3,6 +3,7 @@ import type { Config } from "../config";
 import { ApiError } from "../errors";
 import type { Clock } from "../lib/clock";
 import { safeEqual, sha256Hex } from "../lib/hash";
+import { storageFailure } from "../store/space";
 import type { Store } from "../store/store";
 import type { Actor } from "./actor";
 import { findUser, membershipsOf, type Membership } from "./accounts";
@@ -98,7 +99,12 @@ async function fromApiKey(deps: AuthDeps, secret: string): Promise<ApiKeyPrincip
   // spec 5.3.7: a suspended workspace refuses its API keys.
   if (key.suspended === 1) throw new ApiError("FORBIDDEN", "The workspace is suspended; its API keys are refused.");
   if (!key.last_used_at || now.getTime() - Date.parse(key.last_used_at) >= LAST_USED_EVERY_MS) {
-    await deps.store.tx((tx) => tx.run("UPDATE api_keys SET last_used_at = $now WHERE id = $id", { now: now.toISOString(), id: key.id }));
+    try {
+      await deps.store.tx((tx) => tx.run("UPDATE api_keys SET last_used_at = $now WHERE id = $id", { now: now.toISOString(), id: key.id }));
+    } catch (e) {
+      // Bookkeeping: a read goes on while DATA_DIR cannot take a write (issue 26); a later use records the time.
+      if (!storageFailure(e)) throw e;
+    }
   }
   return {
     kind: "api_key",

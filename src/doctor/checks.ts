@@ -1,6 +1,6 @@
 /** doctor/checks: what `renderd serve` needs from its host, each checked on its own and answered as one line. No folder,
  * key or store is created: one that does not exist yet is what serve makes on its first start. */
-import { existsSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
 import { randomBase62 } from "../lib/ids";
@@ -8,13 +8,12 @@ import { checkIntegrity, migrationLevel, withReadOnly } from "../backup/snapshot
 import { BrowserProcess, launchOptions } from "../render/browser";
 import { processTempDir } from "../render/tempdir";
 import { poolOptions } from "../render/pool";
+import { freeBytesOf } from "../store/space";
 import { listenError, listenerHoldsStore, renderdAnswers } from "./ports";
 import { allMigrationsPending, fail, migrationsCheck, ok, warn, type CheckResult } from "./result";
 import { checkBucket, checkPostgres, checkRedis } from "./shared";
 
 const MB = 1_000_000;
-// Below two of the largest PDFs a render may write (RENDER_MAX_OUTPUT_BYTES, 50 MB) serve will soon fail writes.
-const DISK_FAIL_BYTES = 100 * MB;
 const DISK_WARN_BYTES = 1000 * MB;
 
 /** checkChromium starts Chromium exactly as the pool does and answers its version. */
@@ -91,11 +90,15 @@ export function checkDataDir(config: Config): CheckResult {
   } catch (e) {
     return fail("data-dir", `${dir} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): serve must write DATA_DIR=${config.dataDir}.`);
   }
-  const fs = statfsSync(dir);
-  const free = fs.bavail * fs.bsize;
+  const free = freeBytesOf(dir);
   const where = dir === config.dataDir ? `${dir} is writable` : `${config.dataDir} does not exist yet; serve creates it in ${dir}, which is writable`;
   const freeText = `${(free / (1000 * MB)).toFixed(1)} GB free`;
-  if (free < DISK_FAIL_BYTES) return fail("data-dir", `${where}, but only ${freeText}: free some disk before serving.`);
+  // serve runs below the threshold, refusing what would fill the disk (store/space.ts): a warning, not a failure.
+  if (free < config.storageMinFreeBytes)
+    return warn(
+      "data-dir",
+      `${where}, but only ${freeText} (${free} bytes), under STORAGE_MIN_FREE_BYTES (${config.storageMinFreeBytes}): serve refuses new renders, uploads and templates (503) until more is free; reads go on.`,
+    );
   if (free < DISK_WARN_BYTES) return warn("data-dir", `${where}; only ${freeText}.`);
   return ok("data-dir", `${where}; ${freeText}`);
 }

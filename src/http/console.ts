@@ -1,6 +1,7 @@
 /** http/console: the web console (console/, a React SPA through Bun's HTML import) served under /console/ with the
  * security headers of issue 11; `GET /` redirects there. */
 import page from "../../console/index.html";
+import { requestPath } from "./request-target";
 
 /** ConsoleFile is one file of the built console: its bytes and its own headers (content type, etag). */
 interface ConsoleFile {
@@ -77,7 +78,7 @@ export function consoleHandler(): (request: Request) => Promise<Response | null>
   let bundle: Promise<ConsoleBundle> | null = null;
   return async (request) => {
     if (request.method !== "GET" && request.method !== "HEAD") return null;
-    const path = new URL(request.url).pathname;
+    const path = requestPath(request);
     if (path === "/") return new Response(null, { status: 302, headers: { location: "/console/", ...SECURITY_HEADERS } });
     const isPage = path === "/console" || path.startsWith("/console/");
     if (!isPage && !path.startsWith("/chunk-")) return null;

@@ -12,6 +12,7 @@ import { ApiError, type ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
 import type { Store, Tx, TxOptions } from "../store/store";
+import { requestPath } from "./request-target";
 import type { ErrorEnvelope } from "./schemas";
 
 /** KEEP_MS is how long a key's first answer is kept (Stripe: 24 hours). */
@@ -106,7 +107,7 @@ export function sweepIdempotencyKeys(deps: IdempotencyDeps): Promise<number> {
 // "The same request": the same method and path and the same body once its keys are sorted. The query (`?wait`) only
 // says how long to wait for the answer, not what is created, so it is not part of it.
 function fingerprintOf(request: Request, body: unknown): string {
-  return sha256Hex(`${request.method} ${new URL(request.url).pathname}\n${stableStringify(body ?? null)}`);
+  return sha256Hex(`${request.method} ${requestPath(request)}\n${stableStringify(body ?? null)}`);
 }
 
 /** claim answers the first answer to replay, or claims the key for this request (null); 409 when it cannot. The key's

@@ -19,6 +19,8 @@ export interface MetricSources {
   queue(): Promise<Record<string, number>>;
   /** Webhook deliveries waiting to be sent or retried. */
   webhookBacklog(): Promise<number>;
+  /** Bytes free on DATA_DIR's file system (store/space.ts). */
+  dataDirFreeBytes(): number;
 }
 
 /** RenderEnded is one render reaching a final state in this process's worker. */
@@ -91,6 +93,15 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.set((await metrics.sources?.webhookBacklog()) ?? 0);
+      },
+    });
+    new Gauge({
+      name: "renderd_data_dir_free_bytes",
+      help: "Bytes free on DATA_DIR's file system; under STORAGE_MIN_FREE_BYTES new renders, uploads and templates answer 503.",
+      registers: [this.registry],
+      collect() {
+        const free = metrics.sources?.dataDirFreeBytes();
+        if (free !== undefined) this.set(free);
       },
     });
   }

@@ -6,13 +6,19 @@ import { measureText, ops, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStr
 import { Type, type Static } from "@sinclair/typebox";
 
 // 14400 pt (200 in) is the largest page size PDF allows (ISO 32000-1 annex C).
-const Length = (minimum: number) => Type.Number({ minimum, maximum: 14_400 });
+const Length = (minimum: number, description: string) => Type.Number({ minimum, maximum: 14_400, description: `${description}, in points (1/72 in), ${minimum} to 14400.` });
 
 /** SignatureVisible places the signature's box: a page (from 1) and a rectangle in points (1/72 in) measured from the
  * page's top-left corner, as the document's own layout is. */
 export const SignatureVisible = Type.Object(
-  { page: Type.Integer({ minimum: 1, maximum: 100_000 }), x: Length(0), y: Length(0), width: Length(10), height: Length(10) },
-  { additionalProperties: false },
+  {
+    page: Type.Integer({ minimum: 1, maximum: 100_000, description: "The page the box is drawn on, from 1." }),
+    x: Length(0, "From the page's left edge to the box"),
+    y: Length(0, "From the page's top edge to the box"),
+    width: Length(10, "The box's width"),
+    height: Length(10, "The box's height"),
+  },
+  { additionalProperties: false, description: "Draw the signature's box on a page; without it the signature is invisible." },
 );
 export type SignatureVisible = Static<typeof SignatureVisible>;
 

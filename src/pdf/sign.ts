@@ -1,21 +1,21 @@
 /** sign: a detached CMS signature over a whole PDF — PAdES B-B (B-T with a timestamp authority), SHA-256 (issue 13). */
 import { HttpTimestampAuthority, PDF, type Signer } from "@libpdf/core";
-import { Type, type Static } from "@sinclair/typebox";
+import { CloneType, Type, type Static } from "@sinclair/typebox";
 import { Identifier } from "../http/schemas";
 import { placeVisibleSignature, SignatureVisible } from "./sign-appearance";
 
-const SignatureText = Type.String({ minLength: 1, maxLength: 200 });
+const SignatureText = (description: string) => Type.String({ minLength: 1, maxLength: 200, description: `${description} (1 to 200 characters).` });
 
 /** SignatureSettings is a render's (or a template's default) `signature`: which certificate signs, and what it says. */
 export const SignatureSettings = Type.Object(
   {
-    certificateId: Identifier,
-    reason: Type.Optional(SignatureText),
-    location: Type.Optional(SignatureText),
-    contactInfo: Type.Optional(SignatureText),
+    certificateId: CloneType(Identifier, { description: "The workspace's certificate (cert_…) that signs." }),
+    reason: Type.Optional(SignatureText("Why the document is signed")),
+    location: Type.Optional(SignatureText("Where it is signed")),
+    contactInfo: Type.Optional(SignatureText("How to reach the signer")),
     visible: Type.Optional(SignatureVisible),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: "Sign the PDF (PAdES B-B) with one of the workspace's certificates." },
 );
 export type SignatureSettings = Static<typeof SignatureSettings>;
 

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Route } from "playwright-core";
 import { parseAssetUrl } from "./assets";
 import type { AssetBody, RenderJob } from "./print";
 import type { PoolLog } from "./supervisor";
-import { warningFor, type RenderWarning, type WarningList } from "./warnings";
+import { warningFor, type ResourceWarning, type WarningList } from "./warnings";
 
 /** GuardedPage is what the guard reads and marks on the page a request comes from. */
 export interface GuardedPage {
@@ -53,7 +53,7 @@ async function guard(page: GuardedPage, route: Route, log?: PoolLog): Promise<vo
   const served = !!job?.assets && asset !== null && asset.scope === job.assetScope && request.method() === "GET";
   if (!served || job.assetScope === undefined) page.tainted = true;
   // Only the render in flight learns what it did not get; the warm-up and late requests of an ended render do not.
-  const warn = (reason: RenderWarning["reason"]) => {
+  const warn = (reason: ResourceWarning["reason"]) => {
     if (job && page.job === job) page.warnings?.add(reason, url);
   };
   try {

@@ -12,13 +12,14 @@
  *   page it used is moved to a new Document afterwards (see RenderJob.assetScope).
  */
 import { ApiError, type ErrorDetail } from "../errors";
-import { compileTemplate, renderDocumentHtml, renderFooterHtml, renderHeaderHtml, renderHtml, type CompiledTemplate } from "./compile/compile";
+import { compileTemplate, renderDocumentHtml, renderTemplate, type CompiledTemplate } from "./compile/compile";
 import type { DocumentNode, TemplateSource } from "./compile/model";
 import { assetUrl, newAssetScope } from "./assets";
 import type { Finishing } from "./pdf-options";
 import type { PdfPassword } from "../pdf/encrypt";
 import type { SignatureSettings } from "../pdf/sign";
 import type { PdfSettings } from "./print";
+import { classWarnings, type RenderWarning } from "./warnings";
 
 /** PrintJob is the stored, printable form of a render. */
 export interface PrintJob {
@@ -33,6 +34,8 @@ export interface PrintJob {
   signature?: SignatureSettings;
   /** Encrypt the printed PDF (`pdf.password`); kept here in clear only until the render ends, when the job is dropped. */
   encryption?: PdfPassword;
+  /** What planning found the document asked for and will not get (Tailwind classes that made no CSS). */
+  warnings?: RenderWarning[];
 }
 
 /** AssetFile is a workspace's uploaded asset as a job needs it. */
@@ -52,8 +55,8 @@ const EMPTY_MARGINAL = "<span></span>";
 const INLINE_KINDS = new Set(["image", "svg"]);
 
 /** templateJob renders a template with its data into a PrintJob (the caller has checked its assets exist); it throws
- * LIMIT_EXCEEDED over `maxNodes`. */
-export function templateJob(template: { source: TemplateSource; assetIds: string[] }, data: unknown, find: FindAsset, maxNodes?: number): PrintJob {
+ * LIMIT_EXCEEDED over `maxNodes`, and as a computed value fails (LIMIT_EXCEEDED, RENDER_FAILED). */
+export async function templateJob(template: { source: TemplateSource; assetIds: string[] }, data: unknown, find: FindAsset, maxNodes?: number): Promise<PrintJob> {
   const scope = newAssetScope();
   const sheets: string[] = [];
   for (const id of template.assetIds) {
@@ -65,19 +68,16 @@ export function templateJob(template: { source: TemplateSource; assetIds: string
   const checked = compiledOf(template.source);
   // The asset stylesheets are only text inside <style>: checkTemplate has nothing to say about them.
   const compiled: CompiledTemplate = { ...checked, source: { ...checked.source, stylesheet: stylesheet || undefined } };
-  const html = renderHtml(compiled, data, { assetUrl: (id) => assetUrl(id, scope), maxNodes });
-  const inline = { assetUrl: (id: string) => dataUrl(find(id)), maxNodes };
-  const header = renderHeaderHtml(compiled, data, inline);
-  const footer = renderFooterHtml(compiled, data, inline);
-  return { html, pdf: pdfSettings(template.source, header, footer), assetScope: scope };
+  const rendered = await renderTemplate(compiled, data, { assetUrl: (id) => assetUrl(id, scope), marginalAssetUrl: (id) => dataUrl(find(id)), maxNodes });
+  return withWarnings({ html: rendered.html, pdf: pdfSettings(template.source, rendered.header, rendered.footer), assetScope: scope }, classWarnings(rendered.unknownClasses));
 }
 
 /** documentJob renders a DocumentNode tree into a PrintJob; a bad node is BAD_REQUEST and an image naming no uploaded
  * image of the workspace is ASSET_INVALID, each with its pointer below `at`. */
-export function documentJob(document: DocumentNode, find: FindAsset, at: string): PrintJob {
+export async function documentJob(document: DocumentNode, find: FindAsset, at: string): Promise<PrintJob> {
   const scope = newAssetScope();
   const named = new Set<string>();
-  const rendered = renderDocumentHtml(document, {
+  const rendered = await renderDocumentHtml(document, {
     assetUrl: (id) => {
       named.add(id);
       return assetUrl(id, scope);
@@ -89,7 +89,12 @@ export function documentJob(document: DocumentNode, find: FindAsset, at: string)
     throw new ApiError("ASSET_INVALID", "The document names images that are not uploaded images of this workspace.", {
       details: missing.map((id) => ({ path: at, message: `no uploaded image or SVG asset ${id}` })),
     });
-  return { html: rendered.ok, pdf: { preferCSSPageSize: true }, assetScope: scope };
+  return withWarnings({ html: rendered.ok.html, pdf: { preferCSSPageSize: true }, assetScope: scope }, classWarnings(rendered.ok.unknownClasses, at));
+}
+
+// A job without warnings carries no field, as jobs did before there were any.
+function withWarnings(job: PrintJob, warnings: RenderWarning[]): PrintJob {
+  return warnings.length ? { ...job, warnings } : job;
 }
 
 /** htmlJob prints raw HTML as it is: its own `@page` rule decides the paper (A4 otherwise). */

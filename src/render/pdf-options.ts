@@ -2,7 +2,7 @@
  * pdf-options: the `pdf` options of a render and of a template (issue 13, docs/pdf.md) — the request schema, and the
  * stored form the worker finishes a printed PDF with (finish.ts).
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { CloneType, Type, type Static } from "@sinclair/typebox";
 import { Identifier } from "../http/schemas";
 import { literalUnion } from "../lib/literals";
 import { PdfPassword } from "../pdf/encrypt";
@@ -12,19 +12,23 @@ const closed = { additionalProperties: false } as const;
 /** MAX_PDF_ATTACHMENTS bounds `attachAssetIds` and `embeddedFiles` each. */
 export const MAX_PDF_ATTACHMENTS = 20;
 
-const Text = Type.String({ maxLength: 1000 });
+const Text = (description: string) => Type.String({ maxLength: 1000, description: `${description} (up to 1000 characters).` });
 
 export const PdfMetadata = Type.Object(
   {
-    /** The render's filename when absent. */
-    title: Type.Optional(Text),
-    author: Type.Optional(Text),
-    subject: Type.Optional(Text),
-    keywords: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 50 })),
-    /** A BCP 47 tag (`en`, `de-CH`): the document's `<html lang>` and the PDF's /Lang. */
-    language: Type.Optional(Type.String({ pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$", errorMessage: "must be a language tag such as en or de-CH" })),
+    title: Type.Optional(Text("The PDF's title; default the render's filename")),
+    author: Type.Optional(Text("The PDF's author")),
+    subject: Type.Optional(Text("The PDF's subject")),
+    keywords: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 50, description: "The PDF's keywords (at most 50, each up to 200 characters)." })),
+    language: Type.Optional(
+      Type.String({
+        pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",
+        errorMessage: "must be a language tag such as en or de-CH",
+        description: "A BCP 47 language tag (en, de-CH): the document's <html lang> and the PDF's /Lang.",
+      }),
+    ),
   },
-  closed,
+  { ...closed, description: "The PDF's document information (and XMP metadata)." },
 );
 export type PdfMetadata = Static<typeof PdfMetadata>;
 
@@ -36,12 +40,17 @@ export const AF_RELATIONSHIPS = ["Source", "Data", "Alternative", "Supplement", 
 
 export const EmbeddedFile = Type.Object(
   {
-    assetId: Identifier,
-    /** The file name shown in the viewer's attachment list, e.g. factur-x.xml. */
-    name: Type.String({ minLength: 1, maxLength: 255, pattern: "^[^/\\\\\\x00-\\x1f]+$", errorMessage: "must be a file name without slashes" }),
-    relationship: Type.Optional(literalUnion(AF_RELATIONSHIPS)),
+    assetId: CloneType(Identifier, { description: "The uploaded asset (kind pdf, or any file) to embed." }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: "^[^/\\\\\\x00-\\x1f]+$",
+      errorMessage: "must be a file name without slashes",
+      description: "The file name shown in the viewer's attachment list, such as factur-x.xml (1 to 255 characters, no slashes).",
+    }),
+    relationship: Type.Optional(literalUnion(AF_RELATIONSHIPS, { description: "Its PDF/A-3 AFRelationship to the document. Default Unspecified (Data for factur-x.xml)." })),
   },
-  closed,
+  { ...closed, description: "A file embedded in the PDF." },
 );
 export type EmbeddedFile = Static<typeof EmbeddedFile>;
 
@@ -52,22 +61,25 @@ export const FACTURX_FILE_NAME = "factur-x.xml";
 export const FACTURX_LEVELS = ["MINIMUM", "BASIC WL", "BASIC", "EN 16931", "EXTENDED"] as const;
 
 /** FacturX is the `pdf.facturX` option: the profile of the embedded factur-x.xml, stated in the XMP (docs/pdf.md). */
-export const FacturX = Type.Object({ conformanceLevel: literalUnion(FACTURX_LEVELS) }, closed);
+export const FacturX = Type.Object(
+  { conformanceLevel: literalUnion(FACTURX_LEVELS, { description: "The Factur-X profile of the embedded factur-x.xml." }) },
+  { ...closed, description: "Mark the PDF as a Factur-X (ZUGFeRD) e-invoice: needs PDF/A-3b and an embedded factur-x.xml." },
+);
 export type FacturX = Static<typeof FacturX>;
 
 /** PdfOptions is the `pdf` of a render request and a template's default for its renders (docs/pdf.md). */
 export const PdfOptions = Type.Object(
   {
-    tagged: Type.Optional(Type.Boolean()),
-    outline: Type.Optional(Type.Boolean()),
+    tagged: Type.Optional(Type.Boolean({ description: "Print a tagged (accessible) PDF with a structure tree from the HTML. Default false." })),
+    outline: Type.Optional(Type.Boolean({ description: "Add a bookmark outline from the document's headings (h1–h6). Default false." })),
     metadata: Type.Optional(PdfMetadata),
-    attachAssetIds: Type.Optional(Type.Array(Identifier, { maxItems: MAX_PDF_ATTACHMENTS })),
-    standard: Type.Optional(literalUnion(PDF_STANDARDS)),
-    embeddedFiles: Type.Optional(Type.Array(EmbeddedFile, { maxItems: MAX_PDF_ATTACHMENTS })),
+    attachAssetIds: Type.Optional(Type.Array(Identifier, { maxItems: MAX_PDF_ATTACHMENTS, description: "Uploaded PDF assets appended after the document's pages, in order (at most 20)." })),
+    standard: Type.Optional(literalUnion(PDF_STANDARDS, { description: "Convert to PDF/A-2b or PDF/A-3b for archiving." })),
+    embeddedFiles: Type.Optional(Type.Array(EmbeddedFile, { maxItems: MAX_PDF_ATTACHMENTS, description: "Files embedded in the PDF (at most 20)." })),
     facturX: Type.Optional(FacturX),
     password: Type.Optional(PdfPassword),
   },
-  closed,
+  { ...closed, description: "What is done to the printed PDF: tags, outline, metadata, appended and embedded files, PDF/A, a password." },
 );
 export type PdfOptions = Static<typeof PdfOptions>;
 

@@ -3,7 +3,7 @@
 import type { CDPSession, Page } from "playwright-core";
 import { ApiError } from "../errors";
 import { checkLayout } from "./layout";
-import type { RenderWarning } from "./warnings";
+import type { ResourceWarning } from "./warnings";
 
 /** PdfSettings are the page.pdf options a job may set; the rest (page ranges) is the pool's. */
 export interface PdfSettings {
@@ -65,7 +65,7 @@ export interface RenderOutput {
   pages: number;
   bytes: number;
   ms: number;
-  warnings: RenderWarning[];
+  warnings: ResourceWarning[];
 }
 
 /**
@@ -194,7 +194,7 @@ function printParameters(settings: PdfSettings = {}, maxPages: number) {
 }
 
 /** blockedError is the failure of a render with failOnBlockedResources, naming the first thing it did not get. */
-export function blockedError(first: RenderWarning): ApiError {
+export function blockedError(first: ResourceWarning): ApiError {
   const why = {
     blocked: "renders load nothing but the workspace's own assets",
     asset_not_found: "no such uploaded asset",

@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
+import { Backoff } from "../lib/backoff";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
 import type { Metrics } from "../metrics/metrics";
@@ -14,13 +15,16 @@ import type { Claim, Queue, RenderRow } from "../queue/queue";
 import { uploadedAsset } from "../store/assets";
 import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
+import { storageFailure } from "../store/space";
 import type { Store, Tx } from "../store/store";
-import { FINAL_STATUSES, type FinalStatus } from "../store/render-status";
+import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
 import { finishPdf, type FinishDeps } from "./finish";
 import { GroupCommit } from "./group-commit";
 import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { RenderWaits } from "./waits";
+import { allWarnings } from "./warnings";
 
 export interface WorkerOptions {
   store: Store;
@@ -46,8 +50,6 @@ export type SealPdf = (workspaceId: string, job: PrintJob, pdf: Uint8Array) => P
 // the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
 const POLL_MS = 1_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
-// How often a `?wait` on a shared store asks whether another process ended the render: the most a client waits past the end.
-const SHARED_WAIT_POLL_MS = 100;
 
 /** The abort reasons the worker tells apart: the render was cancelled, the process is stopping, or its lease was lost. */
 class Cancelled extends Error {}
@@ -68,7 +70,7 @@ type Claimed = { claim: Claim; running: Running };
 /** RenderWorker owns the queue of one renderd process. */
 export class RenderWorker {
   private readonly running = new Map<string, Running>();
-  private readonly waiters = new Map<string, Set<(row?: RenderRow) => void>>();
+  private readonly waits: RenderWaits;
   /** Ends renders that finish together in one transaction, which claims the next ones for the pages they free. */
   private readonly ends: GroupCommit<Claimed[]>;
   /** The queue this worker takes renders from (read for its depth by /metrics). */
@@ -78,14 +80,21 @@ export class RenderWorker {
   /** Claims asked for and not answered yet: each holds a page, so that claims made at once never exceed the pages. */
   private claiming = 0;
   private stopped = true;
+  /** Whether renders left processing by a dead process were taken back: claims wait for it (a full disk can delay it). */
+  private recovered = false;
+  /** Renders whose end could not be written (DATA_DIR full, the store away): put back in the queue once it takes writes. */
+  private readonly unwritten = new Set<string>();
+  /** The store's failures as the worker meets them: logged once per outage, claims retried with back-off (issue 26). */
+  private readonly faults: Backoff;
   private unlisten?: () => void;
   private poller?: ReturnType<typeof setInterval>;
   private sweeper?: ReturnType<typeof setInterval>;
   private renewer?: ReturnType<typeof setInterval>;
-  private sharedPoll?: ReturnType<typeof setInterval>;
 
   constructor(private readonly options: WorkerOptions) {
     this.queue = options.queue;
+    this.faults = new Backoff(options.log, "claiming or ending renders");
+    this.waits = new RenderWaits(options.store, options.queue, (err) => this.faults.failed(err));
     this.ends = new GroupCommit(
       options.store,
       (tx, ending) => this.claimFree(ending, tx),
@@ -98,14 +107,12 @@ export class RenderWorker {
    * begins taking renders: at once when a render is queued (in this process or another, Store.listen), and on a slow
    * poll as the safety net. */
   async start(): Promise<void> {
-    const { log, store } = this.options;
-    const recovered = await this.queue.recover();
-    if (recovered.requeued || recovered.failed) log.warn(recovered, "renders left processing by a previous process");
     this.stopped = false;
+    await this.recover();
     void this.sweep();
-    this.unlisten = store.listen("renders", () => this.kick());
+    this.unlisten = this.options.store.listen("renders", () => this.kick());
     this.poller = setInterval(() => {
-      void this.stopCancelledElsewhere();
+      void this.guarded(() => this.stopCancelledElsewhere());
       this.kick();
     }, POLL_MS);
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
@@ -130,9 +137,7 @@ export class RenderWorker {
     }
     for (const r of this.running.values()) r.controller.abort(new Stopping("renderd is stopping"));
     await Promise.all([...this.running.values()].map((r) => r.done));
-    for (const id of [...this.waiters.keys()]) this.ended(id);
-    clearInterval(this.sharedPoll);
-    this.sharedPoll = undefined;
+    this.waits.endAll();
   }
 
   /** kick looks for renders to start for the free pages; a kick while it looks makes it look once more after. */
@@ -145,7 +150,7 @@ export class RenderWorker {
     this.filling = (async () => {
       do {
         this.refill = false;
-        this.startAll(await this.claimFree());
+        await this.fill();
       } while (this.refill && !this.stopped);
     })().finally(() => (this.filling = null));
   }
@@ -163,74 +168,60 @@ export class RenderWorker {
   /** ended tells whoever waits on a render (`?wait`) that it reached a final state, handing over `row` when it is the
    * one just written. */
   ended(renderId: string, row?: RenderRow): void {
-    const set = this.waiters.get(renderId);
-    this.waiters.delete(renderId);
-    for (const fn of set ?? []) fn(row);
+    this.waits.ended(renderId, row);
   }
 
-  /** waitEnded resolves when `isFinal()` holds — checked at once and again whenever the render ends — or after `ms`;
-   * with the render's final row when this worker ended it (written and committed), so the answer needs no read back. */
+  /** waitEnded: see RenderWaits.waitEnded. */
   waitEnded(renderId: string, ms: number, isFinal: () => Promise<boolean>): Promise<RenderRow | undefined> {
-    return new Promise((resolve) => {
-      let set = this.waiters.get(renderId);
-      if (!set) this.waiters.set(renderId, (set = new Set()));
-      const done = (row?: RenderRow) => {
-        clearTimeout(timer);
-        set.delete(done);
-        if (set.size === 0 && this.waiters.get(renderId) === set) this.waiters.delete(renderId);
-        resolve(row);
-      };
-      const timer = setTimeout(() => done(), ms);
-      set.add(done);
-      isFinal().then(
-        (final) => {
-          if (final) done();
-          else if (this.options.store.engine !== "sqlite") this.watchOtherProcesses();
-        },
-        // The store did not answer: the wait goes on, and ends with the render or the time.
-        () => {},
-      );
-    });
+    return this.waits.waitEnded(renderId, ms, isFinal);
   }
 
-  /** watchOtherProcesses asks the store, every SHARED_WAIT_POLL_MS while requests wait, which of the renders they wait on
-   * another process ended: on a shared store that end reaches this process only through the store. One query for all
-   * the waiting requests. */
-  private watchOtherProcesses(): void {
-    if (this.sharedPoll) return;
-    let asking = false;
-    this.sharedPoll = setInterval(async () => {
-      const waited = [...this.waiters.keys()];
-      if (waited.length === 0) {
-        clearInterval(this.sharedPoll);
-        this.sharedPoll = undefined;
-        return;
-      }
-      // One question at a time: a slow store makes the polls wait, not pile up.
-      if (asking) return;
-      asking = true;
-      try {
-        for (const id of await this.queue.inStatusAmong(waited, FINAL_STATUSES)) this.ended(id);
-      } catch {
-        // Asked again at the next poll.
-      } finally {
-        asking = false;
-      }
-    }, SHARED_WAIT_POLL_MS);
+  private async fill(): Promise<void> {
+    if (!this.faults.ready() || !(await this.recover())) return;
+    for (const id of this.unwritten) {
+      if (!(await this.guarded(() => this.queue.requeue(id)))) return;
+      this.unwritten.delete(id);
+    }
+    this.startAll(await this.claimFree());
+  }
+
+  /** guarded runs one step of a loop on the store: a failure is the back-off's to log and wait out; false when it failed. */
+  private async guarded(step: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await step();
+      return true;
+    } catch (e) {
+      this.faults.failed(e);
+      return false;
+    }
+  }
+
+  /** recover takes back what a dead process left processing, once; false while the store cannot take that write. */
+  private async recover(): Promise<boolean> {
+    return (this.recovered ||= await this.guarded(async () => {
+      const recovered = await this.queue.recover();
+      if (recovered.requeued || recovered.failed) this.options.log.warn(recovered, "renders left processing by a previous process");
+    }));
+  }
+
+  /** putBack returns a render whose end could not be written to the queue, or keeps it for fill to try again. */
+  private async putBack(renderId: string): Promise<void> {
+    if (!(await this.guarded(() => this.queue.requeue(renderId)))) this.unwritten.add(renderId);
   }
 
   /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending, in `tx` when
-   * given — and counts each as running at once. A claim that fails ends the round: the next kick or poll tries again. */
+   * given — and counts each as running at once. A claim that fails ends the round; what was claimed so far stays
+   * claimed, and the rest waits for the back-off. */
   private async claimFree(freeing = 0, tx?: Tx): Promise<Claimed[]> {
-    const { clock, concurrency, log } = this.options;
+    const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
-    while (!this.stopped && this.running.size + this.claiming - freeing < concurrency) {
+    while (!this.stopped && this.faults.ready() && this.running.size + this.claiming - freeing < concurrency) {
       let claim: Claim | null;
       this.claiming += 1;
       try {
         claim = await this.queue.claim(tx);
       } catch (err) {
-        log.error({ err }, "claiming a render failed; the next poll tries again");
+        this.faults.failed(err);
         break;
       } finally {
         this.claiming -= 1;
@@ -245,12 +236,12 @@ export class RenderWorker {
 
   private startAll(claimed: Claimed[]): void {
     for (const { claim, running } of claimed)
-      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal).catch((err) =>
-        // The end could not be written (the store refused or did not answer): the render stays processing, and is taken
-        // back by another process when its lease runs out, or at the next start (DESIGN.md 4). Left unhandled, the
-        // rejection would end the process and every render in it.
-        this.options.log.error({ err, renderId: claim.renderId }, "writing the end of a render failed; it is taken back after its lease or at the next start"),
-      );
+      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal).catch((err) => {
+        // The end could not be written (the store refused or did not answer): the render goes back to the queue, to be
+        // printed again once the store takes writes. Left unhandled, the rejection would end the process.
+        this.faults.failed(err);
+        return this.putBack(claim.renderId);
+      });
   }
 
   private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
@@ -260,31 +251,33 @@ export class RenderWorker {
     const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
     let final: RenderRow | null = null;
     // Once the PDF is made, a failure is the store's (or the bucket's), not the render's: it is not failed for it, but
-    // left to its lease (startAll logs it), and printed again by whichever process takes it back.
+    // put back in the queue (startAll), and printed again by whichever process takes it.
     let storing = false;
     try {
       const printed = await this.print(head.workspaceId, job, signal);
       const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
       const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
       storing = true;
-      final = await this.storeOutput(id, pdf, (tx, sha256) =>
-        this.queue.complete(tx, id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings: out.warnings }),
-      );
+      const warnings = allWarnings(job.warnings, out.warnings);
+      final = await this.storeOutput(id, pdf, (tx, sha256) => this.queue.complete(tx, id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings }));
       ended(final ? "succeeded" : "cancelled");
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: out.warnings.length, ms: Math.round(out.ms) };
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: warnings.length, ms: Math.round(out.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return await this.queue.requeue(id);
       if (signal.reason instanceof LeaseLost) return;
       // Cancelled: the cancel request wrote the final state already.
       if (signal.reason instanceof Cancelled) return ended("cancelled");
-      if (storing) throw e;
+      // DATA_DIR full or read-only is not the render's fault either (issue 26).
+      if (storing || storageFailure(e)) throw e;
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
       final = await this.queue.fail(id, error.code, error.message);
       if (final) ended("failed");
     } finally {
+      // An end written is the worker's sign that the store takes its writes again (a claim alone may fit in the WAL).
+      if (final) this.faults.succeeded();
       this.running.delete(id);
       this.ended(id, final ?? undefined);
       this.kick();
@@ -300,22 +293,16 @@ export class RenderWorker {
 
   /** renew extends the leases of the renders printing here and stops printing those this process no longer holds. */
   private async renew(): Promise<void> {
-    try {
+    await this.guarded(async () => {
       // A render cancelled elsewhere is no longer held either: it stops as cancelled, not as lost.
       await this.stopCancelledElsewhere();
       for (const id of await this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
-    } catch (e) {
-      this.options.log.error({ err: e }, "renewing render leases failed");
-    }
+    });
   }
 
   /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */
   private async stopCancelledElsewhere(): Promise<void> {
-    try {
-      for (const id of await this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
-    } catch (err) {
-      this.options.log.error({ err }, "reading the renders cancelled elsewhere failed");
-    }
+    for (const id of await this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
   }
 
   /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */

@@ -6,6 +6,7 @@
  * A lease that runs out (a crash mid-attempt) frees its row for the next claim, so a restart loses nothing.
  */
 import type { Logger } from "pino";
+import { Backoff } from "../lib/backoff";
 import type { Channel, Reads, Store, Tx } from "../store/store";
 
 /** What a dispatcher gives the loop: R is a due row as read, J the claimed job, F a finished attempt. */
@@ -47,11 +48,15 @@ export class ClaimLoop<R extends { id: string }, J, F> {
   private stopping = false;
   private poller: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
+  /** A store that fails (a full disk, a database away) is logged once and retried with back-off (issue 26). */
+  private readonly faults: Backoff;
 
   constructor(
     private readonly options: ClaimLoopOptions,
     private readonly parts: ClaimLoopParts<R, J, F>,
-  ) {}
+  ) {
+    this.faults = new Backoff(options.log, `recording or claiming ${options.what}`);
+  }
 
   /** start polls for due rows and listens for new ones (any process's, Store.listen); answers false if running. */
   start(): boolean {
@@ -118,6 +123,7 @@ export class ClaimLoop<R extends { id: string }, J, F> {
    * written before the claim, so a row that just failed is never claimed again on its old due time.
    */
   private async round(): Promise<void> {
+    if (!this.faults.ready()) return;
     const finished = this.finished;
     this.finished = [];
     const free = this.stopping ? 0 : this.options.concurrency - this.inflight.size;
@@ -132,9 +138,10 @@ export class ClaimLoop<R extends { id: string }, J, F> {
       });
     } catch (err) {
       // Unwritten outcomes are not lost for good: their leases run out and those rows are sent again.
-      this.options.log.error({ err }, `recording or claiming ${this.options.what} failed`);
+      this.faults.failed(err);
       return;
     }
+    this.faults.succeeded();
     for (const { id, key, job } of claimed) {
       this.load.set(key, (this.load.get(key) ?? 0) + 1);
       const attempt = this.parts.attempt(job).then((f) => {

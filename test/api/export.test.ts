@@ -92,6 +92,33 @@ describe("GET /v1/export", () => {
     expect((await t.call("/v1/export?format=csv", { cookie: ws.cookie })).status).toBe(400);
   });
 
+  test("the audit history goes only to who may read GET /v1/audit-events: an owner, an admin, a key with audit:read — a member's export has none", async () => {
+    const joined = async (role: string) => {
+      const added = await t.call("/v1/members", { cookie: ws.cookie, body: { email: `${role}-${Date.now()}@example.test`, role } });
+      return t.signIn(added.body.member.email, added.body.oneTimePassword);
+    };
+    const callers = {
+      owner: { cookie: ws.cookie },
+      admin: { cookie: await joined("admin") },
+      member: { cookie: await joined("member") },
+      "admin:manage key": { key: await t.makeKey(ws.id, ["admin:manage"]) },
+      "admin:manage and audit:read key": { key: await t.makeKey(ws.id, ["admin:manage", "audit:read"]) },
+    };
+    const seen: Record<string, [number, boolean]> = {};
+    for (const [who, credentials] of Object.entries(callers)) {
+      const exported = await exportAs(credentials);
+      expect(exported.status).toBe(200);
+      seen[who] = [(await t.call("/v1/audit-events", credentials)).status, exported.body.auditEvents.length > 0];
+    }
+    expect(seen).toEqual({
+      owner: [200, true],
+      admin: [200, true],
+      member: [403, false],
+      "admin:manage key": [403, false],
+      "admin:manage and audit:read key": [200, true],
+    });
+  });
+
   test("a suspended workspace's members can still export (spec 3.4); its API keys are refused (5.3.7)", async () => {
     const other = await t.makeWorkspace("Suspended Co", "member");
     const key = await t.makeKey(other.id, ["admin:manage"]);

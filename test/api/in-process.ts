@@ -15,6 +15,7 @@ import { namerOptions } from "../../src/modules/template-conversions/namer";
 import { ConversionRunner } from "../../src/modules/template-conversions/runner";
 import { migrate } from "../../src/store/migrate";
 import { openStore } from "../../src/store/open";
+import { Space } from "../../src/store/space";
 import type { Store } from "../../src/store/store";
 
 export interface InProcessApi {
@@ -42,7 +43,7 @@ export async function buildApi(env: Record<string, string> = {}): Promise<InProc
   const worker = new RenderWorker({ store, clock, log, files, queue, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {
     // Neither is started: nothing here renders or converts.
-    api: createApi({ config, store, clock, log, files, worker, conversions: new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) }) }),
+    api: createApi({ config, store, clock, log, files, space: new Space({ dataDir, minFreeBytes: config.storageMinFreeBytes, log }), worker, conversions: new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) }) }),
     dataDir,
     store,
     clock,

@@ -97,6 +97,47 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.components.schemas.CompositionNode.anyOf.length).toBeGreaterThan(3);
   });
 
+  test("describes every property of the template, document, data schema, value, format, page and render schemas", () => {
+    const resolveRef = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split("/").pop()] : schema);
+    const undescribed: string[] = [];
+    const seen = new Set<unknown>();
+    const walk = (schema: any, at: string): void => {
+      if (!schema || typeof schema !== "object" || seen.has(schema)) return;
+      seen.add(schema);
+      for (const [name, property] of Object.entries<any>(schema.properties ?? {})) {
+        if (!property.description && !resolveRef(property)?.description) undescribed.push(`${at}.${name}`);
+        walk(resolveRef(property), `${at}.${name}`);
+      }
+      for (const key of ["anyOf", "oneOf", "allOf"]) (schema[key] ?? []).forEach((branch: any, i: number) => walk(resolveRef(branch), `${at}|${i}`));
+      walk(resolveRef(schema.items), `${at}[]`);
+      if (typeof schema.additionalProperties === "object") walk(resolveRef(schema.additionalProperties), `${at}{}`);
+    };
+    const json = (content: any) => content.content["application/json"].schema;
+    walk(json(doc.paths["/v1/templates"].post.requestBody), "POST /v1/templates");
+    walk(json(doc.paths["/v1/templates/{id}"].patch.requestBody), "PATCH /v1/templates/{id}");
+    walk(json(doc.paths["/v1/templates/{id}"].get.responses["200"]), "Template");
+    walk(json(doc.paths["/v1/templates/{id}/versions/{version}"].get.responses["200"]), "TemplateVersion");
+    walk(json(doc.paths["/v1/template-starters"].get.responses["200"]), "TemplateStarter");
+    walk(json(doc.paths["/v1/renders"].post.requestBody), "POST /v1/renders");
+    walk(json(doc.paths["/v1/renders/batch"].post.requestBody), "POST /v1/renders/batch");
+    walk(json(doc.paths["/v1/templates/{id}/preview"].post.requestBody), "preview");
+    walk(json(doc.paths["/v1/renders/{id}"].get.responses["200"]), "Render");
+    expect(undescribed).toEqual([]);
+    // The walk reached the nodes and the data schema (and through them values, formats and pages).
+    for (const name of ["CompositionNode", "DocumentNode", "DataSchema"]) expect(seen.has(doc.components.schemas[name])).toBe(true);
+  });
+
+  test("types a render's document as a DocumentNode, integer query parameters as integers and days as dates", () => {
+    const render = doc.paths["/v1/renders"].post;
+    expect(render.requestBody.content["application/json"].schema.properties.document).toMatchObject({ $ref: "#/components/schemas/DocumentNode" });
+    const param = (op: any, name: string) => op.parameters.find((p: any) => p.name === name).schema;
+    expect(param(render, "wait")).toMatchObject({ type: "integer", minimum: 0, maximum: 60 });
+    expect(param(doc.paths["/v1/renders"].get, "limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
+    expect(param(doc.paths["/v1/templates/{id}/versions/{version}"].get, "version")).toMatchObject({ type: "integer", minimum: 1 });
+    expect(param(doc.paths["/v1/usage"].get, "from")).toMatchObject({ type: "string", format: "date" });
+    expect(param(doc.paths["/v1/audit-events"].get, "from")).toMatchObject({ type: "string", format: "date-time" });
+  });
+
   test("gives the routes that answer bytes their real content types", () => {
     expect(Object.keys(doc.paths["/results/{id}"].get.responses["200"].content)).toEqual(["application/pdf"]);
     expect(Object.keys(doc.paths["/v1/templates/{id}/preview"].post.responses["200"].content)).toEqual(["application/pdf", "text/html", "application/json"]);
@@ -132,7 +173,7 @@ export async function example(key: string): Promise<string> {
   const keyBody: CreateKeyBody = { name: "ci", scopes: ["render:create", "render:read"], expiresInDays: 90 };
   const body: RenderBody = { html: "<h1>Hello</h1>", filename: "hello.pdf", metadata: { order: 42 } };
   const render = await call<RenderAnswer>("/v1/renders", { method: "POST", body, key });
-  const query: ListQuery = { status: "succeeded", limit: "10" };
+  const query: ListQuery = { status: "succeeded", limit: 10 };
   const done: "queued" | "processing" | "succeeded" | "failed" | "cancelled" = render.status;
   const failure: ErrorAnswer = { error: { code: "NOT_FOUND", message: "gone", retryable: false } };
   // @ts-expect-error "render:everything" is not a scope of spec 5.2
@@ -143,16 +184,46 @@ export async function example(key: string): Promise<string> {
 }
 `;
 
+// The same through openapi-fetch, the client openapi-typescript's users reach for: a render of a typed document that
+// waits 30 s (an integer, as a client sends it), a page of renders, the starters, and two calls that must not compile.
+const FETCH_CLIENT = `import createClient from "openapi-fetch";
+import type { components, paths } from "./renderd";
+
+type DocumentNode = components["schemas"]["DocumentNode"];
+
+export async function renderInvoice(key: string): Promise<string | undefined> {
+  const client = createClient<paths>({ baseUrl: "http://localhost:8080", headers: { "x-api-key": key } });
+  const document: DocumentNode = {
+    type: "container",
+    tw: "p-8 font-sans",
+    children: [
+      { type: "text", tagName: "h1", text: "Invoice", tw: "text-2xl font-bold text-blue-700" },
+      { type: "image", src: "ast_logo", width: 120 },
+    ],
+  };
+  const { data, error } = await client.POST("/v1/renders", { params: { query: { wait: 30 } }, body: { document, filename: "invoice.pdf" } });
+  if (error) return error.error.code;
+  const page = await client.GET("/v1/renders", { params: { query: { limit: 10, status: "succeeded" } } });
+  const starters = await client.GET("/v1/template-starters");
+  // @ts-expect-error wait is an integer, not a string
+  await client.POST("/v1/renders", { params: { query: { wait: "30" } }, body: { html: "<p>x</p>" } });
+  // @ts-expect-error "paragraph" is no DocumentNode type
+  const wrong: DocumentNode = { type: "paragraph", text: "x" };
+  return [data?.result?.downloadUrl, page.data?.items.length, starters.data?.items[0]?.source.content?.type, wrong.type].join(" ");
+}
+`;
+
 describe("a client typed from the document", () => {
   test("type-checks with openapi-typescript's types, and the deliberately wrong calls do not", async () => {
     const dir = join(app.dataDir, "client");
     mkdirSync(dir);
     writeFileSync(join(dir, "renderd.d.ts"), astToString(await openapiTS(structuredClone(doc))));
     writeFileSync(join(dir, "client.ts"), CLIENT);
-    writeFileSync(
-      join(dir, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "bundler", lib: ["ES2022", "DOM"], types: [] }, files: ["client.ts"] }),
-    );
+    writeFileSync(join(dir, "fetch-client.ts"), FETCH_CLIENT);
+    // The client lives in DATA_DIR, outside the repository: openapi-fetch is found through `paths`.
+    const openapiFetch = resolve(import.meta.dir, "../../node_modules/openapi-fetch/dist/index.d.mts");
+    const compilerOptions = { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "bundler", lib: ["ES2022", "DOM"], types: [], paths: { "openapi-fetch": [openapiFetch] } };
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["client.ts", "fetch-client.ts"] }));
     const tsc = Bun.spawnSync([resolve(import.meta.dir, "../../node_modules/.bin/tsc"), "-p", join(dir, "tsconfig.json")], { stdout: "pipe", stderr: "pipe" });
     expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe("");
     expect(tsc.exitCode).toBe(0);

@@ -85,9 +85,11 @@ describe("a rendered invoice converted and rendered again", () => {
     });
   });
 
-  test("the template is a real draft: source page size and margins, a data schema the sample data satisfies", async () => {
+  test("the template is a real draft: source page size and margins, a data schema the sample data satisfies, the sample data kept", async () => {
     const template = ok(await t.call(`/v1/templates/${conversion.templateId}`, { key }), 200);
     expect(template.name).toBe("invoice");
+    // The values found are the template's own sample data too: a preview without data shows the source again.
+    expect(template.draft.sampleData).toEqual(conversion.sampleData);
     const { page, dataSchema, content } = template.draft;
     // A4 as Chromium prints it (594.96 × 841.92 pt), and the 18 mm / 20 mm margins of the source, to the point.
     expect(Number.parseFloat(page.size.width)).toBeCloseTo(209.9, 0);

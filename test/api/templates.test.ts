@@ -114,7 +114,7 @@ describe("POST /v1/templates", () => {
     ["an unknown page size", { name: "x", content: { type: "text", text: "a" }, page: { size: "A6" } }, "/page/size", undefined],
     ["an empty name", { name: "", content: { type: "text", text: "a" } }, "/name", undefined],
     ["a name over 200", { name: "n".repeat(201), content: { type: "text", text: "a" } }, "/name", undefined],
-    ["no content", { name: "x" }, "/content", "is required"],
+    ["no content", { name: "x" }, "/content", "is required, unless a starter is named"],
     ["a stylesheet over 1 MB", { name: "x", content: { type: "text", text: "a" }, stylesheet: "a".repeat(1_000_001) }, "/stylesheet", undefined],
     ["the same asset twice", { name: "x", content: { type: "text", text: "a" }, assetIds: ["ast_a", "ast_a"] }, "/assetIds", undefined],
     ["51 assets", { name: "x", content: { type: "text", text: "a" }, assetIds: Array.from({ length: 51 }, (_, i) => `ast_${i}`) }, "/assetIds", undefined],

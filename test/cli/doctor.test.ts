@@ -128,6 +128,14 @@ describe("renderd doctor", () => {
     expect(fresh.lines.filter((l) => l.startsWith("FAIL")).map((l) => l.split(/\s+/)[1])).toEqual(["chromium"]);
   });
 
+  test("the data-dir line warns, without failing, when DATA_DIR has less free than STORAGE_MIN_FREE_BYTES", async () => {
+    const r = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium", STORAGE_MIN_FREE_BYTES: String(2 ** 50) });
+    expect(r.line("data-dir")).toMatch(
+      new RegExp(`^WARN\\s+data-dir\\s+${dataDir} is writable, but only [\\d.]+ GB free \\(\\d+ bytes\\), under STORAGE_MIN_FREE_BYTES \\(${2 ** 50}\\): serve refuses new renders, uploads and templates \\(503\\) until more is free; reads go on\\.$`),
+    );
+    expect(r.lines.filter((l) => l.startsWith("FAIL")).map((l) => l.split(/\s+/)[1])).toEqual(["chromium"]);
+  });
+
   test("--json answers the same checks for scripts", async () => {
     const r = Bun.spawnSync([process.execPath, "cli/main.ts", "doctor", "--json", "--chromium-path", "/nonexistent/chromium", "--port", "0", "--internal-port", "0"], {
       cwd: ROOT,

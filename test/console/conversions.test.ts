@@ -62,7 +62,7 @@ test("a rendered invoice uploaded and converted opens in the editor with its val
   await page.getByRole("heading", { level: 1, name: "northwind-invoice" }).waitFor({ timeout: 30_000 });
   expect(new URL(page.url()).searchParams.get("conversion")).toMatch(/^tcv_/);
   await page.getByRole("note").filter({ hasText: "Made from a PDF" }).waitFor();
-  const sample = JSON.parse(await page.getByLabel("Sample data (JSON)").inputValue());
+  const sample = JSON.parse(await page.getByLabel("Sample data (JSON, saved with the draft)").inputValue());
   expect(sample).toMatchObject({ invoiceNumber: "INV-2026-0042", totalDue: "$2,283.50" });
   expect(sample.items).toHaveLength(3);
   // The draft's preview with the sample data is the invoice again.
@@ -77,7 +77,7 @@ test("a rendered invoice uploaded and converted opens in the editor with its val
   expect(await row.textContent()).toContain("succeeded");
   await row.getByRole("link", { name: "Open template" }).click();
   await page.getByRole("heading", { level: 1, name: "northwind-invoice" }).waitFor();
-  expect(JSON.parse(await page.getByLabel("Sample data (JSON)").inputValue())).toEqual(sample);
+  expect(JSON.parse(await page.getByLabel("Sample data (JSON, saved with the draft)").inputValue())).toEqual(sample);
 });
 
 test("an image-only PDF fails, and the conversion's error shows as written", async () => {

@@ -36,13 +36,18 @@ test("a template from a starter; an invalid node is marked at its field, and the
   await page.getByRole("link", { name: "Templates" }).click();
   await page.getByText("No templates yet").waitFor();
   const form = page.getByRole("form", { name: "New template" });
+  // The starters are the API's, with their descriptions.
+  expect(await form.getByLabel("Starter").locator("option").allTextContents()).toEqual(["Invoice", "Receipt", "Letter", "Report", "Certificate"]);
   await form.getByLabel("Template name").fill("Monthly invoice");
   await form.getByLabel("Starter").selectOption("invoice");
+  await form.getByText(/^An invoice: seller and customer/).waitFor();
   await form.getByRole("button", { name: "Create template" }).click();
   await page.getByRole("heading", { level: 1, name: "Monthly invoice" }).waitFor();
   templatePath = new URL(page.url()).pathname;
   const preview = page.frameLocator('iframe[title="Preview"]');
-  await preview.getByText("Invoice number").waitFor();
+  // The preview renders the starter's own sample data, computed totals included.
+  await preview.getByText("Northwind Studio GmbH").first().waitFor();
+  await preview.getByText("€6,235.60").waitFor();
 
   await typeDraft({ content: { type: "container", children: [{ type: "text", text: "Hello" }, { type: "text", txt: "Broken" }] } });
   await page.getByRole("button", { name: "Save draft" }).click();
@@ -53,7 +58,7 @@ test("a template from a starter; an invalid node is marked at its field, and the
   await page.getByRole("alert").filter({ hasText: "/content/children/1/txt" }).waitFor();
   await shoot(page, "template-invalid-node");
   // Nothing was saved: the preview still shows the starter.
-  await preview.getByText("Invoice number").waitFor();
+  await preview.getByText("€6,235.60").waitFor();
 
   await typeDraft({ content: { type: "container", children: [{ type: "text", text: "Hello" }, { type: "text", text: "Fixed heading" }] } });
   await page.getByRole("button", { name: "Save draft" }).click();
@@ -61,6 +66,19 @@ test("a template from a starter; an invalid node is marked at its field, and the
   expect(await marked.count()).toBe(0);
   await shoot(page, "template-editor");
   await fitsPhone("template-editor");
+});
+
+test("the sample data is saved with the draft: it is still there after a reload, and the preview shows it", async () => {
+  await page.goto(templatePath);
+  await typeDraft({ content: { type: "text", text: { path: ["customer", "name"], prefix: "Bill to " } } });
+  const sample = page.getByLabel("Sample data (JSON, saved with the draft)");
+  await sample.fill(JSON.stringify({ customer: { name: "Kept Customer AG" } }, null, 2));
+  await page.getByRole("button", { name: "Save draft" }).click();
+  await page.frameLocator('iframe[title="Preview"]').getByText("Bill to Kept Customer AG").waitFor();
+  await page.reload();
+  await page.getByRole("heading", { level: 1, name: "Monthly invoice" }).waitFor();
+  expect(JSON.parse(await sample.inputValue())).toEqual({ customer: { name: "Kept Customer AG" } });
+  await page.frameLocator('iframe[title="Preview"]').getByText("Bill to Kept Customer AG").waitFor();
 });
 
 test("a test render appears in Renders and its PDF downloads", async () => {

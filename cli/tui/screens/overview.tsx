@@ -1,8 +1,25 @@
 /** tui/screens/overview: throughput, the queue, wait and print times, the pool, webhooks and recent failures. */
 import { Box, Text } from "ink";
+import type { Refusal, SpaceStatus } from "../../../src/store/space";
 import type { Snapshot } from "../data";
-import { ago, cut, seconds, sparkline } from "../format";
+import { ago, bytes, cut, seconds, sparkline } from "../format";
 import { statusColour, useColour } from "../theme";
+
+const REFUSED_BECAUSE: Record<Refusal, (minimum: string) => string> = {
+  low: (minimum) => `under ${minimum}`,
+  full: () => "writes fail (disk full)",
+  read_only: () => "store read-only",
+  io_error: () => "writes fail (I/O)",
+};
+
+/** Disk is DATA_DIR's free space, and why serve refuses new renders and uploads when it does (store/space.ts). */
+function Disk({ storage }: { storage: SpaceStatus }) {
+  const colour = useColour();
+  const free = `DATA_DIR: ${bytes(storage.freeBytes)} free`;
+  const minimum = bytes(storage.minFreeBytes);
+  if (!storage.refusing) return <Text>{`${free} (new renders and uploads refused under ${minimum})`}</Text>;
+  return <Text color={colour("red")}>{`${free}, ${REFUSED_BECAUSE[storage.refusing](minimum)}: new renders and uploads refused`}</Text>;
+}
 
 /** Overview is tab 1. */
 export function Overview({ snapshot }: { snapshot: Snapshot }) {
@@ -25,6 +42,7 @@ export function Overview({ snapshot }: { snapshot: Snapshot }) {
       ) : (
         <Text dimColor>Pool: - (serve is not running)</Text>
       )}
+      {live ? <Disk storage={live.storage} /> : <Text dimColor>DATA_DIR: - (serve is not running)</Text>}
       <Text>
         {`Webhooks: backlog ${o.webhookBacklog}, `}
         <Text color={o.failingEndpoints ? colour("red") : undefined}>{`${o.failingEndpoints} failing endpoint${o.failingEndpoints === 1 ? "" : "s"}`}</Text>

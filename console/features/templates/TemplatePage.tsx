@@ -23,13 +23,33 @@ function parse(text: string): Parsed {
 }
 
 // A record over the draft's fields: the type checker tells when the API adds one.
-const DRAFT_FIELDS: Record<keyof TemplateDraft, true> = { content: true, components: true, dataSchema: true, stylesheet: true, assetIds: true, page: true, header: true, footer: true, pdf: true, signature: true, destinationIds: true };
+// sampleData is edited in its own box, not in the draft's JSON, so it is not listed.
+const DRAFT_FIELDS: Record<Exclude<keyof TemplateDraft, "sampleData">, true> = {
+  content: true,
+  components: true,
+  dataSchema: true,
+  stylesheet: true,
+  assetIds: true,
+  page: true,
+  header: true,
+  footer: true,
+  pdf: true,
+  signature: true,
+  destinationIds: true,
+};
 
-/** patchOf turns the edited draft into a PATCH body: fields present are sent, fields removed are sent as null. */
-function patchOf(edited: Record<string, unknown>, before: TemplateDraft): UpdateTemplateBody {
-  const body: Record<string, unknown> = { ...edited };
+/** patchOf turns the edited draft (and sample data, when it was edited) into a PATCH body: fields present are sent,
+ * fields removed as null. */
+function patchOf(edited: Record<string, unknown>, before: TemplateDraft, sampleData: unknown): UpdateTemplateBody {
+  const body: Record<string, unknown> = sampleData === undefined ? { ...edited } : { ...edited, sampleData };
   for (const field of Object.keys(DRAFT_FIELDS)) if (field in before && !(field in edited)) body[field] = null;
   return body as UpdateTemplateBody;
+}
+
+/** draftText is the draft as the editor shows it: without its sample data, which has a box of its own. */
+function draftText(draft: TemplateDraft): string {
+  const { sampleData: _, ...rest } = draft;
+  return JSON.stringify(rest, null, 2);
 }
 
 // An A4 page's width in CSS pixels: the preview lays the page out at that width, as it prints, and scales it down to
@@ -96,18 +116,19 @@ function Editor({ id }: { id: string }) {
   const remove = useDeleteTemplate();
   const [, navigate] = useLocation();
   const [text, setText] = useState<string | null>(null);
-  // A template made from a PDF opens with the values the conversion found (`?conversion=tcv_…`), until they are edited.
+  // A template made from a PDF before templates kept sample data opens with the values its conversion found.
   const conversion = useConversion(new URLSearchParams(useSearch()).get("conversion"));
-  const sampleData = conversion.data?.templateId === id ? conversion.data.sampleData : undefined;
+  const converted = conversion.data?.templateId === id ? conversion.data.sampleData : undefined;
+  const sampleData = template.data?.draft.sampleData ?? converted;
   const [edited, setDataText] = useState<string | null>(null);
-  const dataText = edited ?? (sampleData ? JSON.stringify(sampleData, null, 2) : "{}");
+  const dataText = edited ?? (sampleData === undefined ? "{}" : JSON.stringify(sampleData, null, 2));
   const data = useMemo(() => parse(dataText), [dataText]);
   const problems: Problem[] = save.error instanceof ApiFailure ? save.error.details.map((d) => ({ path: d.path ?? "", message: d.message })) : [];
 
   return (
     <QueryState query={template}>
       {(t) => {
-        const current = text ?? JSON.stringify(t.draft, null, 2);
+        const current = text ?? draftText(t.draft);
         const parsed = parse(current);
         return (
           <>
@@ -118,9 +139,18 @@ function Editor({ id }: { id: string }) {
             <div className="toolbar">
               <button
                 type="button"
-                disabled={!parsed.ok}
+                disabled={!parsed.ok || !data.ok}
                 aria-busy={save.isPending}
-                onClick={() => parsed.ok && save.mutate(patchOf(parsed.value as Record<string, unknown>, t.draft), { onSuccess: () => setText(null) })}
+                onClick={() =>
+                  parsed.ok &&
+                  data.ok &&
+                  save.mutate(patchOf(parsed.value as Record<string, unknown>, t.draft, edited === null ? undefined : data.value), {
+                    onSuccess: () => {
+                      setText(null);
+                      setDataText(null);
+                    },
+                  })
+                }
               >
                 Save draft
               </button>
@@ -146,7 +176,7 @@ function Editor({ id }: { id: string }) {
             <ErrorNotice error={testRender.error} />
             <ErrorNotice error={remove.error} />
             <ErrorNotice error={conversion.error} />
-            {sampleData ? <p role="note">Made from a PDF: the sample data holds the values the conversion found in it.</p> : null}
+            {converted ? <p role="note">Made from a PDF: the sample data holds the values the conversion found in it.</p> : null}
             {publish.isSuccess ? <p role="status">Published.</p> : null}
             {testRender.data ? (
               <p role="status">
@@ -158,8 +188,8 @@ function Editor({ id }: { id: string }) {
                 <h2>Draft</h2>
                 <JsonEditor key={t.id} label="Draft JSON" value={current} onChange={setText} problems={problems} />
                 <label>
-                  Sample data (JSON)
-                  <textarea rows={sampleData ? 12 : 4} value={dataText} onChange={(e) => setDataText(e.currentTarget.value)} aria-invalid={data.ok ? undefined : true} />
+                  Sample data (JSON, saved with the draft)
+                  <textarea rows={sampleData === undefined ? 4 : 12} value={dataText} onChange={(e) => setDataText(e.currentTarget.value)} aria-invalid={data.ok ? undefined : true} />
                 </label>
               </div>
               {/* Held back until a conversion's sample data has come, so that the first preview already shows it. */}

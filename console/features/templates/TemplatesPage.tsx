@@ -1,5 +1,5 @@
-/** TemplatesPage: the list of templates, a new template from a starter (invoice, letter, report) or from a PDF, and
- * the recent conversions of PDFs. */
+/** TemplatesPage: the list of templates, a new template from one of the API's starters or from a PDF, and the recent
+ * conversions of PDFs. */
 import { useState } from "react";
 import { Link, useLocation } from "wouter";
 import { ErrorNotice } from "../../components/ErrorNotice";
@@ -7,23 +7,24 @@ import { formatDate } from "../../components/format";
 import { PagedTable } from "../../components/PagedTable";
 import { usePager } from "../../components/Pager";
 import type { Column } from "../../components/Table";
-import type { TemplateSummary } from "../../../src/modules/templates/model";
-import { useCreateTemplate, useTemplates } from "./api";
+import type { StarterId, TemplateSummary } from "../../../src/modules/templates/model";
+import { useCreateTemplate, useStarters, useTemplates } from "./api";
 import { RecentConversions } from "./RecentConversions";
 import { FromPdf } from "./FromPdf";
-import { STARTERS } from "./starters";
 
 function NewTemplate() {
   const create = useCreateTemplate();
+  const starters = useStarters();
   const [, navigate] = useLocation();
   const [name, setName] = useState("");
-  const [starter, setStarter] = useState<keyof typeof STARTERS>("invoice");
+  const [chosen, setStarter] = useState<StarterId>("invoice");
+  const starter = starters.data?.items.find((s) => s.id === chosen);
   return (
     <form
       aria-label="New template"
       onSubmit={(e) => {
         e.preventDefault();
-        create.mutate({ name, ...STARTERS[starter] }, { onSuccess: (t) => navigate(`/templates/${t.id}`) });
+        create.mutate({ name, starter: chosen }, { onSuccess: (t) => navigate(`/templates/${t.id}`) });
       }}
     >
       <h2>New template</h2>
@@ -34,15 +35,17 @@ function NewTemplate() {
         </label>
         <label>
           Starter
-          <select value={starter} onChange={(e) => setStarter(e.currentTarget.value as keyof typeof STARTERS)}>
-            {Object.keys(STARTERS).map((s) => (
-              <option key={s} value={s}>
-                {s}
+          <select value={chosen} onChange={(e) => setStarter(e.currentTarget.value as StarterId)} aria-busy={starters.isLoading}>
+            {starters.data?.items.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
               </option>
             ))}
           </select>
         </label>
       </div>
+      {starter ? <p>{starter.description}</p> : null}
+      <ErrorNotice error={starters.error} />
       <ErrorNotice error={create.error} />
       <button type="submit" aria-busy={create.isPending}>
         Create template

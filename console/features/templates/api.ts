@@ -1,6 +1,6 @@
 /** templates/api: TanStack Query hooks for /v1/templates, its versions, previews and test renders (spec 4.7, 4.9). */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { CreateTemplateBody, Template, TemplateSummary, TemplateVersionSummary, UpdateTemplateBody } from "../../../src/modules/templates/model";
+import type { CreateTemplateBody, Template, TemplateStarter, TemplateSummary, TemplateVersionSummary, UpdateTemplateBody } from "../../../src/modules/templates/model";
 import type { Render } from "../../../src/modules/renders/model";
 import { api, currentWorkspace, send, type Page } from "../../api/client";
 import { useRefreshingMutation } from "../../api/mutation";
@@ -21,6 +21,11 @@ export function useTemplate(id: string) {
 /** useVersions lists a template's published versions. */
 export function useVersions(id: string) {
   return usePage<Page<TemplateVersionSummary>>([...key(), id, "versions"], `/v1/templates/${id}/versions`, { limit: 100 });
+}
+
+/** useStarters lists the starters a new template can begin from. */
+export function useStarters() {
+  return useQuery({ queryKey: ["template-starters"], queryFn: () => api<Page<TemplateStarter>>("/v1/template-starters"), staleTime: Infinity });
 }
 
 /** useCreateTemplate creates a template (from a starter). */

@@ -30,7 +30,7 @@ export function assetRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta
         set.status = 201;
         return registerAsset(d, meta.change(request, principal), workspaceOf(principal), body);
       },
-      { auth: { anyScope: ["asset:manage", "template:content"] }, body: RegisterAssetBody, response: { 201: AssetCreated } },
+      { auth: { anyScope: ["asset:manage", "template:content"] }, beforeHandle: app.space.assertRoom, body: RegisterAssetBody, response: { 201: AssetCreated } },
     )
     .get("/v1/assets", ({ query, principal }) => listAssets(app.store, workspaceOf(principal), query), {
       auth: manage,
@@ -64,6 +64,7 @@ export function assetAddressRoutes(app: AppContext, meta: RequestMeta) {
         }),
       {
         parse: "none",
+        beforeHandle: app.space.assertRoom,
         response: Asset,
         detail: {
           parameters: [tokenParameter],

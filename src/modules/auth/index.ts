@@ -9,6 +9,7 @@ import { signCookieValue } from "../../auth/secrets";
 import { ChangePasswordBody, Me, PasswordChanged, SignedIn, SignedOut, SignInBody } from "./model";
 import { changePassword, describeSession, signIn, signOut } from "./service";
 import type { RequestMeta } from "../../http/request-meta";
+import { requestPath } from "../../http/request-target";
 
 // Signing out and changing one's password act on the user, not on a workspace: a suspension does not stop them (spec 3.4).
 const userLevel = { session: true, whileSuspended: true } as const;
@@ -38,7 +39,7 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
     // onRequest runs before the body is read: every attempt counts, a malformed, too deep or invalid body too (issue 16).
     // A password change's current password is a password guess like a sign-in: the same limiter counts both.
     .onRequest(async ({ request }) => {
-      const attempt = request.method === "POST" ? PASSWORD_ATTEMPTS[new URL(request.url).pathname] : undefined;
+      const attempt = request.method === "POST" ? PASSWORD_ATTEMPTS[requestPath(request)] : undefined;
       if (attempt === undefined) return;
       const retryAfter = await limiter.hit(meta.of(request).clientAddress);
       if (retryAfter !== null) throw new ApiError("RATE_LIMITED", `Too many ${attempt} attempts; try again later.`, { retryAfter });

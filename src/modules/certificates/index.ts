@@ -21,7 +21,7 @@ export function certificateRoutes(app: AppContext, auth: AuthPlugin, meta: Reque
         set.status = 201;
         return created;
       },
-      { auth: manage, body: CreateCertificateBody, response: { 201: Certificate } },
+      { auth: manage, beforeHandle: app.space.assertRoom, body: CreateCertificateBody, response: { 201: Certificate } },
     )
     .get("/v1/certificates", ({ query, principal }) => listCertificates(app.store, workspaceOf(principal), query), {
       auth: manage,

@@ -1,5 +1,5 @@
 /** destinations/model: a destination (issue 14; docs/destinations.md), its delivery records and the bodies of its routes. */
-import { Type, type Static } from "@sinclair/typebox";
+import { CloneType, Type, type Static } from "@sinclair/typebox";
 import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
 import { DestinationType } from "../../destinations/settings";
@@ -10,7 +10,11 @@ const closed = { additionalProperties: false } as const;
 export const MAX_RENDER_DESTINATIONS = 5;
 
 /** A render's or a template's `destinationIds`. */
-export const DestinationIds = Type.Array(Identifier, { maxItems: MAX_RENDER_DESTINATIONS, uniqueItems: true });
+export const DestinationIds = Type.Array(Identifier, {
+  maxItems: MAX_RENDER_DESTINATIONS,
+  uniqueItems: true,
+  description: "Destinations (dst_…) the PDF is delivered to once the render succeeds.",
+});
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 // Checked against the type's own schema by the service (settings.ts), which points at the field below /config.
@@ -44,12 +48,12 @@ export const DeliveryStatus = literalUnion(["pending", "delivered", "failed"] as
 
 /** A render's delivery to one of its destinations, as the render shows it. */
 export const RenderDelivery = Type.Object({
-  destinationId: Identifier,
-  status: DeliveryStatus,
-  attempts: Type.Integer({ minimum: 0 }),
-  lastError: Type.Optional(Type.String()),
-  deliveredAt: Type.Optional(IsoDateTime),
-  location: Type.Optional(Type.String()),
+  destinationId: CloneType(Identifier, { description: "The destination." }),
+  status: CloneType(DeliveryStatus, { description: "pending until delivered, or failed after the last retry (or when the render did not succeed)." }),
+  attempts: Type.Integer({ minimum: 0, description: "Attempts made so far." }),
+  lastError: Type.Optional(Type.String({ description: "Why the last attempt failed." })),
+  deliveredAt: Type.Optional(CloneType(IsoDateTime, { description: "When it was delivered." })),
+  location: Type.Optional(Type.String({ description: "Where the file went: s3://bucket/key, sftp://host:port/path, mailto:…, or the URL." })),
 });
 export type RenderDelivery = Static<typeof RenderDelivery>;
 

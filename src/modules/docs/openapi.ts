@@ -3,7 +3,8 @@
  * description cannot drift from what the server checks (DESIGN.md: one schema gives validation, types and the document). */
 import { API_KEY_SCHEME, SESSION_SCHEME } from "../../auth/plugin";
 import { ERROR_CODES, statusOf } from "../../errors";
-import { ErrorEnvelope } from "../../http/schemas";
+import { ErrorEnvelope, SHOWN_AS } from "../../http/schemas";
+import { CompositionNode, DataSchema, DocumentNode } from "../../render/compile/model";
 
 type Json = Record<string, any>;
 
@@ -36,16 +37,22 @@ class Schemas {
   private walk(node: unknown): any {
     if (Array.isArray(node)) return node.map((item) => this.walk(item));
     if (node === null || typeof node !== "object") return node;
-    const out: Json = {};
+    let out: Json = {};
     for (const [key, value] of Object.entries(node)) {
       // TypeBox's Type.Recursive refers to itself by bare `$id`; in the document it lives under components.
       if (key === "$ref" && typeof value === "string" && !value.startsWith("#")) out.$ref = `#/components/schemas/${value}`;
-      else if (key !== "$id") out[key] = this.walk(value);
+      else if (key !== "$id" && key !== SHOWN_AS) out[key] = this.walk(value);
     }
+    // http/schemas.ts `documented`: the form a client sends (an integer for a query parameter checked as text) replaces
+    // the checked one; of another type it replaces it whole, keeping its description.
+    const shown = (node as Json)[SHOWN_AS] as Json | undefined;
+    if (shown) out = shown.type !== undefined && shown.type !== out.type ? { description: out.description, ...shown } : { ...out, ...shown };
     const id = (node as Json).$id;
     if (typeof id !== "string") return out;
     this.named[id] ??= out;
-    return { $ref: `#/components/schemas/${id}` };
+    // A use of a component that describes itself for that use (a template's `footer`) keeps its own description.
+    const described = out.description !== undefined && out.description !== this.named[id].description;
+    return described ? { $ref: `#/components/schemas/${id}`, description: out.description } : { $ref: `#/components/schemas/${id}` };
   }
 }
 
@@ -122,6 +129,8 @@ function errorStatusTable(): string {
 /** openApiDocument describes every route of `routes` as an OpenAPI 3.1 document. */
 export function openApiDocument(routes: readonly RouteLike[], options: DocumentOptions): Json {
   const schemas = new Schemas();
+  // The components as declared come first, so a use that describes itself for its place does not become the component.
+  for (const component of [CompositionNode, DocumentNode, DataSchema]) schemas.toJson(component);
   const paths: Json = {};
   for (const route of routes) {
     const path = route.path.replace(/:([^/]+)/g, "{$1}");

@@ -29,7 +29,7 @@ async function* rowsOf<T>(read: (query: { limit: string; cursor?: string }) => P
   } while (cursor !== undefined);
 }
 
-async function* jsonArray(items: AsyncIterable<unknown>): AsyncGenerator<string> {
+async function* jsonArray(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncGenerator<string> {
   yield "[";
   let separator = "";
   for await (const item of items) {
@@ -72,7 +72,7 @@ async function* templatesJson(store: Reads, workspaceId: string): AsyncGenerator
   yield "]";
 }
 
-async function* documentJson(store: Reads, workspaceId: string, exportedAt: string): AsyncGenerator<string> {
+async function* documentJson(store: Reads, workspaceId: string, exportedAt: string, auditEvents: boolean): AsyncGenerator<string> {
   yield `{"exportedAt":${JSON.stringify(exportedAt)},"workspace":${JSON.stringify(await getWorkspace(store, workspaceId))},"templates":`;
   yield* templatesJson(store, workspaceId);
   yield `,"renders":`;
@@ -80,7 +80,7 @@ async function* documentJson(store: Reads, workspaceId: string, exportedAt: stri
   yield `,"assets":`;
   yield* jsonArray(rowsOf((q) => listAssets(store, workspaceId, q)));
   yield `,"auditEvents":`;
-  yield* jsonArray(rowsOf((q) => listAuditEvents(store, workspaceId, q)));
+  yield* jsonArray(auditEvents ? rowsOf((q) => listAuditEvents(store, workspaceId, q)) : []);
   yield `,"usage":`;
   yield* jsonArray((async function* () {
     yield* (await usageReport(store, workspaceId, ALL_DAYS)).days;
@@ -88,14 +88,20 @@ async function* documentJson(store: Reads, workspaceId: string, exportedAt: stri
   yield "}";
 }
 
+/** What the caller may read beyond the workspace's data: the audit history only with `audit:read`, as
+ * `GET /v1/audit-events` asks (a member's role lacks it; docs/members.md). */
+export interface ExportReader {
+  auditEvents: boolean;
+}
+
 /** exportWorkspace audits the export (`workspace.exported`) and answers its file name and the document as pieces of
  * JSON text, read from the store as they are taken. */
-export async function exportWorkspace(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
+export async function exportWorkspace(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, reader: ExportReader): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
   const exportedAt = clock.now().toISOString();
   const workspace = await store.tx(async (tx) => {
     const ws = await getWorkspace(tx, workspaceId);
     await recordAudit(tx, clock, ctx, { workspaceId: ws.id, action: "workspace.exported", resourceType: "workspace", resourceId: ws.id, resourceName: ws.name });
     return ws;
   });
-  return { filename: `renderd-export-${workspace.slug}-${exportedAt.slice(0, 10)}.json`, chunks: documentJson(store, workspace.id, exportedAt) };
+  return { filename: `renderd-export-${workspace.slug}-${exportedAt.slice(0, 10)}.json`, chunks: documentJson(store, workspace.id, exportedAt, reader.auditEvents) };
 }

@@ -4,8 +4,10 @@ import { Type, type Static } from "@sinclair/typebox";
 import { ApiError } from "../../errors";
 import { newId } from "../../lib/ids";
 import { errorResponse } from "../../http/responses";
+import { canonicalRequest, requestPath } from "../../http/request-target";
 import { Identifier, IsoDateTime } from "../../http/schemas";
 import type { Metrics } from "../../metrics/metrics";
+import { SpaceStatus } from "../../store/space";
 
 /** LiveState is what only the running process knows: its pool and the renders it is printing (docs/operations.md). */
 export const LiveState = Type.Object({
@@ -26,6 +28,8 @@ export const LiveState = Type.Object({
     rssBytes: Type.Integer(),
   }),
   inFlight: Type.Array(Type.Object({ renderId: Identifier, workspaceId: Identifier, startedAt: IsoDateTime })),
+  /** DATA_DIR's free space, and why new renders, uploads and templates are refused when they are (store/space.ts). */
+  storage: SpaceStatus,
 });
 export type LiveState = Static<typeof LiveState>;
 
@@ -46,9 +50,11 @@ export function internalHandler(deps: InternalDeps): (request: Request) => Promi
       return new Response(body, { headers: { ...headers, "content-type": contentType } });
     },
   };
-  return async (request) => {
-    const path = new URL(request.url).pathname;
+  return async (incoming) => {
     const requestId = newId("req");
+    const request = canonicalRequest(incoming);
+    if (!request) return errorResponse(new ApiError("BAD_REQUEST", "The request target could not be read; send a path such as /metrics."), requestId);
+    const path = requestPath(request);
     const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
     if (!route) return errorResponse(new ApiError("NOT_FOUND", `No route matches ${request.method} ${path} on the internal port.`), requestId);
     if (request.method !== "GET" && request.method !== "HEAD")

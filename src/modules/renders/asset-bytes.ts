@@ -1,8 +1,9 @@
-/** renders/asset-bytes: the assets a request's print jobs name are read before planning. Planning is synchronous where
- * it renders a template or a document (it asks `find(id)` as it goes), while the store and the FileStore answer
- * asynchronously (PostgreSQL, an S3 bucket): so the rows and the embedded bytes of the assets a template names are read
- * first, and an asset only planning discovers (an image named by the data or by a document) is noted as missing, read,
- * and planning runs again with it. Nothing is written meanwhile: planning comes before the transaction that queues. */
+/** renders/asset-bytes: the assets a request's print jobs name are read before planning. Planning meets an asset deep
+ * inside the compiler (it asks `find(id)` as it goes), which cannot wait for a read there, while the store and the
+ * FileStore answer asynchronously (PostgreSQL, an S3 bucket): so the rows and the embedded bytes of the assets a template
+ * names are read first, and an asset only planning discovers (an image named by the data or by a document) is noted as
+ * missing, read, and planning runs again with it. Nothing is written meanwhile: planning comes before the transaction
+ * that queues. */
 import { ApiError } from "../../errors";
 import { inList } from "../../store/sql-list";
 import type { FileStore } from "../../store/files";

@@ -1,5 +1,6 @@
 /** renders routes (spec 4.9, DESIGN.md 4): /v1/renders, its batch and cancel, template previews, and the signed result
  * address outside /v1/ that serves a render's PDF (the token in the address is the credential). */
+import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { IDEMPOTENCY_KEY_PARAMETER, idempotent } from "../../http/idempotency";
@@ -11,7 +12,7 @@ import { downloadResponse } from "../assets/download";
 import { renderActivity } from "./allowances";
 import { renderDeps } from "./deps";
 import { mergedBatch } from "./merge";
-import { BatchCreated, BatchRequest, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, WaitQuery } from "./model";
+import { BatchCreated, BatchRequest, BatchRequestBody, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, RenderRequestBody, WaitQuery } from "./model";
 import {
   cancelRender,
   createBatch,
@@ -40,7 +41,9 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       "/v1/renders",
       (ctx) =>
         once(ctx, async (kept) => {
-          const { body, query, principal, set } = ctx;
+          const { query, principal, set } = ctx;
+          // Elysia types the unchecked `document` as unknown; planning checks it node by node before it is used.
+          const body = ctx.body as RenderRequest;
           const ws = workspaceOf(principal);
           const seconds = Number(query.wait ?? 0);
           // With ?wait the render is acknowledged by the answer after the wait, not before it: its acceptance commits
@@ -53,7 +56,14 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           set.status = isFinal(waited) ? 200 : 202;
           return waited;
         }),
-      { auth: { scope: "render:create" }, body: RenderRequest, query: WaitQuery, response: { 200: Render, 202: Render }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
+      {
+        auth: { scope: "render:create" },
+        beforeHandle: app.space.assertRoom,
+        body: RenderRequestBody,
+        query: WaitQuery,
+        response: { 200: Render, 202: Render },
+        detail: { requestBody: jsonBody(RenderRequest), parameters: [IDEMPOTENCY_KEY_PARAMETER] },
+      },
     )
     .post(
       "/v1/renders/batch",
@@ -61,10 +71,11 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
         once(ctx, async (kept) => {
           ctx.set.status = 202;
           const ws = workspaceOf(ctx.principal);
-          const plans = await planBatch(d, ws, ctx.body.items);
+          const items = ctx.body.items as RenderRequest[]; // as for POST /v1/renders
+          const plans = await planBatch(d, ws, items);
           return kept(202, (tx) => createBatch(d, tx, ws, plans, ctx.body.merge));
         }),
-      { auth: { scope: "render:create" }, body: BatchRequest, response: { 202: BatchCreated }, detail: { parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
+      { auth: { scope: "render:create" }, beforeHandle: app.space.assertRoom, body: BatchRequestBody, response: { 202: BatchCreated }, detail: { requestBody: jsonBody(BatchRequest), parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
     .get("/v1/renders/batch/:id/merged", async ({ params, principal }) => mergedBatch(d, workspaceOf(principal), params.id), {
       auth: { scope: "render:read" },
@@ -112,8 +123,9 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       },
       {
         auth: { scope: "render:create" },
+        beforeHandle: app.space.assertRoom,
         params: IdParams,
-        body: PreviewRequest,
+        body: Type.Optional(PreviewRequest),
         query: PreviewQuery,
         detail: {
           requestBody: jsonBody(PreviewRequest, false),

@@ -1,7 +1,9 @@
 /** renders/model: the render of spec 2.11 (DESIGN.md 4 lists its fields) and the bodies and queries of its routes. */
-import { Type, type Static } from "@sinclair/typebox";
-import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
+import { CloneType, Type, type Static } from "@sinclair/typebox";
+import { documented, Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
+import { DocumentNode } from "../../render/compile/model";
+import { NodeChecker } from "../../render/compile/node-check";
 import { PdfOptions } from "../../render/pdf-options";
 import { SignatureSettings } from "../../pdf/sign";
 import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
@@ -19,33 +21,40 @@ export type RenderMetadata = Static<typeof RenderMetadata>;
 
 const Filename = Type.String({ minLength: 1, maxLength: 255 });
 
-const resultFacts = { pages: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) };
+const resultFacts = { pages: Type.Integer({ minimum: 0, description: "Pages in the PDF." }), bytes: Type.Integer({ minimum: 0, description: "Bytes of the PDF." }) };
 
 export const Render = Type.Object({
-  id: Identifier,
-  status: RenderStatus,
-  test: Type.Boolean(),
-  templateId: Type.Optional(Identifier),
-  /** Absent for a render of the draft. */
-  templateVersion: Type.Optional(Type.Integer({ minimum: 1 })),
-  batchId: Type.Optional(Identifier),
-  filename: Type.String(),
-  metadata: RenderMetadata,
-  createdAt: IsoDateTime,
-  startedAt: Type.Optional(IsoDateTime),
-  finishedAt: Type.Optional(IsoDateTime),
+  id: CloneType(Identifier, { description: "The render's id (rnd_…)." }),
+  status: CloneType(RenderStatus, { description: "queued, processing, then succeeded, failed or cancelled." }),
+  test: Type.Boolean({ description: "A test render (marked TEST; counted against testRendersPerDay)." }),
+  templateId: Type.Optional(CloneType(Identifier, { description: "The template rendered, if any." })),
+  templateVersion: Type.Optional(Type.Integer({ minimum: 1, description: "The published version rendered; absent for a render of the draft." })),
+  batchId: Type.Optional(CloneType(Identifier, { description: "The batch it belongs to, if any." })),
+  filename: Type.String({ description: "The PDF's file name." }),
+  metadata: CloneType(RenderMetadata, { description: "The labels given when it was created." }),
+  createdAt: CloneType(IsoDateTime, { description: "When it was accepted." }),
+  startedAt: Type.Optional(CloneType(IsoDateTime, { description: "When printing started." })),
+  finishedAt: Type.Optional(CloneType(IsoDateTime, { description: "When it ended." })),
   result: Type.Optional(
-    Type.Object({
-      downloadUrl: Type.String(),
-      expiresAt: IsoDateTime,
-      ...resultFacts,
-    }),
+    Type.Object(
+      {
+        downloadUrl: Type.String({ description: "A signed address of the PDF; needs no credentials until expiresAt." }),
+        expiresAt: CloneType(IsoDateTime, { description: "When downloadUrl stops working; read the render again for a fresh one." }),
+        ...resultFacts,
+      },
+      { description: "The PDF of a succeeded render." },
+    ),
   ),
-  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-  /** A succeeded render's page asked for these and did not get them (absent when nothing was left out). */
-  warnings: Type.Optional(Type.Array(RenderWarning, { maxItems: MAX_WARNINGS })),
-  /** Its deliveries to the destinations it named, in their order (issue 14; absent when it named none). */
-  deliveries: Type.Optional(Type.Array(RenderDelivery)),
+  error: Type.Optional(
+    Type.Object(
+      { code: Type.String({ description: "The error code, such as RENDER_TIMEOUT or LIMIT_EXCEEDED." }), message: Type.String({ description: "What went wrong." }) },
+      { description: "Why a failed render failed." },
+    ),
+  ),
+  warnings: Type.Optional(
+    Type.Array(RenderWarning, { maxItems: MAX_WARNINGS, description: "What a succeeded render asked for and did not get (at most 20; absent when nothing was left out)." }),
+  ),
+  deliveries: Type.Optional(Type.Array(RenderDelivery, { description: "Its deliveries to the destinations it named, in their order (absent when it named none)." })),
 });
 export type Render = Static<typeof Render>;
 
@@ -55,48 +64,66 @@ export type RenderRecord = Static<typeof RenderRecord>;
 
 /**
  * One render to create: exactly one of `templateId`, `document` or `html` (checked by the service, which names the
- * field). `document` is checked against DocumentNode by the service too, so that a bad node is pointed at exactly.
+ * field). The route checks RenderRequestBody, in which `document` is anything: the service checks it node by node, so
+ * that a bad node is pointed at exactly (render/compile/node-check.ts says why the route schema cannot).
  */
 export const RenderRequest = Type.Object(
   {
-    templateId: Type.Optional(Identifier),
-    version: Type.Optional(Type.Integer({ minimum: 1 })),
-    data: Type.Optional(Type.Unknown()),
-    document: Type.Optional(Type.Unknown()),
-    html: Type.Optional(Type.String({ minLength: 1 })),
-    test: Type.Optional(Type.Boolean()),
-    filename: Type.Optional(Filename),
-    metadata: Type.Optional(RenderMetadata),
-    /** Fail the render (RENDER_FAILED) when its page asks for anything it does not get, instead of warning. */
-    failOnBlockedResources: Type.Optional(Type.Boolean()),
-    /** Tags, outline, metadata, appended PDFs, PDF/A (docs/pdf.md); laid over the template's own `pdf`. */
-    pdf: Type.Optional(PdfOptions),
-    /** Sign the PDF (issue 13); replaces the template's default signature. */
-    signature: Type.Optional(SignatureSettings),
-    /** Deliver the file to these destinations once the render succeeds (issue 14); replaces the template's default list. */
-    destinationIds: Type.Optional(DestinationIds),
+    templateId: Type.Optional(CloneType(Identifier, { description: "Render this template (its newest published version, or its draft with test: true). Exactly one of templateId, document and html." })),
+    version: Type.Optional(Type.Integer({ minimum: 1, description: "With templateId: render this published version." })),
+    data: Type.Optional(Type.Unknown({ description: "With templateId: the data (JSON), checked against the template's dataSchema (422 DATA_INVALID)." })),
+    document: Type.Optional(CloneType(DocumentNode, { description: "A ready-made document tree to render instead of a template." })),
+    html: Type.Optional(Type.String({ minLength: 1, description: "A whole HTML document to render as it is; its own @page rule decides the paper (A4 otherwise)." })),
+    test: Type.Optional(Type.Boolean({ description: "A test render: marked TEST, counted against testRendersPerDay instead of documentsPerMonth; a template's draft renders only as a test." })),
+    filename: Type.Optional(CloneType(Filename, { description: "The PDF's file name (1 to 255 characters). Default: the template's id, or document.pdf." })),
+    metadata: Type.Optional(CloneType(RenderMetadata, { description: "Your own labels (at most 50; strings up to 1000 characters, numbers, booleans, null), answered back as given." })),
+    failOnBlockedResources: Type.Optional(
+      Type.Boolean({ description: "Fail the render (RENDER_FAILED) when its page asks for anything it does not get, instead of listing it in warnings." }),
+    ),
+    pdf: Type.Optional(CloneType(PdfOptions, { description: "Tags, outline, metadata, appended PDFs, PDF/A, encryption; laid over the template's own `pdf`." })),
+    signature: Type.Optional(CloneType(SignatureSettings, { description: "Sign the PDF (PAdES); replaces the template's default signature." })),
+    destinationIds: Type.Optional(CloneType(DestinationIds, { description: "Deliver the PDF to these destinations once the render succeeds; replaces the template's default list." })),
   },
   closed,
 );
 export type RenderRequest = Static<typeof RenderRequest>;
 
+/** documentNodes checks a render's `document` node by node. */
+export const documentNodes = new NodeChecker(DocumentNode, ["children"]);
+
+/** RenderRequestBody is RenderRequest as the route checks it, `document` left to the service. */
+export const RenderRequestBody = documentNodes.withoutNodes(RenderRequest);
+
 /** DESIGN.md 4: a batch is 1..500 renders, all accepted or none. */
 export const MAX_BATCH = 500;
 export const BatchRequest = Type.Object(
   {
-    items: Type.Array(RenderRequest, { minItems: 1, maxItems: MAX_BATCH }),
+    items: Type.Array(RenderRequest, { minItems: 1, maxItems: MAX_BATCH, description: "1 to 500 renders, all accepted or none." }),
     /** Offer one PDF of all items, in item order, once all have succeeded: GET /v1/renders/batch/{batchId}/merged. */
-    merge: Type.Optional(Type.Boolean()),
+    merge: Type.Optional(Type.Boolean({ description: "Offer one PDF of all items, in item order, once all have succeeded: GET /v1/renders/batch/{batchId}/merged." })),
   },
   closed,
 );
+
+/** BatchRequestBody is BatchRequest as the route checks it (see RenderRequestBody). */
+export const BatchRequestBody = documentNodes.withoutNodes(BatchRequest);
 
 export const BatchCreated = Type.Object({ batchId: Identifier, items: Type.Array(Render) });
 
 /** `?wait=N`: seconds to wait for the final state, at most 60 (DESIGN.md 4). */
 export const MAX_WAIT_SECONDS = 60;
 export const WaitQuery = Type.Object(
-  { wait: Type.Optional(Type.String({ pattern: "^(?:[0-9]|[1-5][0-9]|60)$", errorMessage: `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}` })) },
+  {
+    wait: Type.Optional(
+      documented(Type.String({ pattern: "^(?:[0-9]|[1-5][0-9]|60)$", errorMessage: `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}` }), {
+        type: "integer",
+        minimum: 0,
+        maximum: MAX_WAIT_SECONDS,
+        default: 0,
+        description: `Seconds to wait for the render to end before answering, 0 to ${MAX_WAIT_SECONDS} (default 0: answer 202 at once).`,
+      }),
+    ),
+  },
   closed,
 );
 
@@ -113,7 +140,11 @@ export type RenderListQuery = Static<typeof RenderListQuery>;
 
 /** The body of a template preview: the data, and which version (the draft when none is given). */
 export const PreviewRequest = Type.Object(
-  { data: Type.Optional(Type.Unknown()), version: Type.Optional(Type.Integer({ minimum: 1 })), pdf: Type.Optional(PdfOptions) },
+  {
+    data: Type.Optional(Type.Unknown({ description: "The data (JSON); default the template's sampleData, else {}." })),
+    version: Type.Optional(Type.Integer({ minimum: 1, description: "Preview this published version. Default: the draft." })),
+    pdf: Type.Optional(CloneType(PdfOptions, { description: "PDF options laid over the template's own `pdf`." })),
+  },
   closed,
 );
 export type PreviewRequest = Static<typeof PreviewRequest>;

@@ -2,10 +2,9 @@
  * against the template's schema, the certificate, the destinations — with reads that need no lock, before the
  * transaction that queues it (service.ts). The assets a job names are read first (asset-bytes.ts). */
 import { ApiError } from "../../errors";
-import { firstProblems, NodeChecker } from "../../render/compile/node-check";
+import { firstProblems } from "../../render/compile/node-check";
 import type { Clock } from "../../lib/clock";
 import { validateData } from "../../render/compile/data";
-import { DocumentNode } from "../../render/compile/model";
 import type { SignatureSettings } from "../../pdf/sign";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
 import { mergePdfOptions } from "../../render/pdf-options";
@@ -14,7 +13,7 @@ import { assertCertificateUsable } from "../certificates/service";
 import { checkTemplateAssets, templateForRender } from "../templates/service";
 import { deliveryTargets, type DeliveryTarget } from "../destinations/deliveries";
 import { withPdfOptions } from "./pdf";
-import type { PreviewRequest, RenderMetadata, RenderRequest } from "./model";
+import { documentNodes, type PreviewRequest, type RenderMetadata, type RenderRequest } from "./model";
 
 /** PlanDeps is what planning reads: the store, the files and the clock, and the assets read before it. */
 export interface PlanDeps extends PlanningDeps {
@@ -64,11 +63,13 @@ export function assetFinder(deps: PlanDeps): FindAsset {
 }
 
 /** templatePlan checks that the template's assets are still there (ASSET_INVALID: they may have been deleted since it
- * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. */
-export async function templatePlan(deps: PlanDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", data: unknown, at: string) {
+ * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. Without data it
+ * renders the template's sampleData when `sample` is set (a preview), else `{}`. */
+export async function templatePlan(deps: PlanDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", given: unknown, at: string, sample = false) {
   const template = await templateForRender(deps.store, workspaceId, templateId, which);
   const missing = await checkTemplateAssets(deps.store, workspaceId, { ...template.source, assetIds: template.assetIds });
   if (missing.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is no longer available.", { details: missing });
+  const data = given ?? (sample ? template.sampleData : undefined) ?? {};
   if (template.source.dataSchema) {
     const problems = validateData(template.source.dataSchema, data, `${at}/data`);
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
@@ -79,11 +80,9 @@ export async function templatePlan(deps: PlanDeps, workspaceId: string, template
     pdf: template.pdf,
     signature: template.signature,
     destinationIds: template.destinationIds,
-    job: templateJob(template, data, assetFinder(deps)),
+    job: await templateJob(template, data, assetFinder(deps)),
   };
 }
-
-const documentNodes = new NodeChecker(DocumentNode, ["children"]);
 
 // A client fixing a document needs the first problems, not thousands.
 const MAX_DOCUMENT_PROBLEMS = 20;
@@ -122,7 +121,7 @@ async function planSource(deps: PlanDeps, workspaceId: string, request: RenderRe
   const find = assetFinder(deps);
   const use = templateUse(request);
   if (use) {
-    const { pdf, ...plan } = await templatePlan(deps, workspaceId, use.templateId, use.which, request.data ?? {}, at);
+    const { pdf, ...plan } = await templatePlan(deps, workspaceId, use.templateId, use.which, request.data, at);
     const filename = request.filename ?? `${use.templateId}.pdf`;
     const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
     return { ...common, ...plan, job, source: "template", filename };
@@ -132,7 +131,7 @@ async function planSource(deps: PlanDeps, workspaceId: string, request: RenderRe
   if (request.document !== undefined) {
     const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
     if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
-    const job = documentJob(request.document as DocumentNode, find, `${at}/document`);
+    const job = await documentJob(request.document, find, `${at}/document`);
     return { ...common, source: "document", job: withPdfOptions({ ...job, ...fail }, request.pdf ?? {}, options), filename };
   }
   return { ...common, source: "html", job: withPdfOptions({ ...htmlJob(request.html!), ...fail }, request.pdf ?? {}, options), filename };
@@ -148,10 +147,11 @@ export async function planBatch(deps: PlanDeps, workspaceId: string, items: Rend
   return withAssetBytes(deps, workspaceId, usesOf(items), (d) => Promise.all(items.map((item, i) => planRequest(d, workspaceId, item, `/items/${i}`))));
 }
 
-/** planPreview makes the job of a template preview: the draft unless a version is given. */
+/** planPreview makes the job of a template preview: the draft unless a version is given, with the template's sample
+ * data when the request gives none. */
 export function planPreview(deps: PlanDeps, workspaceId: string, templateId: string, request: PreviewRequest) {
   return withAssetBytes(deps, workspaceId, [previewUse(templateId, request)], async (d) => {
-    const { pdf, ...plan } = await templatePlan(d, workspaceId, templateId, previewUse(templateId, request).which, request.data ?? {}, "");
+    const { pdf, ...plan } = await templatePlan(d, workspaceId, templateId, previewUse(templateId, request).which, request.data, "", true);
     return { pdf, plan, find: assetFinder(d) };
   });
 }

@@ -172,7 +172,7 @@ export async function createReportRender(
 ): Promise<Render> {
   const which = report.version ?? "latest";
   const planned = await withAssetBytes(deps, workspaceId, [{ templateId: report.templateId, which }], async (d) => {
-    const { pdf, ...plan } = await templatePlan(d, workspaceId, report.templateId, which, report.data ?? {}, "");
+    const { pdf, ...plan } = await templatePlan(d, workspaceId, report.templateId, which, report.data, "");
     const filename = report.filename ?? `${report.templateId}.pdf`;
     const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(d), test: false, filename, at: "" });
     return { ...plan, job, source: "report" as const, test: false, metadata: {}, filename };

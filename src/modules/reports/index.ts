@@ -44,6 +44,7 @@ export function reportRoutes(app: AppContext, auth: AuthPlugin) {
       },
       {
         auth: create,
+        beforeHandle: app.space.assertRoom,
         body: ReportBody,
         detail: { responses: { 200: fileResponse("The XLSX workbook", [XLSX]), 202: jsonResponse("A PDF report: its render, on its way", Render) } },
       },

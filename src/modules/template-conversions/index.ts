@@ -21,7 +21,7 @@ export function templateConversionRoutes(app: AppContext, auth: AuthPlugin, meta
         set.status = 202;
         return created;
       },
-      { auth: { scope: "template:write" }, body: CreateConversionBody, response: { 202: TemplateConversion } },
+      { auth: { scope: "template:write" }, beforeHandle: app.space.assertRoom, body: CreateConversionBody, response: { 202: TemplateConversion } },
     )
     .get("/v1/template-conversions", ({ query, principal }) => listConversions(app.store, workspaceOf(principal), query), {
       auth: { scope: "template:read" },

@@ -2,9 +2,11 @@
  * and apart from the render pool (a conversion needs no Chromium). Rows in the store are the queue, so a restart
  * loses none (service.ts recoverConversions). */
 import type { Logger } from "pino";
+import { Backoff } from "../../lib/backoff";
 import type { Clock } from "../../lib/clock";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
+import { storageFailure } from "../../store/space";
 import type { Store } from "../../store/store";
 import { convertPdf } from "./convert";
 import { ConversionFailure } from "./extract";
@@ -30,14 +32,18 @@ function templateName(filename: string): string {
 export class ConversionRunner {
   private running: Promise<void> | null = null;
   private stopped = false;
+  /** Whether what a stop or crash left processing was queued again; false again after the store failed mid-drain. */
+  private recovered = false;
+  private readonly faults: Backoff;
+  private retry?: ReturnType<typeof setTimeout>;
 
-  constructor(private readonly options: RunnerOptions) {}
+  constructor(private readonly options: RunnerOptions) {
+    this.faults = new Backoff(options.log, "converting templates");
+  }
 
   /** start queues again what a stop or crash interrupted, then converts whatever waits. */
-  async start(): Promise<void> {
+  start(): void {
     this.stopped = false;
-    const recovered = await recoverConversions(this.options.store, this.options.clock);
-    if (recovered.requeued || recovered.failed) this.options.log.info(recovered, "template conversions recovered after a restart");
     this.kick();
   }
 
@@ -47,8 +53,14 @@ export class ConversionRunner {
     // A macrotask: the request that kicked answers before any conversion work starts.
     this.running = new Promise<void>((resolve) => setTimeout(resolve, 0))
       .then(() => this.drain())
-      // Only the store can fail here (a conversion's own failure is recorded in convert); the next kick or start retries.
-      .catch((error: unknown) => this.options.log.error({ err: error }, "template conversion runner stopped on an error"))
+      .then(() => this.faults.succeeded())
+      // Only the store can fail here (a conversion's own failure is recorded in convert): after a back-off the loop
+      // starts again, queueing what the failure left processing (a full disk: issue 26).
+      .catch((error: unknown) => {
+        this.recovered = false;
+        this.faults.failed(error);
+        this.retry = setTimeout(() => this.kick(), this.faults.waitMs());
+      })
       .finally(() => {
         this.running = null;
       });
@@ -62,11 +74,17 @@ export class ConversionRunner {
   /** stop lets the conversion in hand finish and takes no other; what is still queued waits for the next start. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.retry);
     await this.idle();
   }
 
   private async drain(): Promise<void> {
-    const { store, clock } = this.options;
+    const { store, clock, log } = this.options;
+    if (!this.recovered) {
+      const recovered = await recoverConversions(store, clock);
+      if (recovered.requeued || recovered.failed) log.info(recovered, "template conversions left processing (by a restart or a store failure) queued again");
+      this.recovered = true;
+    }
     while (!this.stopped) {
       const r = await claimNextConversion(store, clock);
       if (!r) return;
@@ -85,6 +103,8 @@ export class ConversionRunner {
       await succeedConversion(store, clock, r, templateName(asset.filename), built.draft, built.sampleData);
       log.info({ conversionId: r.id, workspaceId: r.workspace_id }, "template conversion succeeded");
     } catch (error) {
+      // DATA_DIR full or read-only: the conversion is not at fault; the drain stops and it is queued again (issue 26).
+      if (storageFailure(error)) throw error;
       if (!(error instanceof ConversionFailure)) log.error({ err: error, conversionId: r.id }, "template conversion failed unexpectedly");
       const message = error instanceof ConversionFailure ? error.message : "The conversion failed on our side; start a new conversion, and report it if it fails again.";
       await failConversion(store, clock, r, message);

@@ -10,7 +10,7 @@ import { newId } from "../../lib/ids";
 import type { Reads, Store } from "../../store/store";
 import { recordAudit } from "../audit/service";
 import { createTemplate } from "../templates/service";
-import { CreateTemplateBody, parseBody, type TemplateDraft } from "../templates/model";
+import { CreateTemplateBody, MAX_SAMPLE_DATA_BYTES, parseBody, type TemplateDraft } from "../templates/model";
 import { getAllowances } from "../workspaces/service";
 import type { ConversionStatus, ConversionSummary, CreateConversionBody, TemplateConversion } from "./model";
 
@@ -122,7 +122,9 @@ const requesterOf = (r: ConversionRow): ChangeContext => ({ actor: JSON.parse(r.
 export async function succeedConversion(store: Store, clock: Clock, r: ConversionRow, name: string, draft: TemplateDraft, sampleData: Record<string, unknown>): Promise<void> {
   await store.tx(async (tx) => {
     // Checked as a client's body would be, so the draft is one a PATCH of it would accept too.
-    const body = parseBody(CreateTemplateBody, { name, description: `Converted from PDF asset ${r.asset_id}.`, ...draft });
+    // The values found become the template's sample data, unless there are more than a template keeps.
+    const sample = Buffer.byteLength(JSON.stringify(sampleData)) <= MAX_SAMPLE_DATA_BYTES ? { sampleData } : {};
+    const body = parseBody(CreateTemplateBody, { name, description: `Converted from PDF asset ${r.asset_id}.`, ...draft, ...sample });
     const template = await createTemplate(tx, clock, requesterOf(r), r.workspace_id, body);
     await tx.run("UPDATE template_conversions SET status = 'succeeded', template_id = $tpl, sample_data = $sample, finished_at = $now WHERE id = $id", {
       id: r.id,

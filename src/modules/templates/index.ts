@@ -6,7 +6,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
-import { IdParams, Page } from "../../http/schemas";
+import { IdParams, NoQuery, Page } from "../../http/schemas";
 import { jsonBody, jsonResponse } from "../../http/openapi";
 import type { RequestMeta } from "../../http/request-meta";
 import {
@@ -15,6 +15,7 @@ import {
   Template,
   TemplateDeleted,
   TemplateListQuery,
+  TemplateStarter,
   TemplateSummary,
   TemplateVersion,
   TemplateVersionSummary,
@@ -31,12 +32,13 @@ import {
   publishTemplate,
   updateTemplate,
 } from "./service";
+import { templateStarters } from "./starters";
 
 const read = { scope: "template:read" } as const;
 const write = { scope: "template:write" } as const;
 const publish = { scope: "template:publish" } as const;
 
-/** templateRoutes mounts /v1/templates. */
+/** templateRoutes mounts /v1/templates and /v1/template-starters. */
 export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
   return new Elysia({ normalize: false })
     .use(auth)
@@ -48,8 +50,13 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
         set.status = 201;
         return created;
       },
-      { auth: write, detail: { requestBody: jsonBody(CreateTemplateBody), responses: { 201: jsonResponse("The template, created", Template) } } },
+      { auth: write, beforeHandle: app.space.assertRoom, detail: { requestBody: jsonBody(CreateTemplateBody), responses: { 201: jsonResponse("The template, created", Template) } } },
     )
+    .get("/v1/template-starters", () => ({ items: templateStarters() }), {
+      auth: read,
+      query: NoQuery,
+      detail: { responses: { 200: jsonResponse("Every starter: a complete draft to begin a template from (POST /v1/templates with starter)", Page(TemplateStarter)) } },
+    })
     .get("/v1/templates", ({ query, principal }) => listTemplates(app.store, workspaceOf(principal), query), {
       auth: read,
       query: TemplateListQuery,
@@ -64,7 +71,7 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
       "/v1/templates/:id",
       ({ params, body, principal, request }) =>
         updateTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id, parseBody(UpdateTemplateBody, body)),
-      { auth: write, params: IdParams, detail: { requestBody: jsonBody(UpdateTemplateBody), responses: { 200: jsonResponse("The template, updated", Template) } } },
+      { auth: write, beforeHandle: app.space.assertRoom, params: IdParams, detail: { requestBody: jsonBody(UpdateTemplateBody), responses: { 200: jsonResponse("The template, updated", Template) } } },
     )
     .delete(
       "/v1/templates/:id",
@@ -78,7 +85,7 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
         set.status = 201;
         return version;
       },
-      { auth: publish, params: IdParams, detail: { responses: { 201: jsonResponse("The version, published", TemplateVersion) } } },
+      { auth: publish, beforeHandle: app.space.assertRoom, params: IdParams, detail: { responses: { 201: jsonResponse("The version, published", TemplateVersion) } } },
     )
     .get(
       "/v1/templates/:id/versions",

@@ -1,15 +1,16 @@
 /** templates/model: the template and its versions (DESIGN.md 4), their bodies, and a body check whose details point at
  * the field at fault even inside the recursive composition nodes. */
-import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { CloneType, Type, type Static, type TOptional, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ApiError, type ErrorDetail } from "../../errors";
 import { firstProblems, NodeChecker, schemaProblems } from "../../render/compile/node-check";
-import { Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
+import { documented, Identifier, IsoDateTime, PageQueryFields } from "../../http/schemas";
 import { SignatureSettings } from "../../pdf/sign";
 import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
 import { TemplatePdfOptions } from "../../render/pdf-options";
 import { isObject } from "../../render/compile/values";
+import { literalUnion } from "../../lib/literals";
 import { DestinationIds } from "../destinations/model";
 
 const closed = { additionalProperties: false } as const;
@@ -18,43 +19,55 @@ const closed = { additionalProperties: false } as const;
 export const MAX_STYLESHEET_CHARS = 1_000_000;
 /** MAX_TEMPLATE_ASSETS bounds `assetIds`. */
 export const MAX_TEMPLATE_ASSETS = 50;
+/** MAX_SAMPLE_DATA_BYTES bounds `sampleData`, written as JSON (UTF-8). */
+export const MAX_SAMPLE_DATA_BYTES = 1_000_000;
 
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Name = Type.String({ minLength: 1, maxLength: 200, description: "The template's name (1 to 200 characters)." });
 // As for webhook endpoints: `description: null` removes it.
-const Description = Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]);
-const Stylesheet = Type.String({ maxLength: MAX_STYLESHEET_CHARS });
-const AssetIds = Type.Array(Identifier, { maxItems: MAX_TEMPLATE_ASSETS, uniqueItems: true });
-// The renderer's own map of components, without its optional modifier so that PATCH can make it nullable.
-const Components = Type.Optional(TemplateSource.properties.components, false);
+const Description = Type.Union([Type.String({ maxLength: 1000 }), Type.Null()], { description: "What the template is for (up to 1000 characters); null removes it." });
+const Stylesheet = Type.String({
+  maxLength: MAX_STYLESHEET_CHARS,
+  description: "CSS for the whole document (and the header and footer), up to 1000000 characters; it comes after the stylesheet assets of assetIds, and the `tw` classes' CSS after it.",
+});
+const AssetIds = Type.Array(Identifier, {
+  maxItems: MAX_TEMPLATE_ASSETS,
+  uniqueItems: true,
+  description: "Uploaded stylesheet and font assets the document loads (at most 50): a stylesheet is included before `stylesheet`, a font becomes an @font-face whose family is its file name without the extension.",
+});
+const SampleData = Type.Unknown({
+  description:
+    "Example data (JSON, at most 1000000 bytes), checked against dataSchema when saved (422 DATA_INVALID); a preview without data renders it, and published versions keep it.",
+});
+// A draft field without its optional modifier, so that PATCH can make it nullable.
+const required = <T extends TSchema>(schema: TOptional<T>): T => Type.Optional(schema, false) as unknown as T;
+const Components = required(TemplateSource.properties.components);
 
 /** TemplateDraft is what a template renders from: the renderable TemplateSource plus the stylesheet and font assets it loads. */
 export const TemplateDraft = Type.Object(
   {
     ...TemplateSource.properties,
     stylesheet: Type.Optional(Stylesheet),
+    sampleData: Type.Optional(SampleData),
     assetIds: Type.Optional(AssetIds),
-    /** The default `pdf` options of the template's renders (docs/pdf.md "Template defaults"). */
-    pdf: Type.Optional(TemplatePdfOptions),
-    /** The default signature of the template's renders (issue 13); a render's own `signature` replaces it. */
-    signature: Type.Optional(SignatureSettings),
-    /** Where the template's renders are delivered (issue 14); a render's own `destinationIds` replaces the list. */
-    destinationIds: Type.Optional(DestinationIds),
+    pdf: Type.Optional(CloneType(TemplatePdfOptions, { description: "The default `pdf` options of the template's renders (all but password); a render's own are laid over them." })),
+    signature: Type.Optional(CloneType(SignatureSettings, { description: "The default signature of the template's renders; a render's own `signature` replaces it." })),
+    destinationIds: Type.Optional(CloneType(DestinationIds, { description: "Where the template's renders are delivered; a render's own `destinationIds` replaces the list." })),
   },
   closed,
 );
 export type TemplateDraft = Static<typeof TemplateDraft>;
 
 /** DRAFT_FIELDS are the body fields that make up the draft, in the order they are stored. */
-export const DRAFT_FIELDS = ["content", "components", "dataSchema", "stylesheet", "assetIds", "page", "header", "footer", "pdf", "signature", "destinationIds"] as const;
+export const DRAFT_FIELDS = ["content", "components", "dataSchema", "sampleData", "stylesheet", "assetIds", "page", "header", "footer", "pdf", "signature", "destinationIds"] as const;
 
 export const Template = Type.Object({
-  id: Identifier,
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  latestVersion: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
-  draft: TemplateDraft,
-  createdAt: IsoDateTime,
-  updatedAt: IsoDateTime,
+  id: CloneType(Identifier, { description: "The template's id (tpl_…)." }),
+  name: Type.String({ description: "The template's name." }),
+  description: Type.Union([Type.String(), Type.Null()], { description: "What the template is for, or null." }),
+  latestVersion: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "The newest published version, or null before the first publish." }),
+  draft: CloneType(TemplateDraft, { description: "The editable draft; test renders and previews use it, publishing freezes it as the next version." }),
+  createdAt: CloneType(IsoDateTime, { description: "When the template was created." }),
+  updatedAt: CloneType(IsoDateTime, { description: "When its name, description or draft last changed, or it was last published." }),
 });
 export type Template = Static<typeof Template>;
 
@@ -63,11 +76,11 @@ export const TemplateSummary = Type.Omit(Template, ["draft"]);
 export type TemplateSummary = Static<typeof TemplateSummary>;
 
 export const TemplateVersion = Type.Object({
-  id: Identifier,
-  templateId: Identifier,
-  version: Type.Integer({ minimum: 1 }),
-  source: TemplateDraft,
-  publishedAt: IsoDateTime,
+  id: CloneType(Identifier, { description: "The version's id (tv_…)." }),
+  templateId: CloneType(Identifier, { description: "The template it is a version of." }),
+  version: Type.Integer({ minimum: 1, description: "The version number: 1 for the first publish, then 2, 3…" }),
+  source: CloneType(TemplateDraft, { description: "The draft as it was when published; it never changes." }),
+  publishedAt: CloneType(IsoDateTime, { description: "When it was published." }),
 });
 export type TemplateVersion = Static<typeof TemplateVersion>;
 
@@ -77,30 +90,54 @@ export type TemplateVersionSummary = Static<typeof TemplateVersionSummary>;
 
 export const TemplateDeleted = Type.Object({ id: Identifier, deleted: Type.Literal(true) });
 
+/** STARTER_IDS name the starters a template can begin from (GET /v1/template-starters). */
+export const STARTER_IDS = ["invoice", "receipt", "letter", "report", "certificate"] as const;
+export const StarterId = literalUnion(STARTER_IDS, { description: "A starter of GET /v1/template-starters: invoice, receipt, letter, report or certificate." });
+export type StarterId = Static<typeof StarterId>;
+
+/** TemplateStarter is a complete draft a template can begin from (GET /v1/template-starters). */
+export const TemplateStarter = Type.Object({
+  id: StarterId,
+  name: Type.String({ description: "The starter's name." }),
+  description: Type.String({ description: "What the starter makes; a template made from it takes it as its description." }),
+  source: CloneType(TemplateDraft, { description: "The draft: content, dataSchema, sampleData, stylesheet, page and footer." }),
+});
+export type TemplateStarter = Static<typeof TemplateStarter>;
+
+/** CreateTemplateBody: a name and a draft — written out (`content` and the rest), or a starter's, whose fields the
+ * fields sent beside `starter` replace. */
 export const CreateTemplateBody = Type.Object(
-  { name: Name, description: Type.Optional(Description), ...TemplateDraft.properties },
+  {
+    name: Name,
+    description: Type.Optional(Description),
+    starter: Type.Optional(CloneType(StarterId, { description: "Begin from this starter's draft (and description); draft fields sent too replace the starter's." })),
+    ...TemplateDraft.properties,
+    content: Type.Optional(CloneType(CompositionNode, { description: "The document's content: required unless `starter` is given." })),
+  },
   closed,
 );
 export type CreateTemplateBody = Static<typeof CreateTemplateBody>;
 
-const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+// `null` removes the field; the union carries the field's description, so a generated client shows it.
+const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()], { description: `${schema.description ?? ""} null removes it.`.trim() }));
 
 /** UpdateTemplateBody: the fields sent replace the draft's; null removes an optional one (content is never optional). */
 export const UpdateTemplateBody = Type.Object(
   {
     name: Type.Optional(Name),
     description: Type.Optional(Description),
-    content: Type.Optional(CompositionNode),
+    content: Type.Optional(CloneType(CompositionNode, { description: "The document's content (it cannot be removed)." })),
     components: nullable(Components),
     dataSchema: nullable(DataSchema),
+    sampleData: Type.Optional(CloneType(SampleData, { description: "Example data (JSON, at most 1000000 bytes), checked against dataSchema (422 DATA_INVALID); null removes it." })),
     stylesheet: nullable(Stylesheet),
     assetIds: nullable(AssetIds),
     page: nullable(PageSettings),
-    header: nullable(CompositionNode),
-    footer: nullable(CompositionNode),
-    pdf: nullable(TemplatePdfOptions),
-    signature: nullable(SignatureSettings),
-    destinationIds: nullable(DestinationIds),
+    header: nullable(required(TemplateSource.properties.header)),
+    footer: nullable(required(TemplateSource.properties.footer)),
+    pdf: nullable(required(TemplateDraft.properties.pdf)),
+    signature: nullable(required(TemplateDraft.properties.signature)),
+    destinationIds: nullable(required(TemplateDraft.properties.destinationIds)),
   },
   closed,
 );
@@ -109,7 +146,13 @@ export type UpdateTemplateBody = Static<typeof UpdateTemplateBody>;
 export const TemplateListQuery = Type.Object({ ...PageQueryFields }, closed);
 
 // Nine digits keep the number an exact integer well inside SQLite's range.
-export const VersionParams = Type.Object({ id: Identifier, version: Type.String({ pattern: "^[1-9][0-9]{0,8}$", errorMessage: "must be a version number: 1, 2, 3 …" }) }, closed);
+export const VersionParams = Type.Object(
+  {
+    id: Identifier,
+    version: documented(Type.String({ pattern: "^[1-9][0-9]{0,8}$", errorMessage: "must be a version number: 1, 2, 3 …" }), { type: "integer", minimum: 1, maximum: 999_999_999 }),
+  },
+  closed,
+);
 
 // ---- The body check -------------------------------------------------------------------------------------------
 // The bodies are checked here rather than by the route schema, so that a bad field inside the recursive composition

@@ -14,8 +14,11 @@ import type { Reads, Store, Tx } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
 import { certificateProblem } from "../certificates/service";
+import { validateData } from "../../render/compile/data";
+import { templateStarter } from "./starters";
 import {
   DRAFT_FIELDS,
+  MAX_SAMPLE_DATA_BYTES,
   type CreateTemplateBody,
   type Template,
   type TemplateDraft,
@@ -76,6 +79,10 @@ async function templateRow(store: Reads, workspaceId: string, id: string, column
   return r;
 }
 
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 // The draft's fields in one order, absent ones left out, so equal drafts are equal JSON.
 function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>): TemplateDraft {
   const draft: Record<string, unknown> = {};
@@ -84,7 +91,7 @@ function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>
 }
 
 function sourceOf(draft: TemplateDraft): TemplateSource {
-  const { assetIds: _, pdf: __, signature: ___, destinationIds: ____, ...source } = draft;
+  const { assetIds: _, pdf: __, signature: ___, destinationIds: ____, sampleData: _____, ...source } = draft;
   return source;
 }
 
@@ -144,6 +151,17 @@ async function signatureProblems(store: Reads, clock: Clock, workspaceId: string
   return problem ? [{ path: "/signature/certificateId", message: problem }] : [];
 }
 
+// The sample data is checked as render data is, after the template itself: the schema it is checked against must be right.
+function assertValidSample(draft: TemplateDraft): void {
+  if (draft.sampleData === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(draft.sampleData));
+  if (bytes > MAX_SAMPLE_DATA_BYTES)
+    throw new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path: "/sampleData", message: `is ${bytes} bytes of JSON; at most ${MAX_SAMPLE_DATA_BYTES}` }] });
+  if (!draft.dataSchema) return;
+  const problems = validateData(draft.dataSchema, draft.sampleData, "/sampleData");
+  if (problems.length) throw new ApiError("DATA_INVALID", "The sample data does not match the template's data schema.", { details: problems });
+}
+
 // Everything that makes a draft unusable is one 422, so a client fixes it in one round.
 async function assertValidDraft(store: Reads, clock: Clock, workspaceId: string, draft: TemplateDraft): Promise<void> {
   let problems: ErrorDetail[];
@@ -161,10 +179,15 @@ async function assertValidDraft(store: Reads, clock: Clock, workspaceId: string,
     problems = [...("problems" in compiled ? compiled.problems : []), ...assets, ...signature];
   }
   if (problems.length) throw new ApiError("TEMPLATE_INVALID", "The template cannot be used as it is; see details.", { details: problems });
+  assertValidSample(draft);
 }
 
-/** createTemplate checks the draft (compiles, assets exist) and makes the template, unpublished, in `tx`. */
-export async function createTemplate(tx: Tx, clock: Clock, ctx: ChangeContext, workspaceId: string, input: CreateTemplateBody): Promise<Template> {
+/** createTemplate checks the draft (compiles, assets exist, sample data fits) and makes the template, unpublished, in
+ * `tx`; a `starter` gives the draft and description the fields sent do not. */
+export async function createTemplate(tx: Tx, clock: Clock, ctx: ChangeContext, workspaceId: string, body: CreateTemplateBody): Promise<Template> {
+  const starter = body.starter === undefined ? undefined : templateStarter(body.starter);
+  const input = { description: starter?.description, ...starter?.source, ...withoutUndefined(body) };
+  if (input.content === undefined) throw new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path: "/content", message: "is required, unless a starter is named" }] });
   const draft = draftOf(input);
   const id = newId("tpl");
   await assertValidDraft(tx, clock, workspaceId, draft);
@@ -172,9 +195,9 @@ export async function createTemplate(tx: Tx, clock: Clock, ctx: ChangeContext, w
   await tx.run(
     `INSERT INTO templates (id, workspace_id, name, description, draft, latest_version, created_at, updated_at)
      VALUES ($id, $ws, $name, $description, $draft, NULL, $now, $now)`,
-    { id, ws: workspaceId, name: input.name, description: input.description ?? null, draft: JSON.stringify(draft), now },
+    { id, ws: workspaceId, name: body.name, description: input.description ?? null, draft: JSON.stringify(draft), now },
   );
-  await recordAudit(tx, clock, ctx, { workspaceId, action: "template.created", resourceType: "template", resourceId: id, resourceName: input.name });
+  await recordAudit(tx, clock, ctx, { workspaceId, action: "template.created", resourceType: "template", resourceId: id, resourceName: body.name });
   return toTemplate(await templateRow(tx, workspaceId, id));
 }
 
@@ -314,7 +337,16 @@ export async function getTemplateVersion(store: Reads, workspaceId: string, id: 
 const published = new Map<string, TemplateForRender>();
 const MAX_PUBLISHED = 256;
 
-type TemplateForRender = { templateId: string; version: number | null /* null = draft */; source: TemplateSource; assetIds: string[]; pdf?: TemplatePdfOptions; signature?: SignatureSettings; destinationIds?: string[] };
+type TemplateForRender = {
+  templateId: string;
+  version: number | null /* null = draft */;
+  source: TemplateSource;
+  assetIds: string[];
+  sampleData?: unknown;
+  pdf?: TemplatePdfOptions;
+  signature?: SignatureSettings;
+  destinationIds?: string[];
+};
 
 /** templateAssetIds answers every asset a template names itself: its stylesheets and fonts, its literal image ids and
  * the PDFs it attaches (what a render reads before planning, renders/asset-bytes.ts). */
@@ -337,7 +369,7 @@ export async function templateForRender(
 ): Promise<TemplateForRender> {
   const forRender = (version: number | null, draft: TemplateDraft): TemplateForRender =>
     // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
-    ({ templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds });
+    ({ templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], sampleData: draft.sampleData, pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds });
   if (which === "draft") return forRender(null, JSON.parse((await templateRow(store, workspaceId, templateId)).draft) as TemplateDraft);
   // A version's render needs only which version is the latest: the draft (the whole source) is not read for it.
   const r = await templateRow(store, workspaceId, templateId, ["latest_version"]);

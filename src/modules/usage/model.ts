@@ -1,10 +1,10 @@
 /** usage/model: the daily usage record (spec 2.10), GET /v1/usage (4.8) and GET /v1/platform/usage (4.3). */
 import { Type, type Static } from "@sinclair/typebox";
-import { Identifier, PageQueryFields } from "../../http/schemas";
+import { documented, Identifier, PageQueryFields } from "../../http/schemas";
 
 /** DAY_PATTERN is the shape of a UTC day; whether it is a real calendar day is checked by the service. */
 export const DAY_PATTERN = "^\\d{4}-\\d{2}-\\d{2}$";
-export const Day = Type.String({ pattern: DAY_PATTERN, errorMessage: "must be a day such as 2026-03-10" });
+export const Day = documented(Type.String({ pattern: DAY_PATTERN, errorMessage: "must be a day such as 2026-03-10" }), { format: "date" });
 
 const Counter = Type.Integer({ minimum: 0, maximum: 9007199254740991 });
 

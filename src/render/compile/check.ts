@@ -1,12 +1,15 @@
-/** check: everything that makes a template not compile (DESIGN.md 4), each problem with a JSON pointer to the node. */
+/** check: everything that makes a template not compile (DESIGN.md 4), each problem with a JSON pointer to the node;
+ * on the way it parses the computed values and gathers the Tailwind classes, which the renderer needs. */
 import type { ErrorDetail } from "../../errors";
 import { itemSchemas, schemasAt } from "./data";
+import { parseExpression, type Expression } from "./expressions";
 import { formatProblem } from "./format";
-import type { CompositionNode, DataSchema, Scope, Style, TemplateSource } from "./model";
+import type { CompositionNode, DataSchema, Scope, Style, TemplateSource, Value, ValueExpression } from "./model";
 import type { TextValue, ValueReference, VisibleWhen } from "./model";
 import { pointer } from "./pointer";
 import { styleProblem } from "./style";
-import { isPageReference, isReference, pageClass } from "./values";
+import { twClasses } from "./tailwind";
+import { isExpression, isPageReference, pageClass } from "./values";
 
 type Components = Record<string, CompositionNode>;
 
@@ -59,7 +62,23 @@ export function componentCycles(components: Components): ErrorDetail[] {
   return problems;
 }
 
+/** ParsedExpression is a template's computed value, parsed, with the pointer an evaluation error names. */
+export interface ParsedExpression {
+  expression: Expression;
+  at: string;
+}
+
+/** TemplateCheck is what checking a template finds: its problems, its parsed computed values, and its Tailwind classes
+ * (each with the pointer of its first use). */
+export interface TemplateCheck {
+  problems: ErrorDetail[];
+  expressions: Map<ValueExpression, ParsedExpression>;
+  classes: Map<string, string>;
+}
+
 class TemplateChecker {
+  readonly expressions = new Map<ValueExpression, ParsedExpression>();
+  readonly classes = new Map<string, string>();
   private readonly problems = new Map<string, ErrorDetail>();
   private readonly checkedComponents = new Set<string>();
   private readonly usedComponents = new Set<string>();
@@ -86,7 +105,11 @@ class TemplateChecker {
 
   node(node: CompositionNode, at: string, context: Context, stack: string[]): void {
     this.style(node.style, pointer(at, "style"));
-    if (context.pageValues) this.marginalClasses(node.className, pointer(at, "className"));
+    for (const name of twClasses(node.tw)) if (!this.classes.has(name)) this.classes.set(name, pointer(at, "tw"));
+    if (context.pageValues) {
+      this.marginalClasses(node.className, pointer(at, "className"));
+      this.marginalClasses(node.tw, pointer(at, "tw"));
+    }
     this.visibleWhen(node.visibleWhen, pointer(at, "visibleWhen"), context);
     switch (node.type) {
       case "container":
@@ -96,7 +119,7 @@ class TemplateChecker {
         this.text(node.text, pointer(at, "text"), context);
         return;
       case "image":
-        if (typeof node.assetId !== "string") this.reference(node.assetId, pointer(at, "assetId"), context);
+        if (typeof node.assetId !== "string") this.value(node.assetId, pointer(at, "assetId"), context);
         return;
       case "repeat": {
         const item = { ...context, current: this.source(node.source, pointer(at, "source"), context) };
@@ -115,7 +138,7 @@ class TemplateChecker {
         return;
       }
       case "component": {
-        const current = node.data ? this.reference(node.data, pointer(at, "data"), context) : context.current;
+        const current = node.data ? this.value(node.data, pointer(at, "data"), context) : context.current;
         if (!Object.hasOwn(this.components, node.componentId)) {
           this.add(pointer(at, "componentId"), `unknown component "${node.componentId}"`);
         } else this.component(node.componentId, { ...context, current }, stack);
@@ -143,21 +166,37 @@ class TemplateChecker {
 
   text(value: TextValue, at: string, context: Context): void {
     if (typeof value !== "object") return;
-    if (isReference(value)) {
-      this.reference(value, at, context, true);
+    if (!("parts" in value)) {
+      this.value(value, at, context, true);
       return;
     }
     value.parts.forEach((part, i) => {
-      if (typeof part === "object") this.reference(part, pointer(at, "parts", i), context, true);
+      if (typeof part === "object") this.value(part, pointer(at, "parts", i), context, true);
     });
   }
 
-  /** reference checks a value reference and answers the schemas it lands on (undefined when unknown or bad). */
-  reference(reference: ValueReference, at: string, context: Context, isText = false): DataSchema[] | undefined {
-    if (reference.format) {
-      const problem = formatProblem(reference.format);
+  /** value checks a value reference or computed value and answers the schemas it lands on (undefined when unknown, bad,
+   * or computed: an expression's result has no schema). */
+  value(value: Value, at: string, context: Context, isText = false): DataSchema[] | undefined {
+    if (value.format) {
+      const problem = formatProblem(value.format);
       if (problem) this.add(pointer(at, "format"), problem);
     }
+    if (isExpression(value)) {
+      this.expression(value, at);
+      return undefined;
+    }
+    return this.reference(value, at, context, isText);
+  }
+
+  expression(value: ValueExpression, at: string): void {
+    const parsed = parseExpression(value.expression);
+    if ("problem" in parsed) this.add(pointer(at, "expression"), parsed.problem);
+    else this.expressions.set(value, { expression: parsed.ok, at: pointer(at, "expression") });
+  }
+
+  /** reference checks a value reference's path and answers the schemas it lands on (undefined when unknown or bad). */
+  reference(reference: ValueReference, at: string, context: Context, isText: boolean): DataSchema[] | undefined {
     if (isPageReference(reference)) {
       const problem = !isText
         ? "page values can only be shown as text"
@@ -181,8 +220,8 @@ class TemplateChecker {
     return undefined;
   }
 
-  source(reference: ValueReference, at: string, context: Context): DataSchema[] | undefined {
-    const found = this.reference(reference, at, context);
+  source(source: Value, at: string, context: Context): DataSchema[] | undefined {
+    const found = this.value(source, at, context);
     if (!found) return undefined;
     if (!found.some(describesArray)) {
       this.add(pointer(at, "path"), "must point at an array in the data schema");
@@ -224,9 +263,10 @@ function describesArray(schema: DataSchema): boolean {
   return schema.items !== undefined || types.includes("array") || (schema.anyOf ?? []).some(describesArray);
 }
 
-/** checkTemplate lists why a template does not compile: unknown or cyclic components, references into no schema
- * property, page values outside header and footer, bad formats, conditions and styles. */
-export function checkTemplate(template: TemplateSource): ErrorDetail[] {
+/** checkTemplate lists why a template does not compile — unknown or cyclic components, references into no schema
+ * property, page values outside header and footer, expressions that do not parse, bad formats, conditions and styles —
+ * with what the renderer needs of a template that does. */
+export function checkTemplate(template: TemplateSource): TemplateCheck {
   const components = template.components ?? {};
   const checker = new TemplateChecker(components);
   const root = template.dataSchema ? [template.dataSchema] : undefined;
@@ -235,5 +275,5 @@ export function checkTemplate(template: TemplateSource): ErrorDetail[] {
   if (template.header) checker.node(template.header, "/header", { root, current: root, pageValues: true }, []);
   if (template.footer) checker.node(template.footer, "/footer", { root, current: root, pageValues: true }, []);
   checker.unusedComponents(root);
-  return [...checker.result(), ...componentCycles(components)];
+  return { problems: [...checker.result(), ...componentCycles(components)], expressions: checker.expressions, classes: checker.classes };
 }

@@ -23,82 +23,108 @@
  * - Output: text → div, container/repeat/component → div around their children, image → img with `alt=""`,
  *   table → table with a colgroup when any column has a width; column `style` applies after headerStyle/cellStyle.
  *   The header and footer are separate HTML fragments that carry the template stylesheet (Chromium prints them as
- *   documents of their own) at a 10px default font size. A render over `maxNodes` nodes fails with LIMIT_EXCEEDED.
+ *   documents of their own) at a 10px default font size. A render over `maxNodes` nodes (body, header and footer
+ *   together) fails with LIMIT_EXCEEDED.
+ * - Computed values (expressions.ts): a JSONata expression wherever a value reference is allowed, with `$` the current
+ *   value and `$$` the root; parsed by the check, evaluated while rendering within one budget per render. A computed
+ *   source that is not a list is one row.
+ * - Tailwind classes (tailwind.ts): `tw` on any node joins `className`; their CSS comes after the stylesheet (in the
+ *   header and footer too), and classes that made none are answered for the render's warnings.
  * - Documents (renderDocumentHtml, re-exported here): tags and attributes from allow-lists, text → span and
  *   container → div by default, `tw` classes join `className`, `preset` is the base that `style` overrides, and an
  *   image `src` is an asset id or a `data:image/…` URL.
  */
 import type { ErrorDetail } from "../../errors";
-import { checkTemplate } from "./check";
+import { checkTemplate, type ParsedExpression } from "./check";
 import { escapeStyleElement } from "./escape";
+import { Evaluation } from "./expressions";
 import { DEFAULT_FORMAT, FormatterCache } from "./format";
 import { renderNode, type RenderContext } from "./html";
-import type { CompositionNode, TemplateSource } from "./model";
+import type { CompositionNode, TemplateSource, ValueExpression } from "./model";
 import { pageCss } from "./page";
 import { htmlDocument } from "./shell";
+import { tailwindCss, type TailwindCss } from "./tailwind";
 
 /** CompiledTemplate is a template that passed checkTemplate; only compileTemplate makes one. */
 export interface CompiledTemplate {
   readonly source: TemplateSource;
   readonly pageCss: string;
+  readonly expressions: ReadonlyMap<ValueExpression, ParsedExpression>;
+  /** The Tailwind classes of its nodes, each with the pointer of its first use. */
+  readonly classes: ReadonlyMap<string, string>;
 }
 
 /** RenderOptions carry what rendering needs from outside the template. */
 export interface RenderOptions {
   /** The URL the render page requests an asset by; the page's request handler serves it from the store. */
   assetUrl: (assetId: string) => string;
+  /** The URL of an image in the header or footer, which Chromium prints as documents that load nothing (default assetUrl). */
+  marginalAssetUrl?: (assetId: string) => string;
   locale?: string;
   timeZone?: string;
-  /** At most this many nodes and table cells per document (default DEFAULT_MAX_NODES). */
+  /** At most this many nodes and table cells per document, header and footer together (default DEFAULT_MAX_NODES). */
   maxNodes?: number;
+}
+
+/** RenderedTemplate is a template rendered with its data: the page, and the header and footer when it has them. */
+export interface RenderedTemplate {
+  html: string;
+  header?: string;
+  footer?: string;
+  /** Tailwind classes that made no CSS, with the pointer of their first use. */
+  unknownClasses: { className: string; path: string }[];
 }
 
 export const DEFAULT_MAX_NODES = 1_000_000;
 
 /** compileTemplate checks a template and answers the problems (TEMPLATE_INVALID details) or the compiled template. */
 export function compileTemplate(template: TemplateSource): { problems: ErrorDetail[] } | { ok: CompiledTemplate } {
-  const problems = checkTemplate(template);
+  const { problems, expressions, classes } = checkTemplate(template);
   if (problems.length) return { problems };
-  return { ok: { source: template, pageCss: pageCss(template.page) } };
+  return { ok: { source: template, pageCss: pageCss(template.page), expressions, classes } };
 }
 
-function renderContext(compiled: CompiledTemplate, options: RenderOptions): RenderContext {
+// A published version compiles once (render/job.ts), so its classes are generated once too.
+const tailwindOf = new WeakMap<CompiledTemplate, Promise<TailwindCss>>();
+
+function templateTailwind(compiled: CompiledTemplate): Promise<TailwindCss> {
+  let css = tailwindOf.get(compiled);
+  if (!css) {
+    css = tailwindCss(compiled.classes.keys());
+    tailwindOf.set(compiled, css);
+  }
+  return css;
+}
+
+/** renderTemplate renders the template's content with data into a full HTML document (page rule, stylesheet, Tailwind
+ * CSS, body), and its header and footer for Chromium's `headerTemplate` and `footerTemplate`; all three share one
+ * node budget and one evaluation of the computed values. */
+export async function renderTemplate(compiled: CompiledTemplate, data: unknown, options: RenderOptions): Promise<RenderedTemplate> {
   const limit = options.maxNodes ?? DEFAULT_MAX_NODES;
-  return {
+  const context: RenderContext = {
     components: compiled.source.components ?? {},
-    formats: new FormatterCache({
-      locale: options.locale ?? DEFAULT_FORMAT.locale,
-      timeZone: options.timeZone ?? DEFAULT_FORMAT.timeZone,
-    }),
+    formats: new FormatterCache({ locale: options.locale ?? DEFAULT_FORMAT.locale, timeZone: options.timeZone ?? DEFAULT_FORMAT.timeZone }),
     assetUrl: options.assetUrl,
     budget: { nodes: limit, limit },
+    expressions: compiled.expressions,
+    evaluation: new Evaluation(data),
   };
-}
-
-function renderBody(compiled: CompiledTemplate, node: CompositionNode, data: unknown, options: RenderOptions): string {
-  return renderNode(node, { root: data, current: data }, renderContext(compiled, options));
-}
-
-/** renderHtml renders the template's content with data into a full HTML document (page rule, stylesheet, body). */
-export function renderHtml(compiled: CompiledTemplate, data: unknown, options: RenderOptions): string {
-  const body = renderBody(compiled, compiled.source.content, data, options);
-  return htmlDocument(body, [compiled.pageCss, compiled.source.stylesheet ?? ""]);
-}
-
-function marginalHtml(compiled: CompiledTemplate, node: CompositionNode, data: unknown, options: RenderOptions): string {
-  const stylesheet = compiled.source.stylesheet ? `<style>${escapeStyleElement(compiled.source.stylesheet)}</style>` : "";
-  // Chromium prints header and footer text very small unless told otherwise; the template's own styles still win.
-  return `${stylesheet}<div style="width:100%;font-size:10px">${renderBody(compiled, node, data, options)}</div>`;
-}
-
-/** renderHeaderHtml renders the template's header for Chromium's `headerTemplate`, or undefined when there is none. */
-export function renderHeaderHtml(compiled: CompiledTemplate, data: unknown, options: RenderOptions): string | undefined {
-  return compiled.source.header && marginalHtml(compiled, compiled.source.header, data, options);
-}
-
-/** renderFooterHtml renders the template's footer for Chromium's `footerTemplate`, or undefined when there is none. */
-export function renderFooterHtml(compiled: CompiledTemplate, data: unknown, options: RenderOptions): string | undefined {
-  return compiled.source.footer && marginalHtml(compiled, compiled.source.footer, data, options);
+  const tailwind = await templateTailwind(compiled);
+  const stylesheet = compiled.source.stylesheet ?? "";
+  // Utilities come after the stylesheet, so a node's `tw` wins over its classes' rules (its `style` wins over both).
+  const body = await renderNode(compiled.source.content, { root: data, current: data }, context);
+  const html = htmlDocument(body, [compiled.pageCss, stylesheet, tailwind.css]);
+  const marginal = async (node: CompositionNode | undefined) => {
+    if (!node) return undefined;
+    const inner = await renderNode(node, { root: data, current: data }, { ...context, assetUrl: options.marginalAssetUrl ?? options.assetUrl });
+    const css = [stylesheet, tailwind.css].filter(Boolean).join("\n");
+    // Chromium prints header and footer text very small unless told otherwise; the template's own styles still win.
+    return `${css ? `<style>${escapeStyleElement(css)}</style>` : ""}<div style="width:100%;font-size:10px">${inner}</div>`;
+  };
+  const header = await marginal(compiled.source.header);
+  const footer = await marginal(compiled.source.footer);
+  const unknownClasses = tailwind.unknown.map((className) => ({ className, path: compiled.classes.get(className)! }));
+  return { html, header, footer, unknownClasses };
 }
 
 export { renderDocumentHtml } from "./document";

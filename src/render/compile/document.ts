@@ -6,6 +6,7 @@ import type { DocumentNode, Style } from "./model";
 import { pointer } from "./pointer";
 import { htmlDocument } from "./shell";
 import { cssDeclarations, styleProblem } from "./style";
+import { tailwindCss, twClasses } from "./tailwind";
 
 // Elements that only structure and style text: nothing here loads, embeds, submits or runs anything.
 const TAGS = new Set([
@@ -33,6 +34,8 @@ export interface DocumentOptions {
 
 class DocumentRenderer {
   readonly problems: ErrorDetail[] = [];
+  /** The Tailwind classes met, each with the pointer of its first use. */
+  readonly classes = new Map<string, string>();
   constructor(private readonly options: DocumentOptions) {}
 
   node(node: DocumentNode, at: string): string {
@@ -72,6 +75,7 @@ class DocumentRenderer {
   attributes(node: DocumentNode, at: string): string {
     this.style(node.preset, pointer(at, "preset"));
     this.style(node.style, pointer(at, "style"));
+    for (const name of twClasses(node.tw)) if (!this.classes.has(name)) this.classes.set(name, pointer(at, "tw"));
     let extra = "";
     for (const [name, value] of Object.entries(node.attributes ?? {})) {
       // Written here rather than through attributes(): an empty value is meaningful (reversed="").
@@ -80,7 +84,7 @@ class DocumentRenderer {
     }
     const own = attributes({
       id: node.id,
-      // tw holds Tailwind class names; there is no Tailwind runtime, a template stylesheet may define them.
+      // tw holds Tailwind class names; their CSS is generated for the document (tailwind.ts).
       class: [node.className, node.tw].filter(Boolean).join(" "),
       lang: node.lang,
       dir: node.dir,
@@ -105,12 +109,19 @@ class DocumentRenderer {
   }
 }
 
-/** renderDocumentHtml renders a DocumentNode tree as a full HTML document, or answers its problems (pointers from the root). */
-export function renderDocumentHtml(
-  node: DocumentNode,
-  options: DocumentOptions,
-): { problems: ErrorDetail[] } | { ok: string } {
+/** RenderedDocument is a document's full HTML, and its Tailwind classes that made no CSS (with their pointers). */
+export interface RenderedDocument {
+  html: string;
+  unknownClasses: { className: string; path: string }[];
+}
+
+/** renderDocumentHtml renders a DocumentNode tree as a full HTML document with the CSS of its Tailwind classes, or
+ * answers its problems (pointers from the root). */
+export async function renderDocumentHtml(node: DocumentNode, options: DocumentOptions): Promise<{ problems: ErrorDetail[] } | { ok: RenderedDocument }> {
   const renderer = new DocumentRenderer(options);
   const body = renderer.node(node, "");
-  return renderer.problems.length ? { problems: renderer.problems } : { ok: htmlDocument(body) };
+  if (renderer.problems.length) return { problems: renderer.problems };
+  const tailwind = await tailwindCss(renderer.classes.keys());
+  const unknownClasses = tailwind.unknown.map((className) => ({ className, path: renderer.classes.get(className)! }));
+  return { ok: { html: htmlDocument(body, [tailwind.css]), unknownClasses } };
 }

@@ -61,10 +61,15 @@ export function styleProblem(key: string, value: string | number): string | unde
   if (!PROPERTY_NAME.test(cssPropertyName(key))) return `"${key}" is not a CSS property name`;
   if (typeof value === "number") return Number.isFinite(value) ? undefined : "must be a finite number";
   if (FORBIDDEN_CHARACTERS.test(value)) return "must not contain ; { } < > \\ or control characters";
-  if (FORBIDDEN_FUNCTIONS.test(value)) {
+  if (loadsResources(value)) {
     return "must not load resources or run expressions (url(), image-set(), expression()…)";
   }
   return undefined;
+}
+
+/** loadsResources tells CSS text that calls a function which loads a resource or runs an expression (url(), image-set()…). */
+export function loadsResources(css: string): boolean {
+  return FORBIDDEN_FUNCTIONS.test(css);
 }
 
 /** cssValue writes a style value: numbers get px unless the property is unitless or the number is 0. */

@@ -1,6 +1,6 @@
 /** values: reading the data at render time — paths, value references and visibleWhen conditions. */
 import type { FormatterCache } from "./format";
-import type { Parts, Scope, TextValue, ValueReference, VisibleWhen } from "./model";
+import type { Parts, Scope, TextValue, Value, ValueExpression, ValueReference, VisibleWhen } from "./model";
 
 /** Scopes holds the two places a path can start from. */
 export interface Scopes {
@@ -32,20 +32,29 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** isReference tells a value reference from a literal or parts. */
+/** isReference tells a value reference from a literal, a computed value or parts. */
 export function isReference(value: TextValue | Parts["parts"][number]): value is ValueReference {
   return typeof value === "object" && "path" in value;
 }
 
-/** referenceText gives prefix + (formatted) value + suffix, or the bare fallback when the value is missing. */
-export function referenceText(reference: ValueReference, scopes: Scopes, formats: FormatterCache): string {
-  const value = lookup(scopes, reference.path, reference.scope);
+/** isExpression tells a computed value from a literal, a value reference or parts. */
+export function isExpression(value: TextValue | Parts["parts"][number]): value is ValueExpression {
+  return typeof value === "object" && "expression" in value;
+}
+
+/** valueText gives prefix + (formatted) value + suffix, or the bare fallback when the value is missing. */
+export function valueText(value: Value, found: unknown, formats: FormatterCache): string {
   // An object or array has no text of its own: it is shown like a missing value rather than as "[object Object]".
-  if (value === undefined || value === null || typeof value === "object") {
-    return reference.fallback === undefined ? "" : String(reference.fallback);
+  if (found === undefined || found === null || typeof found === "object") {
+    return value.fallback === undefined ? "" : String(value.fallback);
   }
-  const text = (reference.format && formats.format(reference.format, value)) ?? String(value);
-  return (reference.prefix ?? "") + text + (reference.suffix ?? "");
+  const text = (value.format && formats.format(value.format, found)) ?? String(found);
+  return (value.prefix ?? "") + text + (value.suffix ?? "");
+}
+
+/** referenceText gives the text of a value reference: valueText of the value its path finds. */
+export function referenceText(reference: ValueReference, scopes: Scopes, formats: FormatterCache): string {
+  return valueText(reference, lookup(scopes, reference.path, reference.scope), formats);
 }
 
 /** isTruthy is JavaScript truthiness, except that an empty array is falsy (an empty list is "nothing"). */

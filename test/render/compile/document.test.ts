@@ -1,30 +1,31 @@
 import { describe, expect, test } from "bun:test";
 import type { ErrorDetail } from "../../../src/errors";
 import { renderDocumentHtml } from "../../../src/render/compile/compile";
+import type { RenderedDocument } from "../../../src/render/compile/document";
 import type { DocumentNode } from "../../../src/render/compile/model";
 import { options } from "./helpers";
 
-function html(node: DocumentNode): string {
-  const result = renderDocumentHtml(node, options);
+async function html(node: DocumentNode): Promise<string> {
+  const result = await renderDocumentHtml(node, options);
   if ("problems" in result) expect(result.problems).toEqual([]);
-  const document = (result as { ok: string }).ok;
+  const document = (result as { ok: RenderedDocument }).ok.html;
   return document.slice(document.indexOf("<body>") + 6, document.lastIndexOf("</body>"));
 }
 
-function problems(node: DocumentNode): ErrorDetail[] {
-  const result = renderDocumentHtml(node, options);
+async function problems(node: DocumentNode): Promise<ErrorDetail[]> {
+  const result = await renderDocumentHtml(node, options);
   return "problems" in result ? result.problems : [];
 }
 
 describe("renderDocumentHtml", () => {
-  test("a full document around the tree", () => {
-    const result = renderDocumentHtml({ type: "text", text: "x" }, options);
-    expect("ok" in result && result.ok).toStartWith('<!DOCTYPE html><html><head><meta charset="utf-8">');
+  test("a full document around the tree", async () => {
+    const result = await renderDocumentHtml({ type: "text", text: "x" }, options);
+    expect("ok" in result && result.ok.html).toStartWith('<!DOCTYPE html><html><head><meta charset="utf-8">');
   });
 
-  test("container: div by default, with id, class + tw, lang, dir, preset merged under style, allowed attributes", () => {
+  test("container: div by default, with id, class + tw, lang, dir, preset merged under style, allowed attributes", async () => {
     expect(
-      html({
+      await html({
         type: "container",
         id: "main",
         className: "page",
@@ -41,7 +42,7 @@ describe("renderDocumentHtml", () => {
     );
   });
 
-  test("tags from the allow-list", () => {
+  test("tags from the allow-list", async () => {
     const node: DocumentNode = {
       type: "container",
       tagName: "table",
@@ -53,21 +54,21 @@ describe("renderDocumentHtml", () => {
         },
       ],
     };
-    expect(html(node)).toBe('<table><tbody><tr><td colspan="2">1</td></tr></tbody></table>');
+    expect(await html(node)).toBe('<table><tbody><tr><td colspan="2">1</td></tr></tbody></table>');
   });
 
-  test("void tags: br and hr", () => {
-    expect(html({ type: "container", tagName: "p", children: [{ type: "text", text: "a" }, { type: "container", tagName: "br" }, { type: "container", tagName: "hr" }] })).toBe(
+  test("void tags: br and hr", async () => {
+    expect(await html({ type: "container", tagName: "p", children: [{ type: "text", text: "a" }, { type: "container", tagName: "br" }, { type: "container", tagName: "hr" }] })).toBe(
       "<p><span>a</span><br><hr></p>",
     );
   });
 
-  test("text is escaped", () => {
-    expect(html({ type: "text", tagName: "h1", text: '<script>alert(1)</script>"' })).toBe("<h1>&lt;script&gt;alert(1)&lt;/script&gt;&quot;</h1>");
+  test("text is escaped", async () => {
+    expect(await html({ type: "text", tagName: "h1", text: '<script>alert(1)</script>"' })).toBe("<h1>&lt;script&gt;alert(1)&lt;/script&gt;&quot;</h1>");
   });
 
-  test("attribute values, id, class and lang are escaped", () => {
-    const out = html({ type: "text", text: "x", id: '"><script>', className: "a\" onclick=\"x", lang: "<", attributes: { title: '"><img src=x onerror=alert(1)>' } });
+  test("attribute values, id, class and lang are escaped", async () => {
+    const out = await html({ type: "text", text: "x", id: '"><script>', className: "a\" onclick=\"x", lang: "<", attributes: { title: '"><img src=x onerror=alert(1)>' } });
     expect(out).not.toContain("<script");
     expect(out).not.toContain("<img");
     expect(out).not.toContain('" onclick');
@@ -77,8 +78,8 @@ describe("renderDocumentHtml", () => {
     ["an asset id", "ast_logo", 'src="https://assets.renderd.invalid/ast_logo"'],
     ["a data:image URL", "data:image/png;base64,iVBORw0KGgo=", 'src="data:image/png;base64,iVBORw0KGgo="'],
     ["an SVG data URL", "data:image/svg+xml,%3Csvg%2F%3E", 'src="data:image/svg+xml,%3Csvg%2F%3E"'],
-  ])("image from %s", (_name, src, expected) => {
-    expect(html({ type: "image", src, width: 10, height: 5 })).toBe(`<img ${expected} width="10" height="5" alt="">`);
+  ])("image from %s", async (_name, src, expected) => {
+    expect(await html({ type: "image", src, width: 10, height: 5 })).toBe(`<img ${expected} width="10" height="5" alt="">`);
   });
 
   const refused: [string, DocumentNode, ErrorDetail[]][] = [
@@ -109,7 +110,7 @@ describe("renderDocumentHtml", () => {
       { path: "/children/0/children/1/tagName", message: 'tag "form" is not allowed' },
     ]],
   ];
-  test.each(refused)("refused: %s", (_name, node, expected) => {
-    expect(problems(node)).toEqual(expected);
+  test.each(refused)("refused: %s", async (_name, node, expected) => {
+    expect(await problems(node)).toEqual(expected);
   });
 });

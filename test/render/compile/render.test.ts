@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../../src/errors";
-import { renderFooterHtml, renderHeaderHtml, renderHtml } from "../../../src/render/compile/compile";
 import type { CompositionNode, ValueFormat, ValueReference, VisibleWhen } from "../../../src/render/compile/model";
-import { body, compiled, count, options } from "./helpers";
+import { body, compiled, count, options, renderFooterHtml, renderHeaderHtml, renderHtml } from "./helpers";
 
 const text = (value: ValueReference | string | number | boolean | { parts: (ValueReference | string | number)[] }): CompositionNode => ({
   type: "text",
@@ -13,25 +12,25 @@ const text = (value: ValueReference | string | number | boolean | { parts: (Valu
 const plain = (html: string) => html.replace(/[\u00a0\u202f]/g, " ");
 
 describe("node types", () => {
-  test("container: a div around its children, with class and style", () => {
-    const html = body({ type: "container", className: "box", style: { padding: 4 }, children: [text("a"), text("b")] }, {});
+  test("container: a div around its children, with class and style", async () => {
+    const html = await body({ type: "container", className: "box", style: { padding: 4 }, children: [text("a"), text("b")] }, {});
     expect(html).toBe('<div class="box" style="padding:4px"><div>a</div><div>b</div></div>');
   });
 
-  test("text: literals of each kind", () => {
-    expect(body({ type: "container", children: [text("s"), text(1.5), text(false)] }, {})).toBe(
+  test("text: literals of each kind", async () => {
+    expect(await body({ type: "container", children: [text("s"), text(1.5), text(false)] }, {})).toBe(
       "<div><div>s</div><div>1.5</div><div>false</div></div>",
     );
   });
 
-  test("image: an asset id becomes the asset URL with its size", () => {
-    expect(body({ type: "image", assetId: "ast_logo", width: 120, height: 40, className: "logo" }, {})).toBe(
+  test("image: an asset id becomes the asset URL with its size", async () => {
+    expect(await body({ type: "image", assetId: "ast_logo", width: 120, height: 40, className: "logo" }, {})).toBe(
       '<img class="logo" src="https://assets.renderd.invalid/ast_logo" width="120" height="40" alt="">',
     );
   });
 
-  test("image: an asset id from data", () => {
-    expect(body({ type: "image", assetId: { path: ["logo"] } }, { logo: "ast_2" })).toContain('src="https://assets.renderd.invalid/ast_2"');
+  test("image: an asset id from data", async () => {
+    expect(await body({ type: "image", assetId: { path: ["logo"] } }, { logo: "ast_2" })).toContain('src="https://assets.renderd.invalid/ast_2"');
   });
 
   test.each([
@@ -40,25 +39,25 @@ describe("node types", () => {
     ["markup", '"><script>alert(1)</script>'],
     ["an object", { id: "ast_1" }],
     ["nothing", undefined],
-  ])("image: an asset id from data that is %s renders nothing", (_name, logo) => {
-    expect(body({ type: "image", assetId: { path: ["logo"] } }, { logo })).toBe("");
+  ])("image: an asset id from data that is %s renders nothing", async (_name, logo) => {
+    expect(await body({ type: "image", assetId: { path: ["logo"] } }, { logo })).toBe("");
   });
 
-  test("repeat: children once per item, in the item's scope", () => {
+  test("repeat: children once per item, in the item's scope", async () => {
     const node: CompositionNode = { type: "repeat", source: { path: ["items"] }, children: [text({ path: ["name"] })], empty: [text("none")] };
-    expect(body(node, { items: [{ name: "a" }, { name: "b" }] })).toBe("<div><div>a</div><div>b</div></div>");
+    expect(await body(node, { items: [{ name: "a" }, { name: "b" }] })).toBe("<div><div>a</div><div>b</div></div>");
   });
 
   test.each([
     ["empty", { items: [] }],
     ["missing", {}],
     ["not an array", { items: { name: "a" } }],
-  ])("repeat: the empty nodes when the source is %s", (_name, data) => {
+  ])("repeat: the empty nodes when the source is %s", async (_name, data) => {
     const node: CompositionNode = { type: "repeat", source: { path: ["items"] }, children: [text("item")], empty: [text("none")] };
-    expect(body(node, data)).toBe("<div><div>none</div></div>");
+    expect(await body(node, data)).toBe("<div><div>none</div></div>");
   });
 
-  test("repeat: nested repeats, and root scope inside", () => {
+  test("repeat: nested repeats, and root scope inside", async () => {
     const node: CompositionNode = {
       type: "repeat",
       source: { path: ["groups"] },
@@ -66,20 +65,20 @@ describe("node types", () => {
         { type: "repeat", source: { path: ["rows"] }, children: [text({ parts: [{ path: ["title"], scope: "root" }, ":", { path: ["v"] }] })] },
       ],
     };
-    const html = body(node, { title: "T", groups: [{ rows: [{ v: 1 }, { v: 2 }] }, { rows: [{ v: 3 }] }] });
+    const html = await body(node, { title: "T", groups: [{ rows: [{ v: 1 }, { v: 2 }] }, { rows: [{ v: 3 }] }] });
     expect(html).toBe("<div><div><div>T:1</div><div>T:2</div></div><div><div>T:3</div></div></div>");
   });
 
-  test("component: its tree with `data` as the current value", () => {
-    const html = body({ type: "component", componentId: "card", data: { path: ["customer"] }, className: "c" }, { customer: { name: "Ada" } }, {
+  test("component: its tree with `data` as the current value", async () => {
+    const html = await body({ type: "component", componentId: "card", data: { path: ["customer"] }, className: "c" }, { customer: { name: "Ada" } }, {
       components: { card: text({ path: ["name"], prefix: "Dear " }) },
     });
     expect(html).toBe('<div class="c"><div>Dear Ada</div></div>');
   });
 
-  test("component: without data it reads the caller's current value", () => {
+  test("component: without data it reads the caller's current value", async () => {
     const node: CompositionNode = { type: "repeat", source: { path: ["items"] }, children: [{ type: "component", componentId: "row" }] };
-    const html = body(node, { items: [{ n: 1 }, { n: 2 }] }, { components: { row: text({ path: ["n"] }) } });
+    const html = await body(node, { items: [{ n: 1 }, { n: 2 }] }, { components: { row: text({ path: ["n"] }) } });
     expect(html).toBe("<div><div><div>1</div></div><div><div>2</div></div></div>");
   });
 });
@@ -96,8 +95,8 @@ describe("table", () => {
   });
   const data = { items: [{ name: "Tea", price: 3 }, { name: "Cake", price: 4.5 }] };
 
-  test("head, widths, rows and column styles", () => {
-    const html = body(table({ headerStyle: { fontWeight: 700 }, cellStyle: { padding: 2 } }), data);
+  test("head, widths, rows and column styles", async () => {
+    const html = await body(table({ headerStyle: { fontWeight: 700 }, cellStyle: { padding: 2 } }), data);
     expect(html).toBe(
       "<table>" +
         '<colgroup><col style="width:200px"><col></colgroup>' +
@@ -109,26 +108,26 @@ describe("table", () => {
     );
   });
 
-  test("no colgroup without widths", () => {
+  test("no colgroup without widths", async () => {
     const node = table();
     if (node.type === "table") node.columns = node.columns.map(({ width: _width, ...column }) => column);
-    expect(body(node, data)).not.toContain("<col");
+    expect(await body(node, data)).not.toContain("<col");
   });
 
-  test("showHeader false leaves the head out", () => {
-    const html = body(table({ showHeader: false }), data);
+  test("showHeader false leaves the head out", async () => {
+    const html = await body(table({ showHeader: false }), data);
     expect(html).not.toContain("<thead>");
     expect(count(html, "<tr>")).toBe(2);
   });
 
-  test("emptyText spans every column when there are no rows", () => {
-    expect(body(table({ emptyText: "No items", cellStyle: { color: "gray" } }), { items: [] })).toContain(
+  test("emptyText spans every column when there are no rows", async () => {
+    expect(await body(table({ emptyText: "No items", cellStyle: { color: "gray" } }), { items: [] })).toContain(
       '<tbody><tr><td colspan="2" style="color:gray">No items</td></tr></tbody>',
     );
   });
 
-  test("no rows and no emptyText: an empty body", () => {
-    expect(body(table(), {})).toContain("<tbody></tbody>");
+  test("no rows and no emptyText: an empty body", async () => {
+    expect(await body(table(), {})).toContain("<tbody></tbody>");
   });
 });
 
@@ -164,11 +163,11 @@ describe("visibleWhen", () => {
     ["a path through a scalar", { path: ["text", "length"], operator: "exists" }, false],
     ["a prototype property", { path: ["constructor"], operator: "exists" }, false],
   ];
-  test.each(cases)("%s", (_name, visibleWhen, visible) => {
-    expect(body({ type: "text", text: "shown", visibleWhen }, data)).toBe(visible ? "<div>shown</div>" : "");
+  test.each(cases)("%s", async (_name, visibleWhen, visible) => {
+    expect(await body({ type: "text", text: "shown", visibleWhen }, data)).toBe(visible ? "<div>shown</div>" : "");
   });
 
-  test("scopes: current is the item, root is the whole data", () => {
+  test("scopes: current is the item, root is the whole data", async () => {
     const node: CompositionNode = {
       type: "repeat",
       source: { path: ["items"] },
@@ -178,12 +177,12 @@ describe("visibleWhen", () => {
         { type: "text", text: "?", visibleWhen: { path: ["flag"], scope: "current", operator: "exists" } },
       ],
     };
-    const html = body(node, { paid: false, items: [{ name: "a", paid: true }, { name: "b", paid: false, flag: 0 }] });
+    const html = await body(node, { paid: false, items: [{ name: "a", paid: true }, { name: "b", paid: false, flag: 0 }] });
     expect(html).toBe("<div><div>a</div><div>?</div></div>");
   });
 
-  test("a hidden node hides its subtree", () => {
-    expect(body({ type: "container", visibleWhen: { path: ["x"], operator: "exists" }, children: [text("inner")] }, {})).toBe("");
+  test("a hidden node hides its subtree", async () => {
+    expect(await body({ type: "container", visibleWhen: { path: ["x"], operator: "exists" }, children: [text("inner")] }, {})).toBe("");
   });
 });
 
@@ -207,13 +206,13 @@ describe("value references", () => {
     ["a format with an unreadable value: as it is", { path: ["a"], format: { type: "number" } }, { a: "twelve" }, "twelve"],
     ["a fallback is not formatted", { path: ["a"], fallback: 0.5, format: { type: "percent" } }, {}, "0.5"],
   ];
-  test.each(cases)("%s", (_name, reference, data, expected) => {
-    expect(body(text(reference), data)).toBe(`<div>${expected}</div>`);
+  test.each(cases)("%s", async (_name, reference, data, expected) => {
+    expect(await body(text(reference), data)).toBe(`<div>${expected}</div>`);
   });
 
-  test("parts are concatenated", () => {
+  test("parts are concatenated", async () => {
     const node = text({ parts: ["Total: ", { path: ["total"], format: { type: "currency", currency: "USD" } }, " (", 3, " items)"] });
-    expect(body(node, { total: 1234.5 })).toBe("<div>Total: $1,234.50 (3 items)</div>");
+    expect(await body(node, { total: 1234.5 })).toBe("<div>Total: $1,234.50 (3 items)</div>");
   });
 });
 
@@ -241,27 +240,27 @@ describe("formats", () => {
     ["date not ISO: as it is", { type: "date" }, "31/01/2024", "31/01/2024"],
     ["date impossible: as it is", { type: "date" }, "2024-13-45", "2024-13-45"],
   ];
-  test.each(cases)("%s", (_name, format, value, expected) => {
-    expect(plain(body(text({ path: ["v"], format }), { v: value }))).toBe(`<div>${expected}</div>`);
+  test.each(cases)("%s", async (_name, format, value, expected) => {
+    expect(plain(await body(text({ path: ["v"], format }), { v: value }))).toBe(`<div>${expected}</div>`);
   });
 
-  test("the render's locale and time zone are the defaults of every format", () => {
+  test("the render's locale and time zone are the defaults of every format", async () => {
     const template = compiled({ content: text({ path: ["v"], format: { type: "date", dateStyle: "long" } }) });
-    const html = renderHtml(template, { v: "2024-01-31T23:30:00Z" }, { ...options, locale: "fr-FR", timeZone: "Europe/Paris" });
+    const html = await renderHtml(template, { v: "2024-01-31T23:30:00Z" }, { ...options, locale: "fr-FR", timeZone: "Europe/Paris" });
     expect(html).toContain("<div>1 février 2024</div>");
   });
 
-  test("formatters are shared between renders by what they depend on: the format and the render's defaults", () => {
+  test("formatters are shared between renders by what they depend on: the format and the render's defaults", async () => {
     const template = compiled({ content: text({ path: ["v"], format: { type: "date", dateStyle: "long" } }) });
     const data = { v: "2024-01-31T23:30:00Z" };
     const at = (locale: string, timeZone: string) => renderHtml(template, data, { ...options, locale, timeZone });
-    expect(at("en-US", "UTC")).toContain("<div>January 31, 2024</div>");
-    expect(at("en-US", "Asia/Tokyo")).toContain("<div>February 1, 2024</div>");
-    expect(at("de-DE", "UTC")).toContain("<div>31. Januar 2024</div>");
-    expect(at("en-US", "UTC")).toContain("<div>January 31, 2024</div>");
+    expect(await at("en-US", "UTC")).toContain("<div>January 31, 2024</div>");
+    expect(await at("en-US", "Asia/Tokyo")).toContain("<div>February 1, 2024</div>");
+    expect(await at("de-DE", "UTC")).toContain("<div>31. Januar 2024</div>");
+    expect(await at("en-US", "UTC")).toContain("<div>January 31, 2024</div>");
     // An equal format written as another object is the same formatter; a different one is not.
     const other = compiled({ content: text({ path: ["v"], format: { type: "date", dateStyle: "short" } }) });
-    expect(renderHtml(other, data, { ...options, locale: "en-US", timeZone: "UTC" })).toContain("<div>1/31/24</div>");
+    expect(await renderHtml(other, data, { ...options, locale: "en-US", timeZone: "UTC" })).toContain("<div>1/31/24</div>");
   });
 });
 
@@ -273,8 +272,8 @@ describe("escaping hostile data", () => {
     "' onmouseover='alert(1)",
     "<!-- --><iframe srcdoc='x'>",
   ];
-  test.each(hostile)("text: %s", (value) => {
-    const html = body(
+  test.each(hostile)("text: %s", async (value) => {
+    const html = await body(
       {
         type: "container",
         children: [
@@ -295,7 +294,7 @@ describe("escaping hostile data", () => {
     expect(count(html, "&lt;")).toBeGreaterThan(0);
   });
 
-  test("template literals are escaped too: className, text, header, emptyText", () => {
+  test("template literals are escaped too: className, text, header, emptyText", async () => {
     const template = compiled({
       content: {
         type: "container",
@@ -306,7 +305,7 @@ describe("escaping hostile data", () => {
         ],
       },
     });
-    const html = renderHtml(template, {}, options);
+    const html = await renderHtml(template, {}, options);
     expect(html).not.toContain("<script");
     expect(html).not.toContain("<em>");
     expect(html).not.toContain("<u>");
@@ -314,29 +313,29 @@ describe("escaping hostile data", () => {
     expect(html).toContain('class="&quot;&gt;&lt;script&gt;x&lt;/script&gt;"');
   });
 
-  test("the trusted stylesheet cannot close its style element early", () => {
+  test("the trusted stylesheet cannot close its style element early", async () => {
     const template = compiled({ content: text("x"), stylesheet: "p{color:red}</STYLE ><script>alert(1)</script>" });
-    const html = renderHtml(template, {}, options);
+    const html = await renderHtml(template, {}, options);
     // Whatever the sheet holds stays raw text inside one <style>: the document has just the two closing tags it writes.
     expect(count(html.toLowerCase(), "</style")).toBe(2);
     expect(html).toContain("<style>p{color:red}<\\/STYLE ><script>alert(1)</script></style></head>");
   });
 
-  test("style values are escaped for the attribute", () => {
-    expect(body({ ...text("x"), style: { fontFamily: '"Open Sans", serif' } }, {})).toBe(
+  test("style values are escaped for the attribute", async () => {
+    expect(await body({ ...text("x"), style: { fontFamily: '"Open Sans", serif' } }, {})).toBe(
       '<div style="font-family:&quot;Open Sans&quot;, serif">x</div>',
     );
   });
 });
 
 describe("document, page and header/footer", () => {
-  test("a full document: doctype, charset, CSP, page rule, stylesheet", () => {
+  test("a full document: doctype, charset, CSP, page rule, stylesheet", async () => {
     const template = compiled({
       content: text("x"),
       stylesheet: "body{font-family:serif}",
       page: { size: "A4", orientation: "landscape", margin: { top: "20mm", bottom: "15mm" } },
     });
-    const html = renderHtml(template, {}, options);
+    const html = await renderHtml(template, {}, options);
     expect(html.startsWith('<!DOCTYPE html><html><head><meta charset="utf-8">')).toBe(true);
     expect(html).toContain("script-src 'none'");
     expect(html).toContain("<style>@page{size:A4 landscape;margin-top:20mm;margin-bottom:15mm}</style>");
@@ -352,15 +351,15 @@ describe("document, page and header/footer", () => {
     ["custom size turned to landscape", { size: { width: "100mm", height: "6in" }, orientation: "landscape" as const }, "@page{size:6in 100mm}"],
     ["custom wide size kept in landscape", { size: { width: "8in", height: "10cm" }, orientation: "landscape" as const }, "@page{size:8in 10cm}"],
     ["margins only", { margin: { left: "1cm", right: "0.5in" } }, "@page{margin-right:0.5in;margin-left:1cm}"],
-  ])("page: %s", (_name, page, rule) => {
-    expect(renderHtml(compiled({ content: text("x"), page }), {}, options)).toContain(`<style>${rule}</style>`);
+  ])("page: %s", async (_name, page, rule) => {
+    expect(await renderHtml(compiled({ content: text("x"), page }), {}, options)).toContain(`<style>${rule}</style>`);
   });
 
-  test("no page settings: no page rule", () => {
-    expect(renderHtml(compiled({ content: text("x") }), {}, options)).not.toContain("@page");
+  test("no page settings: no page rule", async () => {
+    expect(await renderHtml(compiled({ content: text("x") }), {}, options)).not.toContain("@page");
   });
 
-  test("header and footer: fragments with page values, data and the stylesheet", () => {
+  test("header and footer: fragments with page values, data and the stylesheet", async () => {
     const template = compiled({
       content: text("body"),
       stylesheet: ".small{font-size:8px}",
@@ -371,26 +370,26 @@ describe("document, page and header/footer", () => {
         style: { textAlign: "center" },
       },
     });
-    const header = renderHeaderHtml(template, { title: "<Invoice>" }, options);
+    const header = await renderHeaderHtml(template, { title: "<Invoice>" }, options);
     expect(header).toBe('<style>.small{font-size:8px}</style><div style="width:100%;font-size:10px"><div class="small">&lt;Invoice&gt;</div></div>');
-    const footer = renderFooterHtml(template, {}, options);
+    const footer = await renderFooterHtml(template, {}, options);
     expect(footer).toContain('<div style="text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>');
-    expect(renderHtml(template, {}, options)).not.toContain("pageNumber");
+    expect(await renderHtml(template, {}, options)).not.toContain("pageNumber");
   });
 
-  test("no header or footer: undefined", () => {
+  test("no header or footer: undefined", async () => {
     const template = compiled({ content: text("x") });
-    expect(renderHeaderHtml(template, {}, options)).toBeUndefined();
-    expect(renderFooterHtml(template, {}, options)).toBeUndefined();
+    expect(await renderHeaderHtml(template, {}, options)).toBeUndefined();
+    expect(await renderFooterHtml(template, {}, options)).toBeUndefined();
   });
 
-  test("a document over the node limit fails with LIMIT_EXCEEDED", () => {
+  test("a document over the node limit fails with LIMIT_EXCEEDED", async () => {
     const template = compiled({ content: { type: "repeat", source: { path: ["items"] }, children: [text("x")] } });
     const items = Array.from({ length: 11 }, () => ({}));
-    expect(renderHtml(template, { items: items.slice(0, 9) }, { ...options, maxNodes: 10 })).toContain("<div>x</div>");
+    expect(await renderHtml(template, { items: items.slice(0, 9) }, { ...options, maxNodes: 10 })).toContain("<div>x</div>");
     let error: unknown;
     try {
-      renderHtml(template, { items }, { ...options, maxNodes: 10 });
+      await renderHtml(template, { items }, { ...options, maxNodes: 10 });
     } catch (caught) {
       error = caught;
     }
