@@ -70,7 +70,7 @@ describe("destinations CRUD", () => {
     expect(listed.nextCursor).toBeString();
     const one = ok(await t.call(`/v1/destinations/${made.http.id}`, { key }), 200);
     expect(one).toEqual(made.http);
-    const rows = JSON.stringify(t.server.store.all("SELECT * FROM destinations"));
+    const rows = JSON.stringify(await t.server.store.all("SELECT * FROM destinations"));
     for (const secret of [...SECRETS, sshd.privateKey.slice(40, 80)]) expect(rows).not.toContain(secret);
     for (const body of [JSON.stringify(made), JSON.stringify(listed)]) for (const secret of SECRETS) expect(body).not.toContain(secret);
   });
@@ -92,7 +92,7 @@ describe("destinations CRUD", () => {
     expect(ok(await t.call(`/v1/destinations/${d.id}`, { key, method: "DELETE" }), 200)).toEqual({ id: d.id, deleted: true });
     expect((await t.call(`/v1/destinations/${d.id}`, { key })).status).toBe(404);
     expect(await auditActions(d.id)).toEqual(["destination.created", "destination.updated", "destination.deleted"]);
-    const audit = JSON.stringify(t.server.store.all("SELECT * FROM audit_events WHERE resource_id = $id", { id: d.id }));
+    const audit = JSON.stringify(await t.server.store.all("SELECT * FROM audit_events WHERE resource_id = $id", { id: d.id }));
     expect(audit).not.toContain(SECRETS[1]);
   });
 

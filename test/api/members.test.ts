@@ -54,7 +54,7 @@ describe("POST /v1/members", () => {
     const me = await t.call("/v1/auth/me", { cookie });
     expect(me.body.workspace).toEqual({ id: ws.id, name: "New Users", role: "member" });
     // Only the argon2id hash is kept.
-    expect(JSON.stringify(t.server.store.all("SELECT * FROM users"))).not.toContain(res.body.oneTimePassword);
+    expect(JSON.stringify(await t.server.store.all("SELECT * FROM users"))).not.toContain(res.body.oneTimePassword);
     const [added] = await auditOf(ws.id, "member.added");
     expect(added).toMatchObject({ actorType: "user", actorEmail: ws.email, resourceType: "user", resourceId: res.body.member.userId, resourceName: address, metadata: { role: "member", newUser: true } });
     expect(JSON.stringify(added)).not.toContain(res.body.oneTimePassword);

@@ -22,7 +22,7 @@ const zero = { rendersSucceeded: 0, rendersFailed: 0, rendersCancelled: 0, pages
 
 describe("recordRenderEnd", () => {
   test("refuses a day that is not a calendar day", async () => {
-    expect(record({ workspaceId: t.defaultWorkspaceId, day: "2026-02-30", status: "failed" })).rejects.toThrow(/calendar day/);
+    await expect(record({ workspaceId: t.defaultWorkspaceId, day: "2026-02-30", status: "failed" })).rejects.toThrow(/calendar day/);
   });
 });
 

@@ -61,7 +61,7 @@ describe("POST /v1/webhook-endpoints", () => {
     expect(e.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(e.secret.slice(6), "base64").length).toBe(32);
     expect(Object.keys(e).sort()).toEqual(["createdAt", "description", "enabled", "eventTypes", "id", "secret", "updatedAt", "url"]);
-    const dump = JSON.stringify(t.server.store.all("SELECT * FROM webhook_endpoints"));
+    const dump = JSON.stringify(await t.server.store.all("SELECT * FROM webhook_endpoints"));
     expect(dump).not.toContain(e.secret);
     expect(dump).not.toContain(e.secret.slice(6));
   });
@@ -231,7 +231,7 @@ describe("rotate-secret, delete, audit", () => {
     expect(JSON.stringify(read.body)).not.toContain("whsec_");
     const list = await t.call("/v1/webhook-endpoints?limit=100", { key });
     expect(JSON.stringify(list.body)).not.toContain("whsec_");
-    const dump = JSON.stringify(t.server.store.all("SELECT * FROM webhook_endpoints"));
+    const dump = JSON.stringify(await t.server.store.all("SELECT * FROM webhook_endpoints"));
     expect(dump).not.toContain(created.secret.slice(6));
     expect(dump).not.toContain(rotated.body.secret.slice(6));
   });

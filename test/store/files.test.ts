@@ -109,7 +109,7 @@ describe.each(backends)("FileStore contract: $name", ({ make, stray }) => {
     const refuse = () => {
       throw new Error("no");
     };
-    expect(files.writeTemp("y", chunks(new Uint8Array(5)), { maxBytes: 100, onChunk: refuse })).rejects.toThrow("no");
+    await expect(files.writeTemp("y", chunks(new Uint8Array(5)), { maxBytes: 100, onChunk: refuse })).rejects.toThrow("no");
     expect(temps()).toEqual([]);
   });
 

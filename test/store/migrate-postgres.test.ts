@@ -62,7 +62,7 @@ describe("migratePostgres", () => {
   test("users.email is unique and found whatever its case, as with SQLite's NOCASE", async () => {
     await sql`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_a', 'Ada@Example.org', 'h', 't')`;
     expect(await sql`SELECT id FROM users WHERE email = ${"ada@example.ORG"}`).toEqual([{ id: "usr_a" }]);
-    expect(sql`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_b', 'ADA@example.org', 'h', 't')`).rejects.toThrow(
+    await expect(sql`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_b', 'ADA@example.org', 'h', 't')`).rejects.toThrow(
       /users_email_key/,
     );
     sqlite.db.run("INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_a', 'Ada@Example.org', 'h', 't')");

@@ -58,7 +58,7 @@ describe("store", () => {
     const store = openStore(dir);
     try {
       await migrate(store, new ManualClock());
-      expect(store.tx(async (tx) => {
+      await expect(store.tx(async (tx) => {
           await tx.run("INSERT INTO workspaces (id, name, slug, created_at) VALUES ('ws_a', 'A', 'a', 'now')");
           await tx.run("INSERT INTO workspaces (id, name, slug, created_at) VALUES ('ws_b', 'B', 'a', 'now')");
         })).rejects.toThrow();
