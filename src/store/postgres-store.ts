@@ -1,6 +1,7 @@
 /** store/postgres-store: the Store on PostgreSQL, shared by every renderd process of a scale-out (issue 15), on Bun's
  * own asynchronous client: the event loop serves other requests while a statement is on the network. */
 import { SQL, type ReservedSQL } from "bun";
+import { randomBase62 } from "../lib/ids";
 import { Listeners } from "./listeners";
 import type { Channel, Params, Row, Store, Tx, TxOptions } from "./store";
 
@@ -105,6 +106,8 @@ export class PostgresStore implements Store {
   private readonly prepared = new Map<string, Prepared>();
   private readonly listeners = new Listeners();
   private readonly subscribed = new Set<Channel>();
+  /** The payload of this store's NOTIFYs: its own come back to it too, and its listeners were woken at the commit. */
+  private readonly sender = randomBase62(16);
 
   private constructor(url: string) {
     this.sql = new SQL(url, {
@@ -147,7 +150,7 @@ export class PostgresStore implements Store {
       const result = await fn(tx);
       // NOTIFY is delivered to every listening process when the transaction commits (this one's too): it goes out with
       // the COMMIT, in the same round trip.
-      const notified = [...tx.notified].map((channel) => tx.command(`NOTIFY renderd_${channel}`));
+      const notified = [...tx.notified].map((channel) => tx.command(`NOTIFY renderd_${channel}, '${this.sender}'`));
       await Promise.all([begin, ...notified, tx.command("COMMIT")]);
       if (tx.notified.size > 0) this.listeners.wake(tx.notified);
       return result;
@@ -176,7 +179,10 @@ export class PostgresStore implements Store {
     const remove = this.listeners.add(channel, fn);
     if (!this.subscribed.has(channel)) {
       this.subscribed.add(channel);
-      this.sql.listen(`renderd_${channel}`, () => this.listeners.wake([channel])).catch(() => this.subscribed.delete(channel));
+      const wake = (sender: string) => {
+        if (sender !== this.sender) this.listeners.wake([channel]);
+      };
+      this.sql.listen(`renderd_${channel}`, wake).catch(() => this.subscribed.delete(channel));
     }
     return remove;
   }
