@@ -12,7 +12,7 @@ import { RENDER_STATUSES, type RenderStatus } from "../../src/store/render-statu
 import { usageCounters } from "../../src/modules/workspaces/counters";
 import { listWorkspaces } from "../../src/modules/workspaces/service";
 import type { PlatformWorkspace } from "../../src/modules/workspaces/model";
-import type { Store } from "../../src/store/store";
+import type { Reads } from "../../src/store/store";
 
 const MINUTE = 60_000;
 // A delivery that failed for good counts as failing for an hour; one still retrying counts until it succeeds or fails.
@@ -118,53 +118,57 @@ export function percentiles(values: number[]): Percentiles {
   return { p50: rank(0.5), p95: rank(0.95) };
 }
 
-function overview(store: Store, now: Date): Overview {
+async function overview(store: Reads, now: Date): Promise<Overview> {
   const hourAgo = new Date(now.getTime() - 60 * MINUTE);
   const perMinute = new Array<number>(60).fill(0);
-  for (const r of store.all<{ finished_at: string }>("SELECT finished_at FROM renders WHERE finished_at > $since AND finished_at <= $now", { since: hourAgo.toISOString(), now: now.toISOString() })) {
+  const [finished, statuses, recent, webhooks, failures] = await Promise.all([
+    store.all<{ finished_at: string }>("SELECT finished_at FROM renders WHERE finished_at > $since AND finished_at <= $now", { since: hourAgo.toISOString(), now: now.toISOString() }),
+    store.all<{ status: RenderStatus; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') OR finished_at > $since GROUP BY status", {
+      since: hourAgo.toISOString(),
+    }),
+    store.all<{ created_at: string; started_at: string; finished_at: string }>(
+      "SELECT created_at, started_at, finished_at FROM renders WHERE started_at IS NOT NULL AND finished_at > $since",
+      { since: new Date(now.getTime() - 5 * MINUTE).toISOString() },
+    ),
+    store.get<{ backlog: number; failing: number }>(
+      `SELECT COUNT(*) FILTER (WHERE d.status = 'pending') AS backlog, COUNT(DISTINCT d.endpoint_id) FILTER (WHERE ${FAILING}) AS failing
+       FROM webhook_deliveries d`,
+      { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
+    ),
+    store.all<{ id: string; slug: string; error_code: string; error_message: string | null; finished_at: string }>(
+      `SELECT r.id, w.slug, r.error_code, r.error_message, r.finished_at FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+       WHERE r.status = 'failed' ORDER BY r.finished_at DESC LIMIT 5`,
+    ),
+  ]);
+  for (const r of finished) {
     const index = Math.floor((Date.parse(r.finished_at) - hourAgo.getTime()) / MINUTE);
     perMinute[Math.min(59, index)]!++;
   }
   const queue = Object.fromEntries(RENDER_STATUSES.map((s) => [s, 0])) as Record<RenderStatus, number>;
-  for (const r of store.all<{ status: RenderStatus; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') OR finished_at > $since GROUP BY status", { since: hourAgo.toISOString() }))
-    queue[r.status] = r.n;
-  const recent = store.all<{ created_at: string; started_at: string; finished_at: string }>(
-    "SELECT created_at, started_at, finished_at FROM renders WHERE started_at IS NOT NULL AND finished_at > $since",
-    { since: new Date(now.getTime() - 5 * MINUTE).toISOString() },
-  );
+  for (const r of statuses) queue[r.status] = r.n;
   const seconds = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
-  const webhooks = store.get<{ backlog: number; failing: number }>(
-    `SELECT COUNT(*) FILTER (WHERE d.status = 'pending') AS backlog, COUNT(DISTINCT d.endpoint_id) FILTER (WHERE ${FAILING}) AS failing
-     FROM webhook_deliveries d`,
-    { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
-  )!;
-  const recentFailures = store
-    .all<{ id: string; slug: string; error_code: string; error_message: string | null; finished_at: string }>(
-      `SELECT r.id, w.slug, r.error_code, r.error_message, r.finished_at FROM renders r JOIN workspaces w ON w.id = r.workspace_id
-       WHERE r.status = 'failed' ORDER BY r.finished_at DESC LIMIT 5`,
-    )
-    .map((r) => ({ id: r.id, workspace: r.slug, code: r.error_code, message: r.error_message ?? "", finishedAt: r.finished_at }));
+  const recentFailures = failures.map((r) => ({ id: r.id, workspace: r.slug, code: r.error_code, message: r.error_message ?? "", finishedAt: r.finished_at }));
   return {
     perMinute,
     queue,
     queueWait: percentiles(recent.map((r) => seconds(r.created_at, r.started_at))),
     renderTime: percentiles(recent.map((r) => seconds(r.started_at, r.finished_at))),
-    webhookBacklog: webhooks.backlog,
-    failingEndpoints: webhooks.failing,
+    webhookBacklog: webhooks!.backlog,
+    failingEndpoints: webhooks!.failing,
     recentFailures,
   };
 }
 
-function workspaces(store: Store, clock: Clock): WorkspaceRow[] {
-  const active = new Map(
-    store.all<{ workspace_id: string; n: number }>("SELECT workspace_id, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY workspace_id").map((r) => [r.workspace_id, r.n]),
-  );
+async function workspaces(store: Reads, clock: Clock): Promise<WorkspaceRow[]> {
+  const counts = await store.all<{ workspace_id: string; n: number }>("SELECT workspace_id, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY workspace_id");
+  const active = new Map(counts.map((r) => [r.workspace_id, r.n]));
   const rows: WorkspaceRow[] = [];
   let cursor: string | undefined;
   do {
-    const page = listWorkspaces(store, { limit: "100", cursor });
-    for (const ws of page.items) {
-      const usage = usageCounters(store, clock, ws.id);
+    const page = await listWorkspaces(store, { limit: "100", cursor });
+    const usages = await Promise.all(page.items.map((ws) => usageCounters(store, clock, ws.id)));
+    for (const [i, ws] of page.items.entries()) {
+      const usage = usages[i]!;
       rows.push({ ...ws, documentsThisMonth: usage.documentsThisMonth, storageBytes: usage.storageBytes, activeRenders: active.get(ws.id) ?? 0 });
     }
     cursor = page.nextCursor;
@@ -172,7 +176,7 @@ function workspaces(store: Store, clock: Clock): WorkspaceRow[] {
   return rows.sort((a, b) => a.slug.localeCompare(b.slug));
 }
 
-function renders(store: Store, filter: RenderFilter): RenderRow[] {
+async function renders(store: Reads, filter: RenderFilter): Promise<RenderRow[]> {
   const where = ["1 = 1"];
   const params: Record<string, string> = {};
   if (filter.workspace) {
@@ -183,13 +187,12 @@ function renders(store: Store, filter: RenderFilter): RenderRow[] {
     where.push("r.status = $status");
     params.status = filter.status;
   }
-  return store
-    .all<StoredRender & { slug: string }>(
-      `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code, r.error_message FROM renders r JOIN workspaces w ON w.id = r.workspace_id
-       WHERE ${where.join(" AND ")} ORDER BY r.created_at DESC, r.id DESC LIMIT 100`,
-      params,
-    )
-    .map(renderRow);
+  const rows = await store.all<StoredRender & { slug: string }>(
+    `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code, r.error_message FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+     WHERE ${where.join(" AND ")} ORDER BY r.created_at DESC, r.id DESC LIMIT 100`,
+    params,
+  );
+  return rows.map(renderRow);
 }
 
 function renderRow(r: Pick<StoredRender, "id" | "workspace_id" | "status" | "test" | "created_at" | "error_code" | "error_message"> & { slug: string }): RenderRow {
@@ -197,23 +200,25 @@ function renderRow(r: Pick<StoredRender, "id" | "workspace_id" | "status" | "tes
 }
 
 /** loadRender reads one render with its timeline and deliveries, or null once it is gone (retention). */
-export function loadRender(store: Store, renderId: string): RenderDetail | null {
-  const r = store.get<StoredRender & { slug: string; source: string; printed_at: string | null; request_id: string | null }>(
+export async function loadRender(store: Reads, renderId: string): Promise<RenderDetail | null> {
+  const r = await store.get<StoredRender & { slug: string; source: string; printed_at: string | null; request_id: string | null }>(
     `SELECT r.*, w.slug FROM renders r JOIN workspaces w ON w.id = r.workspace_id WHERE r.id = $id`,
     { id: renderId },
   );
   if (!r) return null;
-  const webhooks = store.all<{ url: string; status: string; attempts: number; last_error: string | null; last_attempt_at: string | null }>(
-    `SELECT e.url, d.status, d.attempts, d.last_error, d.last_attempt_at FROM webhook_deliveries d
-       JOIN webhook_events v ON v.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
-     WHERE v.render_id = $id ORDER BY d.created_at, d.id`,
-    { id: renderId },
-  );
-  const destinations = store.all<{ name: string; status: string; attempts: number; last_error: string | null; delivered_at: string | null }>(
-    `SELECT s.name, d.status, d.attempts, d.last_error, d.delivered_at FROM destination_deliveries d JOIN destinations s ON s.id = d.destination_id
-     WHERE d.render_id = $id ORDER BY d.position`,
-    { id: renderId },
-  );
+  const [webhooks, destinations] = await Promise.all([
+    store.all<{ url: string; status: string; attempts: number; last_error: string | null; last_attempt_at: string | null }>(
+      `SELECT e.url, d.status, d.attempts, d.last_error, d.last_attempt_at FROM webhook_deliveries d
+         JOIN webhook_events v ON v.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE v.render_id = $id ORDER BY d.created_at, d.id`,
+      { id: renderId },
+    ),
+    store.all<{ name: string; status: string; attempts: number; last_error: string | null; delivered_at: string | null }>(
+      `SELECT s.name, d.status, d.attempts, d.last_error, d.delivered_at FROM destination_deliveries d JOIN destinations s ON s.id = d.destination_id
+       WHERE d.render_id = $id ORDER BY d.position`,
+      { id: renderId },
+    ),
+  ]);
   const delivered = [
     ...webhooks.filter((d) => d.status === "succeeded").map((d) => d.last_attempt_at),
     ...destinations.filter((d) => d.status === "delivered").map((d) => d.delivered_at),
@@ -238,48 +243,44 @@ export function loadRender(store: Store, renderId: string): RenderDetail | null 
   };
 }
 
-function keys(store: Store): KeyRow[] {
-  return store
-    .all<StoredKey & { slug: string }>("SELECT k.*, w.slug FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id ORDER BY w.slug, k.created_at DESC, k.id DESC")
-    .map((r) => ({ ...toApiKey(r), workspaceId: r.workspace_id, workspace: r.slug }));
+async function keys(store: Reads): Promise<KeyRow[]> {
+  const rows = await store.all<StoredKey & { slug: string }>("SELECT k.*, w.slug FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id ORDER BY w.slug, k.created_at DESC, k.id DESC");
+  return rows.map((r) => ({ ...toApiKey(r), workspaceId: r.workspace_id, workspace: r.slug }));
 }
 
-function audit(store: Store): AuditRow[] {
-  return store
-    .all<StoredEvent & { slug: string }>(
-      `SELECT a.*, w.slug FROM audit_events a JOIN workspaces w ON w.id = a.workspace_id ORDER BY a.created_at DESC, a.id DESC LIMIT ${AUDIT_ROWS}`,
-    )
-    .map((r) => ({ ...toEvent(r), workspace: r.slug }));
+async function audit(store: Reads): Promise<AuditRow[]> {
+  const rows = await store.all<StoredEvent & { slug: string }>(
+    `SELECT a.*, w.slug FROM audit_events a JOIN workspaces w ON w.id = a.workspace_id ORDER BY a.created_at DESC, a.id DESC LIMIT ${AUDIT_ROWS}`,
+  );
+  return rows.map((r) => ({ ...toEvent(r), workspace: r.slug }));
 }
 
-function endpoints(store: Store, now: Date): EndpointRow[] {
-  return store
-    .all<{ id: string; slug: string; url: string; enabled: number; pending: number; failed: number; last_error: string | null; next_attempt_at: string | null }>(
-      `SELECT e.id, w.slug, e.url, e.enabled,
-              COUNT(*) FILTER (WHERE d.status = 'pending') AS pending,
-              COUNT(*) FILTER (WHERE d.status = 'failed') AS failed,
-              (SELECT last_error FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.last_error IS NOT NULL ORDER BY x.last_attempt_at DESC NULLS LAST LIMIT 1) AS last_error,
-              MIN(d.next_attempt_at) FILTER (WHERE d.status = 'pending') AS next_attempt_at
-       FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id JOIN webhook_deliveries d ON d.endpoint_id = e.id
-       WHERE ${FAILING}
-       GROUP BY e.id, w.slug ORDER BY next_attempt_at NULLS LAST, w.slug`,
-      { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
-    )
-    .map((r) => ({ id: r.id, workspace: r.slug, url: r.url, enabled: r.enabled === 1, pending: r.pending, failed: r.failed, lastError: r.last_error, nextAttemptAt: r.next_attempt_at }));
+async function endpoints(store: Reads, now: Date): Promise<EndpointRow[]> {
+  const rows = await store.all<{ id: string; slug: string; url: string; enabled: number; pending: number; failed: number; last_error: string | null; next_attempt_at: string | null }>(
+    `SELECT e.id, w.slug, e.url, e.enabled,
+            COUNT(*) FILTER (WHERE d.status = 'pending') AS pending,
+            COUNT(*) FILTER (WHERE d.status = 'failed') AS failed,
+            (SELECT last_error FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.last_error IS NOT NULL ORDER BY x.last_attempt_at DESC NULLS LAST LIMIT 1) AS last_error,
+            MIN(d.next_attempt_at) FILTER (WHERE d.status = 'pending') AS next_attempt_at
+     FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id JOIN webhook_deliveries d ON d.endpoint_id = e.id
+     WHERE ${FAILING}
+     GROUP BY e.id, w.slug ORDER BY next_attempt_at NULLS LAST, w.slug`,
+    { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
+  );
+  return rows.map((r) => ({ id: r.id, workspace: r.slug, url: r.url, enabled: r.enabled === 1, pending: r.pending, failed: r.failed, lastError: r.last_error, nextAttemptAt: r.next_attempt_at }));
 }
 
 /** loadSnapshot reads everything the screens show from the store at one instant of `clock`, with `live` (the running
  * server's state, live.ts) beside it. */
-export function loadSnapshot(store: Store, clock: Clock, live: LiveState | null, filter: RenderFilter): Snapshot {
+export async function loadSnapshot(store: Reads, clock: Clock, live: LiveState | null, filter: RenderFilter): Promise<Snapshot> {
   const at = clock.now();
-  return {
-    at,
-    live,
-    overview: overview(store, at),
-    workspaces: workspaces(store, clock),
-    renders: renders(store, filter),
-    endpoints: endpoints(store, at),
-    keys: keys(store),
-    audit: audit(store),
-  };
+  const [overviewNow, workspaceRows, renderRows, endpointRows, keyRows, auditRows] = await Promise.all([
+    overview(store, at),
+    workspaces(store, clock),
+    renders(store, filter),
+    endpoints(store, at),
+    keys(store),
+    audit(store),
+  ]);
+  return { at, live, overview: overviewNow, workspaces: workspaceRows, renders: renderRows, endpoints: endpointRows, keys: keyRows, audit: auditRows };
 }

@@ -12,7 +12,7 @@ export type WorkspaceAsset = (assetId: string) => Promise<AssetBody | null>;
 /** workspaceAsset reads the uploaded assets of `workspaceId` (the attached and embedded PDFs, the page's images). */
 export function workspaceAsset(store: Store, files: FileStore, workspaceId: string): WorkspaceAsset {
   return async (assetId) => {
-    const asset = uploadedAsset(store, workspaceId, assetId);
+    const asset = await uploadedAsset(store, workspaceId, assetId);
     if (!asset) return null;
     const body = await files.read("assets", asset.sha256);
     return body ? { body, contentType: asset.mediaType } : null;

@@ -17,7 +17,7 @@ const receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Re
 
 beforeAll(async () => {
   t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", RENDER_WORKERS: "1" });
-  const key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "webhook:manage"]);
+  const key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "webhook:manage"]);
   ok(await t.call("/v1/webhook-endpoints", { key, body: { url: `http://127.0.0.1:${receiver.port}/in`, eventTypes: ["render.succeeded", "render.failed"] } }), 201);
   expect(ok(await t.call("/v1/renders?wait=30", { key, body: { html: "<p>ok</p>" } }), 200).status).toBe("succeeded");
   const failed = await t.call("/v1/renders?wait=30", { key, body: { html: '<img src="https://example.com/x.png">', failOnBlockedResources: true } });

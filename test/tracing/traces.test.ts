@@ -46,7 +46,7 @@ const attribute = (span: OtlpSpan, key: string) => {
 };
 
 test("one render's trace: request, queue wait, print, finishing, store write, webhook and HTTP destination deliveries carrying traceparent", async () => {
-  const key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "webhook:manage", "destination:manage", "template:write"]);
+  const key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "webhook:manage", "destination:manage", "template:write"]);
   ok(await t.call("/v1/webhook-endpoints", { key, body: { url: `${receiver.url}/hook`, eventTypes: ["render.succeeded"] } }), 201);
   const destination = ok(await t.call("/v1/destinations", { key, body: { name: "archive", type: "http", config: { url: `${receiver.url}/file`, method: "PUT" } } }), 201);
   const template = ok(await t.call("/v1/templates", { key, body: { name: "Traced", content: { type: "text", text: "traced" }, destinationIds: [destination.id] } }), 201);

@@ -44,13 +44,14 @@ export function Keys({ snapshot, actions, capture, reload, width, height, say, a
       if (confirm) {
         setConfirm(false);
         if (input !== "y" || !revocable) return say("not revoked");
-        try {
-          actions.revokeKey(key.workspaceId, key.id);
-          say(`revoked API key ${key.id} in workspace ${key.workspace}`);
-        } catch (e) {
-          say(problem(e));
-        }
-        return reload();
+        actions
+          .revokeKey(key.workspaceId, key.id)
+          .then(
+            () => say(`revoked API key ${key.id} in workspace ${key.workspace}`),
+            (e: unknown) => say(problem(e)),
+          )
+          .finally(reload);
+        return;
       }
       if (list.handle(input, k)) return;
       if (input === "x" && revocable) {

@@ -103,13 +103,14 @@ export function Renders({ snapshot, source, actions, capture, reload, width, hei
       if (mode === "confirm") {
         setMode("list");
         if (input !== "y" || !cancellable(target)) return say("not cancelled");
-        try {
-          actions.cancel(target.workspaceId, target.id);
-          say(`cancelled ${target.id}`);
-        } catch (e) {
-          say(problem(e));
-        }
-        return reload();
+        actions
+          .cancel(target.workspaceId, target.id)
+          .then(
+            () => say(`cancelled ${target.id}`),
+            (e: unknown) => say(problem(e)),
+          )
+          .finally(reload);
+        return;
       }
       if (list.handle(input, key)) return;
       if (input === "c" && cancellable(target)) {

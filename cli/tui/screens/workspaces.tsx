@@ -66,15 +66,15 @@ export function Workspaces({ snapshot, actions, capture, reload, width, height, 
     : [];
   useHints([...(list.opened ? DETAIL_HINTS : LIST_HINTS), ...actionHints]);
 
-  const act = (fn: () => string) => {
-    try {
-      say(fn());
-      setMode("list");
-      reload();
-    } catch (e) {
-      say(problem(e));
-    }
-  };
+  const act = (done: Promise<string>) =>
+    void done.then(
+      (text) => {
+        say(text);
+        setMode("list");
+        reload();
+      },
+      (e: unknown) => say(problem(e)),
+    );
 
   useInput(
     (input, key) => {
@@ -84,7 +84,7 @@ export function Workspaces({ snapshot, actions, capture, reload, width, height, 
         return setMode("list");
       }
       if (mode === "confirm") {
-        if (input === "y" && ws) act(() => (actions.setSuspended(ws.id, !ws.suspended) ? `${ws.suspended ? "restored" : "suspended"} ${ws.slug}` : `${ws.slug} was already so`));
+        if (input === "y" && ws) act(actions.setSuspended(ws.id, !ws.suspended).then((changed) => (changed ? `${ws.suspended ? "restored" : "suspended"} ${ws.slug}` : `${ws.slug} was already so`)));
         else {
           say("nothing changed");
           setMode("list");
@@ -96,16 +96,16 @@ export function Workspaces({ snapshot, actions, capture, reload, width, height, 
         if (key.upArrow) return setField((field + fields.length - 1) % fields.length);
         if (key.downArrow || key.tab) return setField((field + 1) % fields.length);
         if (key.return && ws) {
-          if (mode === "edit") return act(() => (actions.saveAllowances(ws.id, form as Record<AllowanceField, string>, ws.suspended), `saved the allowances of ${ws.slug}`));
-          try {
-            const created = actions.createKey(ws.id, form.name ?? "", form.scopes ?? "");
-            say(`created ${created.id} in ${ws.slug}`);
-            setSecret(created.secret);
-            setMode("secret");
-            reload();
-          } catch (e) {
-            say(problem(e));
-          }
+          if (mode === "edit") return act(actions.saveAllowances(ws.id, form as Record<AllowanceField, string>, ws.suspended).then(() => `saved the allowances of ${ws.slug}`));
+          actions.createKey(ws.id, form.name ?? "", form.scopes ?? "").then(
+            (created) => {
+              say(`created ${created.id} in ${ws.slug}`);
+              setSecret(created.secret);
+              setMode("secret");
+              reload();
+            },
+            (e: unknown) => say(problem(e)),
+          );
           return;
         }
         const name = fields[field]!;

@@ -27,7 +27,7 @@ beforeAll(async () => {
     if (build.exitCode !== 0) throw new Error(build.stderr.toString());
   }
   serve = await startServe([binary], { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
-  const apiKey = serve.makeKey(["render:create", "render:read", "webhook:manage"]);
+  const apiKey = await serve.makeKey(["render:create", "render:read", "webhook:manage"]);
   client = createClient({ baseUrl: `${serve.url}/`, apiKey });
 }, 120_000);
 

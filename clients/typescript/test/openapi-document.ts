@@ -5,9 +5,9 @@
 import { buildApi } from "../../../test/api/in-process";
 import { PUBLIC_URL } from "../generate";
 
-const app = buildApi({ PUBLIC_URL });
+const app = await buildApi({ PUBLIC_URL });
 try {
   process.stdout.write(await (await app.api.handle(new Request(`${PUBLIC_URL}/v1/openapi.json`))).text());
 } finally {
-  app.close();
+  await app.close();
 }

@@ -52,18 +52,18 @@ beforeEach(async () => {
   paused = false;
   printing = 1;
   longFailureId = newId("rnd");
-  s.store.tx(() => {
-    s.store.run(
+  await s.store.tx(async (tx) => {
+    await tx.run(
       "INSERT INTO renders (id, workspace_id, status, test, source, filename, job, created_at) VALUES ($id, $ws, 'queued', 0, 'html', 'long.pdf', '{}', $now)",
       { id: longFailureId, ws: s.ws.globex, now: "2026-03-10T09:59:00.000Z" },
     );
-    claimRender(s.store, s.clock, longFailureId, { owner: "prc_seed", expiresAt: "2999-01-01T00:00:00.000Z" });
-    endRender(s.store, s.clock, longFailureId, ["processing"], { status: "failed", code: "RENDER_TIMEOUT", message: LONG_MESSAGE });
+    await claimRender(tx, s.clock, longFailureId, { owner: "prc_seed", expiresAt: "2999-01-01T00:00:00.000Z" });
+    await endRender(tx, s.clock, longFailureId, ["processing"], { status: "failed", code: "RENDER_TIMEOUT", message: LONG_MESSAGE });
   });
 });
-afterEach(() => {
+afterEach(async () => {
   ui?.unmount();
-  s.close();
+  await s.close();
 });
 
 async function open(tab: number, size = SMALL, address = "127.0.0.1:1") {
@@ -131,8 +131,8 @@ describe("every tab at 80×24 and 200×50", () => {
 
   test("at 200 columns a long slug, key name and audit target show whole; at 80 they are shortened and the rows fit", async () => {
     const ctx = { actor: CLI_ACTOR, requestId: "req_seed" };
-    const ws = createWorkspace(s.store, s.clock, ctx, { name: "Acme Corporation Northern Europe Billing", slug: "acme-corporation-northern-europe-billing" });
-    createApiKey(s.store, s.clock, ctx, ws.id, { name: "invoice service production", scopes: ["render:create", "render:read", "webhook:manage"] });
+    const ws = await s.store.tx((tx) => createWorkspace(tx, s.clock, ctx, { name: "Acme Corporation Northern Europe Billing", slug: "acme-corporation-northern-europe-billing" }));
+    await createApiKey(s.store, s.clock, ctx, ws.id, { name: "invoice service production", scopes: ["render:create", "render:read", "webhook:manage"] });
     for (const [tab, text] of [[4, "invoice service production"], [5, "Acme Corporation Northern Europe Billing"]] as const) {
       await open(tab, LARGE);
       const wide = (await frameWith(text)).split("\n").find((l) => l.includes(text))!;
@@ -170,8 +170,8 @@ describe("Renders: the detail", () => {
   });
 
   test("a succeeded render's detail: printed and stored in its timeline, pages and bytes; a queued one offers c", async () => {
-    const done = s.store.get<{ id: string }>("SELECT id FROM renders WHERE status = 'succeeded' ORDER BY created_at LIMIT 1")!.id;
-    s.store.run("UPDATE renders SET printed_at = '2026-03-10T09:56:02.700Z' WHERE id = $id", { id: done });
+    const done = (await s.store.get<{ id: string }>("SELECT id FROM renders WHERE status = 'succeeded' ORDER BY created_at LIMIT 1"))!.id;
+    await s.store.tx((tx) => tx.run("UPDATE renders SET printed_at = '2026-03-10T09:56:02.700Z' WHERE id = $id", { id: done }));
     await open(2);
     await press("/", ...done.slice(-6), ENTER);
     await frameWith("1 of");
@@ -189,7 +189,7 @@ test("keys that arrive together each count (a held arrow, a paste): two downs in
   await open(2);
   await frameWith(s.queuedId);
   await press("\x1b[B\x1b[B", ENTER);
-  const third = s.store.all<{ id: string }>("SELECT id FROM renders ORDER BY created_at DESC, id DESC LIMIT 3")[2]!.id;
+  const third = (await s.store.all<{ id: string }>("SELECT id FROM renders ORDER BY created_at DESC, id DESC LIMIT 3"))[2]!.id;
   await frameWith(`Render ${third}`);
   await press(ESC, "/", "globex", ENTER);
   await frameWith("Filter: globex");
@@ -198,8 +198,8 @@ test("keys that arrive together each count (a held arrow, a paste): two downs in
 describe("Keys", () => {
   test("lists every workspace's keys with scopes, last use and expiry; x then y revokes, audited as `renderd keys revoke`; a revoked key offers no x", async () => {
     const ctx = { actor: CLI_ACTOR, requestId: "req_seed" };
-    const ci = createApiKey(s.store, s.clock, ctx, s.ws.acme, { name: "ci", scopes: ["render:create", "render:read"], expiresInDays: 30 });
-    createApiKey(s.store, s.clock, ctx, s.ws.globex, { name: "ops", scopes: ["audit:read"] });
+    const ci = await createApiKey(s.store, s.clock, ctx, s.ws.acme, { name: "ci", scopes: ["render:create", "render:read"], expiresInDays: 30 });
+    await createApiKey(s.store, s.clock, ctx, s.ws.globex, { name: "ops", scopes: ["audit:read"] });
     await open(4);
     const frame = await frameWith("2 of 2 API keys");
     expect(frame).toMatch(/acme\s+ci\s+active\s+never\s+2026-04-09\s+render:create,render:read/);
@@ -210,7 +210,7 @@ describe("Keys", () => {
     await frameWith(new RegExp(`Revoke ci \\(${ci.id}\\) of acme\\? It stops working at once\\.\\s+y\\s+confirms`));
     await press("y");
     await frameWith(`revoked API key ${ci.id} in workspace acme`);
-    const events = s.store.all<{ actor_type: string; actor_id: string; resource_id: string }>("SELECT actor_type, actor_id, resource_id FROM audit_events WHERE action = 'api_key.revoked'");
+    const events = await s.store.all<{ actor_type: string; actor_id: string; resource_id: string }>("SELECT actor_type, actor_id, resource_id FROM audit_events WHERE action = 'api_key.revoked'");
     expect(events).toEqual([{ actor_type: "system", actor_id: "cli", resource_id: ci.id }]);
     // The footer follows the detail: no x once the key is revoked.
     await frameWith(/State\s+revoked[\s\S]*\nEsc back {2}\? keys {2}q quit$/);

@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 test("renderd tui shows the render just made, and suspending from it makes the API refuse that workspace's renders", async () => {
-  const key = serve.makeKey(["render:create", "render:read"]);
+  const key = await serve.makeKey(["render:create", "render:read"]);
   const made = await serve.call("/v1/renders?wait=30", key, { html: "<h1>from the e2e test</h1>" });
   expect(made.body.status).toBe("succeeded");
 
@@ -87,7 +87,7 @@ test("renderd tui shows the render just made, and suspending from it makes the A
 }, 120_000);
 
 test("d then y drains the real serve: a render made meanwhile stays queued, the header says drained, u lets it print; Logs shows serve's lines; 200×50 uses the width", async () => {
-  const key = serve.makeKey(["render:create", "render:read"]);
+  const key = await serve.makeKey(["render:create", "render:read"]);
   const command = `env DATA_DIR=${serve.dataDir} INTERNAL_PORT=${serve.internalPort} NO_COLOR=1 ${binary} tui; sleep 30`;
   tmux("new-session", "-d", "-s", "wide", "-x", "200", "-y", "50", command);
   const wide = (text: string | RegExp) => screenWithIn("wide", text);
