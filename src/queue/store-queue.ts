@@ -62,12 +62,16 @@ export class StoreQueue implements Queue {
 
   /**
    * claim leases the fair next render (8.1 (5)). The waiting renders and the turns are read in one statement, so they
-   * are one moment's; the claim then takes the first of them, in fair order, that no other process holds or has claimed
-   * (`FOR UPDATE SKIP LOCKED`), and records the workspace's turn, in one short transaction. A first render another
-   * process is claiming is skipped for the next workspace's first; a workspace's second only when every first is being
-   * claimed, so every workspace's first waiting render is claimed no later than any workspace's second
-   * (docs/scale-out.md "Locks"). Not durable on its own: a claim lost in a power cut leaves the render queued, where the
-   * restart's recover() would put it anyway, and the render's end (durable) makes the claim durable first.
+   * are one moment's — but a moment before the claim, and other processes claim meanwhile: a workspace served since has
+   * a newer turn than the read shows. So the claim first takes among each workspace's first render as read, in fair
+   * order: one still waiting is a workspace not served since, and those keep their order. Only when every one of them
+   * has been claimed since, or is being claimed, does it read the heads again, inside its transaction, and take the first
+   * it can of those, a workspace's second only when every first is being claimed by another process — so every
+   * workspace's first waiting render is claimed no later than any workspace's second, and a workspace served twice in a
+   * row while another waited is one whose claims were made at the same moment (docs/scale-out.md "Locks"). Each take is
+   * one `UPDATE … FOR UPDATE SKIP LOCKED` and the turn it records, in one short transaction. Not durable on its own: a
+   * claim lost in a power cut leaves the render queued, where the restart's recover() would put it anyway, and the
+   * render's end (durable) makes the claim durable first.
    */
   async claim(within?: Tx): Promise<Claim | null> {
     const { store, clock } = this;
@@ -75,27 +79,34 @@ export class StoreQueue implements Queue {
     // lease run out; another process does.
     if (!within) await takeBackRenders(store, clock, { expiredBefore: clock.now().toISOString(), sparing: this.owner });
     // Read before the transaction, on PostgreSQL without a lock: an empty queue opens none.
-    const heads = fairOrder(await this.heads(within ?? store)).slice(0, CANDIDATES);
+    const heads = fairOrder(await this.heads(within ?? store));
     if (heads.length === 0) return null;
-    const take = async (tx: Tx) => {
-      const ids = inList("id", heads.map((h) => h.renderId), "c");
-      const rank = `CASE id ${heads.map((_, i) => `WHEN $c${i} THEN ${i}`).join(" ")} END`;
-      const row = await tx.get<{ id: string; job: string; test: number }>(
-        `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
-         WHERE id = (SELECT id FROM renders WHERE ${ids.sql} AND status = 'queued' ORDER BY ${rank} LIMIT 1 FOR UPDATE SKIP LOCKED)
-         RETURNING id, job, test`,
-        { ...ids.params, now: clock.now().toISOString(), owner: this.owner, expires: this.lease().expiresAt },
-      );
-      if (!row) return null;
-      const head = heads.find((h) => h.renderId === row.id)!;
-      await tx.run(
-        `INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, (SELECT COALESCE(MAX(turn), 0) + 1 FROM queue_turns))
-         ON CONFLICT (workspace_id) DO UPDATE SET turn = excluded.turn`,
-        { ws: head.workspaceId },
-      );
-      return { renderId: row.id, workspaceId: head.workspaceId, createdAt: head.createdAt, job: row.job, test: row.test === 1 };
-    };
+    const take = async (tx: Tx) => (await this.take(tx, heads.filter((h) => h.place === 1))) ?? this.take(tx, fairOrder(await this.heads(tx)));
     return within ? take(within) : store.tx(take, { durable: false });
+  }
+
+  /** take claims the first of `candidates` (in fair order, the first CANDIDATES of them) still queued and not being
+   * claimed by another process, and records its workspace's turn; null when none is left. */
+  private async take(tx: Tx, candidates: Head[]): Promise<Claim | null> {
+    const { clock } = this;
+    const heads = candidates.slice(0, CANDIDATES);
+    if (heads.length === 0) return null;
+    const ids = inList("id", heads.map((h) => h.renderId), "c");
+    const rank = `CASE id ${heads.map((_, i) => `WHEN $c${i} THEN ${i}`).join(" ")} END`;
+    const row = await tx.get<{ id: string; job: string; test: number }>(
+      `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
+       WHERE id = (SELECT id FROM renders WHERE ${ids.sql} AND status = 'queued' ORDER BY ${rank} LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, job, test`,
+      { ...ids.params, now: clock.now().toISOString(), owner: this.owner, expires: this.lease().expiresAt },
+    );
+    if (!row) return null;
+    const head = heads.find((h) => h.renderId === row.id)!;
+    await tx.run(
+      `INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, (SELECT COALESCE(MAX(turn), 0) + 1 FROM queue_turns))
+       ON CONFLICT (workspace_id) DO UPDATE SET turn = excluded.turn`,
+      { ws: head.workspaceId },
+    );
+    return { renderId: row.id, workspaceId: head.workspaceId, createdAt: head.createdAt, job: row.job, test: row.test === 1 };
   }
 
   async renew(renderIds: readonly string[]): Promise<string[]> {
