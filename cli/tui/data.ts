@@ -7,7 +7,7 @@ import { toApiKey, type KeyRow as StoredKey } from "../../src/modules/api-keys/s
 import type { AuditEvent } from "../../src/modules/audit/model";
 import { toEvent, type AuditRow as StoredEvent } from "../../src/modules/audit/service";
 import type { RenderRow as StoredRender } from "../../src/queue/queue";
-import type { RenderWarning } from "../../src/render/warnings";
+import type { RenderWarning } from "../../src/queue/warnings";
 import { RENDER_STATUSES, type RenderStatus } from "../../src/store/render-status";
 import { usageCounters } from "../../src/modules/workspaces/counters";
 import { listWorkspaces } from "../../src/modules/workspaces/service";
