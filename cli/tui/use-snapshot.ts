@@ -8,10 +8,16 @@ export function useSnapshot<T>(load: () => Promise<T>, intervalMs: number): { va
   const latest = useRef(load);
   latest.current = load;
   const busy = useRef(false);
+  const again = useRef(false);
   const reload = useCallback(() => {
-    // One load at a time: a slow store or internal port must not pile loads up.
-    if (busy.current) return;
+    // One load at a time: a slow store or internal port must not pile loads up. A reload asked meanwhile (after an
+    // action) loads once more when this one ends: the load in flight may have read the store before the change.
+    if (busy.current) {
+      again.current = true;
+      return;
+    }
     busy.current = true;
+    again.current = false;
     latest
       .current()
       .then((v) => {
@@ -19,7 +25,10 @@ export function useSnapshot<T>(load: () => Promise<T>, intervalMs: number): { va
         setError(null);
       })
       .catch((e: unknown) => setError((e as Error).message))
-      .finally(() => (busy.current = false));
+      .finally(() => {
+        busy.current = false;
+        if (again.current) reload();
+      });
   }, []);
   useEffect(() => {
     reload();
