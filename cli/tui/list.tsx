@@ -1,10 +1,11 @@
 /** tui/list: what every tab's list shares (k9s' habits): `/` filters by the text of the rows, ↑ ↓ PgUp PgDn select,
  * Enter opens the selected row's detail and Esc goes back; the table uses the terminal's width, and the detail shows
  * each field whole. */
-import { Box, Text, type Key } from "ink";
-import { useRef, useState, type ReactNode } from "react";
+import { Box, Text, type Key, useInput } from "ink";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { editLine, window } from "./edit";
 import { cut } from "./format";
+import { DETAIL_HINTS, LIST_HINTS, useHints } from "./hints";
 import { type Colour, useColour } from "./theme";
 
 /** Column is one column of a table: `width` characters, and the `fill` column also takes the terminal's width beyond the others. */
@@ -88,6 +89,17 @@ export function useList<T>(all: T[], id: (row: T) => string, text: (row: T) => s
       return true;
     },
   };
+}
+
+/** useBrowse is the list of a screen with no actions of its own (Webhooks, Audit): it takes the screen's keys while
+ * `active`, holds the app's keys (`capture`) while a filter is typed, and offers the list's or the detail's keys. */
+export function useBrowse<T>(all: T[], id: (row: T) => string, text: (row: T) => string, screen: { height: number; active: boolean; capture(on: boolean): void }): List<T> {
+  const { height, active, capture } = screen;
+  const list = useList(all, id, text, height - 3);
+  useEffect(() => capture(list.filtering), [list.filtering, capture]);
+  useHints(list.opened ? DETAIL_HINTS : LIST_HINTS);
+  useInput((input, key) => void list.handle(input, key), { isActive: active });
+  return list;
 }
 
 /** WIDE is where a table has room for more than the fill column's text: below it, the fill column takes all the room. */

@@ -1,9 +1,7 @@
 /** tui/screens/audit: the newest audit events of every workspace; Enter opens one with its metadata. */
-import { Box, useInput } from "ink";
-import { useEffect } from "react";
+import { Box } from "ink";
 import type { AuditRow } from "../data";
-import { DETAIL_HINTS, LIST_HINTS, useHints } from "../hints";
-import { type Column, Detail, FilterLine, Table, useList } from "../list";
+import { type Column, Detail, FilterLine, Table, useBrowse } from "../list";
 import type { ScreenProps } from "./screen";
 
 const actorOf = (e: AuditRow) => (e.actorType === "system" ? `system/${e.actorId}` : (e.actorEmail ?? e.actorName ?? e.actorId));
@@ -19,10 +17,7 @@ const COLUMNS: Column<AuditRow>[] = [
 
 /** Audit is tab 6. */
 export function Audit({ snapshot, capture, width, height, active }: ScreenProps) {
-  const list = useList(snapshot.audit, (e) => e.id, (e) => `${e.workspace} ${actorOf(e)} ${e.action} ${targetOf(e)} ${e.resourceId}`, height - 3);
-  useEffect(() => capture(list.filtering), [list.filtering, capture]);
-  useHints(list.opened ? DETAIL_HINTS : LIST_HINTS);
-  useInput((input, key) => void list.handle(input, key), { isActive: active });
+  const list = useBrowse(snapshot.audit, (e) => e.id, (e) => `${e.workspace} ${actorOf(e)} ${e.action} ${targetOf(e)} ${e.resourceId}`, { height, active, capture });
   const e = list.opened;
   if (e)
     return (

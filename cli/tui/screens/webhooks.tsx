@@ -1,10 +1,8 @@
 /** tui/screens/webhooks: endpoints whose deliveries are failing, with the next attempt's time; Enter opens one. */
-import { Box, useInput } from "ink";
-import { useEffect } from "react";
+import { Box } from "ink";
 import type { EndpointRow } from "../data";
 import { clockTime } from "../format";
-import { DETAIL_HINTS, LIST_HINTS, useHints } from "../hints";
-import { type Column, Detail, FilterLine, Table, useList } from "../list";
+import { type Column, Detail, FilterLine, Table, useBrowse } from "../list";
 import type { ScreenProps } from "./screen";
 
 const COLUMNS: Column<EndpointRow>[] = [
@@ -18,10 +16,7 @@ const COLUMNS: Column<EndpointRow>[] = [
 
 /** Webhooks is tab 4. */
 export function Webhooks({ snapshot, capture, width, height, active }: ScreenProps) {
-  const list = useList(snapshot.endpoints, (e) => e.id, (e) => `${e.workspace} ${e.url} ${e.lastError ?? ""}`, height - 3);
-  useEffect(() => capture(list.filtering), [list.filtering, capture]);
-  useHints(list.opened ? DETAIL_HINTS : LIST_HINTS);
-  useInput((input, key) => void list.handle(input, key), { isActive: active });
+  const list = useBrowse(snapshot.endpoints, (e) => e.id, (e) => `${e.workspace} ${e.url} ${e.lastError ?? ""}`, { height, active, capture });
   const e = list.opened;
   if (e)
     return (

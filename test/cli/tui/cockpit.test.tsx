@@ -14,6 +14,7 @@ import { createWorkspace } from "../../../src/modules/workspaces/service";
 import { internalHandler, type LiveState } from "../../../src/modules/health/internal";
 import { claimRender, endRender } from "../../../src/queue/lifecycle";
 import { newId } from "../../../src/lib/ids";
+import { frameWith as framed, press as typed } from "./frames";
 import { seedStore, type Seeded } from "./seed";
 
 const ENTER = "\r";
@@ -73,21 +74,8 @@ async function open(tab: number, size = SMALL, address = "127.0.0.1:1") {
   await Bun.sleep(150);
 }
 
-async function frameWith(text: string | RegExp): Promise<string> {
-  for (let i = 0; i < 300; i++) {
-    const frame = ui.lastFrame() ?? "";
-    if (typeof text === "string" ? frame.includes(text) : text.test(frame)) return frame;
-    await Bun.sleep(10);
-  }
-  throw new Error(`no frame shows ${text}; last frame:\n${ui.lastFrame()}`);
-}
-
-async function press(...keys: string[]) {
-  for (const k of keys) {
-    ui.stdin.write(k);
-    await Bun.sleep(30);
-  }
-}
+const frameWith = (text: string | RegExp) => framed(() => ui, text);
+const press = (...keys: string[]) => typed(ui, keys);
 
 /** fits checks that a frame is within the terminal: no more lines, no line longer (Ink would wrap or the terminal cut it). */
 function fits(frame: string, size: { columns: number; rows: number }) {

@@ -6,6 +6,7 @@ import { storeSource } from "../../../cli/tui/source";
 import { sha256Hex } from "../../../src/lib/hash";
 import { CLI_ACTOR } from "../../../src/auth/actor";
 import { createWorkspace } from "../../../src/modules/workspaces/service";
+import { frameWith as framed, press as typed } from "./frames";
 import { seedStore, type Seeded } from "./seed";
 
 // Nothing listens on port 1: the console must say serve is not running and still show the store.
@@ -31,21 +32,8 @@ async function open(tab: number, size = { columns: 80, rows: 24 }) {
   await Bun.sleep(150);
 }
 
-async function frameWith(text: string | RegExp): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const frame = ui.lastFrame() ?? "";
-    if (typeof text === "string" ? frame.includes(text) : text.test(frame)) return frame;
-    await Bun.sleep(10);
-  }
-  throw new Error(`no frame shows ${text}; last frame:\n${ui.lastFrame()}`);
-}
-
-async function press(...keys: string[]) {
-  for (const k of keys) {
-    ui.stdin.write(k);
-    await Bun.sleep(20);
-  }
-}
+const frameWith = (text: string | RegExp) => framed(() => ui, text);
+const press = (...keys: string[]) => typed(ui, keys);
 
 const audit = (action: string) => s.store.all<{ actor_type: string; actor_id: string }>("SELECT actor_type, actor_id FROM audit_events WHERE action = $action", { action });
 
