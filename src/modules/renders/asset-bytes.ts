@@ -19,10 +19,12 @@ export interface PlanningDeps {
   assetBytes?: AssetBytes;
 }
 
-/** TemplateUse names a template and the version a request renders ("draft", "latest" or a number). */
+/** TemplateUse names a template and the version a request renders ("draft", "latest" or a number); `assetIds` are
+ * those of an unsaved draft the request gives instead (a preview's). */
 export interface TemplateUse {
   templateId: string;
   which: number | "draft" | "latest";
+  assetIds?: string[];
 }
 
 /** AssetBytesNeeded stops a planning that needs bytes not read yet; withAssetBytes reads them and plans again. */
@@ -48,7 +50,7 @@ export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspa
   for (const use of uses) {
     let assetIds: string[];
     try {
-      assetIds = templateForRender(deps.store, workspaceId, use.templateId, use.which).assetIds;
+      assetIds = use.assetIds ?? templateForRender(deps.store, workspaceId, use.templateId, use.which).assetIds;
     } catch {
       // Planning finds the template missing and answers the request's own error.
       continue;

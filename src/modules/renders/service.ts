@@ -22,9 +22,8 @@ import type { Store, TxOptions } from "../../store/store";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
 import { assertCertificateUsable } from "../certificates/service";
-import { checkTemplateAssets, templateForRender } from "../templates/service";
+import { checkTemplateAssets, templateForRender, unsavedDraftForRender } from "../templates/service";
 import { deliveryTargets, queueDeliveries, renderDeliveries, type DeliveryTarget } from "../destinations/deliveries";
-import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
 import { isFinalStatus } from "../../store/render-status";
@@ -82,11 +81,12 @@ function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
   };
 }
 
+type TemplateForRender = ReturnType<typeof templateForRender>;
+
 /** templatePlan checks that the template's assets are still there (ASSET_INVALID: they may have been deleted since it
  * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. Without data it
  * renders the template's sampleData when `sample` is set (a preview), else `{}`. */
-async function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", given: unknown, at: string, sample = false) {
-  const template = templateForRender(deps.store, workspaceId, templateId, which);
+async function templatePlan(deps: RenderDeps, workspaceId: string, template: TemplateForRender, given: unknown, at: string, sample = false) {
   const missing = checkTemplateAssets(deps.store, workspaceId, { ...template.source, assetIds: template.assetIds });
   if (missing.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is no longer available.", { details: missing });
   const data = given ?? (sample ? template.sampleData : undefined) ?? {};
@@ -95,7 +95,7 @@ async function templatePlan(deps: RenderDeps, workspaceId: string, templateId: s
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
   }
   return {
-    templateId,
+    templateId: template.templateId,
     templateVersion: template.version,
     pdf: template.pdf,
     signature: template.signature,
@@ -139,7 +139,7 @@ async function planSource(deps: RenderDeps, workspaceId: string, request: Render
   const find = assetFinder(deps, workspaceId);
   const use = templateUse(request);
   if (use) {
-    const { pdf, ...plan } = await templatePlan(deps, workspaceId, use.templateId, use.which, request.data, at);
+    const { pdf, ...plan } = await templatePlan(deps, workspaceId, templateForRender(deps.store, workspaceId, use.templateId, use.which), request.data, at);
     const filename = request.filename ?? `${use.templateId}.pdf`;
     const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
     return { ...common, ...plan, job, source: "template", filename };
@@ -252,20 +252,31 @@ export function queueBatch(deps: RenderDeps, workspaceId: string, plans: Planned
   return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r, i) => toRender(deps, r, Boolean(plans[i]!.deliveries?.length))) };
 }
 
-/** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
- * has a documentsPerMonth allowance (spec 2.2), a real one otherwise. */
+/** createPreview queues a template preview: the saved draft, a version, or an unsaved draft given in the request. A
+ * preview is a test render, marked TEST, never a document of the month (spec 2.2: while documentsPerMonth is set,
+ * previews are test renders; DESIGN.md 4: a render of a draft, and a preview, are test renders). */
 export async function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<Render> {
-  const test = getAllowances(deps.store, workspaceId).documentsPerMonth !== null;
-  const { pdf, ...plan } = await templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data, "", true);
+  const { pdf, ...plan } = await templatePlan(deps, workspaceId, previewed(deps, workspaceId, templateId, request), request.data, "", true);
   const filename = `${templateId}-preview.pdf`;
-  // A preview is marked TEST even where it counts as a real render: it is never the document itself.
   const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find: assetFinder(deps, workspaceId), test: true, filename, at: "" });
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "preview", test, metadata: {}, filename }])[0]!);
+  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "preview", test: true, metadata: {}, filename }])[0]!);
 }
 
-/** previewUse answers the version a preview renders: the draft unless the request names a version. */
+/** previewed answers what a preview renders: the unsaved draft it was given (checked as saving it would), else the
+ * saved draft or the version it names. */
+function previewed(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): TemplateForRender {
+  if (request.draft === undefined) return templateForRender(deps.store, workspaceId, templateId, previewUse(templateId, request).which);
+  if (request.version !== undefined) throw badRequest("/version", "is not allowed with draft: a preview renders either a version or a draft");
+  return unsavedDraftForRender(deps.store, deps.clock, workspaceId, templateId, request.draft, "/draft");
+}
+
+/** previewUse answers the version a preview renders (the draft unless the request names a version) and, for an unsaved
+ * draft in the request, the assets it loads. */
 export function previewUse(templateId: string, request: PreviewRequest): TemplateUse {
-  return { templateId, which: request.version ?? "draft" };
+  const use: TemplateUse = { templateId, which: request.version ?? "draft" };
+  // The draft is checked when the preview is planned; until then its assetIds are only read, when they are a list.
+  const assetIds = (request.draft as { assetIds?: unknown } | undefined)?.assetIds;
+  return Array.isArray(assetIds) ? { ...use, assetIds: assetIds.filter((id): id is string => typeof id === "string") } : use;
 }
 
 /** usesOf answers the templates a set of render requests renders. */
@@ -275,7 +286,7 @@ export function usesOf(requests: readonly RenderRequest[]): TemplateUse[] {
 
 /** previewHtml answers the HTML a template preview would print (no render is created, nothing is counted). */
 export async function previewHtml(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<string> {
-  return (await templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data, "", true)).job.html;
+  return (await templatePlan(deps, workspaceId, previewed(deps, workspaceId, templateId, request), request.data, "", true)).job.html;
 }
 
 /** createReportRender queues the PDF of a report: a real render of the template's newest (or given) version. */
@@ -284,7 +295,7 @@ export async function createReportRender(
   workspaceId: string,
   report: { templateId: string; version?: number; data?: unknown; filename?: string },
 ): Promise<Render> {
-  const { pdf, ...plan } = await templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data, "");
+  const { pdf, ...plan } = await templatePlan(deps, workspaceId, templateForRender(deps.store, workspaceId, report.templateId, report.version ?? "latest"), report.data, "");
   const filename = report.filename ?? `${report.templateId}.pdf`;
   const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(deps, workspaceId), test: false, filename, at: "" });
   return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "report", test: false, metadata: {}, filename }])[0]!);

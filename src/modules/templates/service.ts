@@ -19,9 +19,10 @@ import { templateStarter } from "./starters";
 import {
   DRAFT_FIELDS,
   MAX_SAMPLE_DATA_BYTES,
+  parseBody,
+  TemplateDraft,
   type CreateTemplateBody,
   type Template,
-  type TemplateDraft,
   type TemplateSummary,
   type TemplateVersion,
   type TemplateVersionSummary,
@@ -342,6 +343,12 @@ type TemplateForRender = {
   destinationIds?: string[];
 };
 
+/** forRender answers what a render of `draft` (a version's source, or the draft when `version` is null) needs. */
+function forRender(templateId: string, version: number | null, draft: TemplateDraft): TemplateForRender {
+  // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
+  return { templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], sampleData: draft.sampleData, pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds };
+}
+
 /** templateForRender answers what a render of this template needs; throws NOT_FOUND, or CONFLICT when `which` is "latest" and nothing is published. */
 export function templateForRender(
   store: Store,
@@ -349,10 +356,7 @@ export function templateForRender(
   templateId: string,
   which: number | "draft" | "latest",
 ): TemplateForRender {
-  const forRender = (version: number | null, draft: TemplateDraft): TemplateForRender =>
-    // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
-    ({ templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], sampleData: draft.sampleData, pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds });
-  if (which === "draft") return forRender(null, JSON.parse(templateRow(store, workspaceId, templateId).draft) as TemplateDraft);
+  if (which === "draft") return forRender(templateId, null, JSON.parse(templateRow(store, workspaceId, templateId).draft) as TemplateDraft);
   // A version's render needs only which version is the latest: the draft (the whole source) is not read for it.
   const r = templateRow(store, workspaceId, templateId, ["latest_version"]);
   if (which === "latest" && r.latest_version === null)
@@ -361,8 +365,23 @@ export function templateForRender(
   const key = `${templateId}@${version}`;
   let template = published.get(key);
   if (template) published.delete(key);
-  else template = forRender(version, JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft);
+  else template = forRender(templateId, version, JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft);
   published.set(key, template);
   if (published.size > MAX_PUBLISHED) published.delete(published.keys().next().value!);
   return template;
+}
+
+/** unsavedDraftForRender answers what a preview of an unsaved draft of the template needs (the console's designer
+ * previews each edit): the template must exist, and the draft passes every check a saved draft passes, its problems
+ * pointed at below `at` (400 BAD_REQUEST, 422 TEMPLATE_INVALID or DATA_INVALID for its sampleData). */
+export function unsavedDraftForRender(store: Store, clock: Clock, workspaceId: string, templateId: string, given: unknown, at: string): TemplateForRender {
+  templateRow(store, workspaceId, templateId, ["id"]);
+  const draft = draftOf(parseBody(TemplateDraft, given, at));
+  try {
+    assertValidDraft(store, clock, workspaceId, draft);
+  } catch (e) {
+    if (!(e instanceof ApiError) || !e.details) throw e;
+    throw new ApiError(e.code, e.message, { details: e.details.map((d) => ({ ...d, path: at + (d.path ?? "") })) });
+  }
+  return forRender(templateId, null, draft);
 }
