@@ -95,6 +95,8 @@ export const STARTER_IDS = ["invoice", "receipt", "letter", "report", "certifica
 export const StarterId = literalUnion(STARTER_IDS, { description: "A starter of GET /v1/template-starters: invoice, receipt, letter, report or certificate." });
 export type StarterId = Static<typeof StarterId>;
 
+export const StarterParams = Type.Object({ id: StarterId }, closed);
+
 /** TemplateStarter is a complete draft a template can begin from (GET /v1/template-starters). */
 export const TemplateStarter = Type.Object({
   id: StarterId,

@@ -83,7 +83,8 @@ function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>
   return draft as TemplateDraft;
 }
 
-function sourceOf(draft: TemplateDraft): TemplateSource {
+/** sourceOf answers the renderable part of a draft. */
+export function sourceOf(draft: TemplateDraft): TemplateSource {
   const { assetIds: _, pdf: __, signature: ___, destinationIds: ____, sampleData: _____, ...source } = draft;
   return source;
 }
