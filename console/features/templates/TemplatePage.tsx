@@ -68,6 +68,8 @@ function Designer({ template, editor }: { template: Template; editor: DraftEdito
   const [, navigate] = useLocation();
   const [tab, setTab] = useState<Tab>("design");
   const [selected, setSelected] = useState<string | null>(null);
+  // A template being deleted has no edits to keep: leaving it asks nothing.
+  const [deleting, setDeleting] = useState(false);
   const preview = usePdfPreview(id, editor.previewBody());
   const body = editor.saveBody();
 
@@ -105,7 +107,15 @@ function Designer({ template, editor }: { template: Template; editor: DraftEdito
           label="Delete template"
           question={`Delete ${template.name} and all its versions? Renders already made are kept.`}
           confirmLabel="Delete"
-          onConfirm={() => remove.mutate(id, { onSuccess: () => navigate("/templates") })}
+          onConfirm={() => {
+            setDeleting(true);
+            // Not mutate's own onSuccess: refreshing the templates finds this one gone and unmounts this page first,
+            // and a mutate callback of an unmounted component is never called.
+            remove.mutateAsync(id).then(
+              () => navigate("/templates"),
+              () => setDeleting(false),
+            );
+          }}
         />
         <span className={editor.dirty ? "save-state unsaved" : "save-state"} role="status">
           {editor.dirty ? "Unsaved changes" : "All changes saved"}
@@ -137,7 +147,7 @@ function Designer({ template, editor }: { template: Template; editor: DraftEdito
         <PdfPreview state={preview} draftError={invalid} />
       </div>
       <Versions id={id} />
-      <UnsavedChanges dirty={editor.dirty && !remove.isSuccess} />
+      <UnsavedChanges dirty={editor.dirty && !deleting} />
     </>
   );
 }
