@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import { pngOf } from "../fixtures/assets";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ADMIN, DESKTOP, SCREENSHOTS, shoot, signIn, startRig, type Rig } from "./rig";
+import { ADMIN, copyCode, DESKTOP, SCREENSHOTS, shoot, signIn, startRig, typeCode, type Rig } from "./rig";
 
 let rig: Rig;
 let page: Page;
@@ -18,7 +19,6 @@ const problems: string[] = [];
 beforeAll(async () => {
   rig = await startRig();
   page = await rig.page();
-  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
   // The designer must keep to the console's Content-Security-Policy: nothing off-origin, no eval.
   page.on("console", (m) => m.type() === "error" && /Content Security Policy|Refused/.test(m.text()) && problems.push(m.text()));
   page.on("pageerror", (e) => problems.push(e.message));
@@ -62,20 +62,8 @@ function names(): Promise<string[]> {
     .evaluateAll((items) => items.map((i) => i.getAttribute("aria-label") ?? ""));
 }
 
-/** typeInto replaces a CodeMirror editor's whole text, as a user would by selecting all and pasting. */
-async function typeInto(editor: Locator, text: string): Promise<void> {
-  await editor.click();
-  await page.keyboard.press("ControlOrMeta+a");
-  await page.keyboard.insertText(text);
-}
-
-/** copyAll answers a CodeMirror editor's whole text, copied as a user would (the editor draws only the lines in view). */
-async function copyAll(editor: Locator): Promise<string> {
-  await editor.click();
-  await page.keyboard.press("ControlOrMeta+a");
-  await page.keyboard.press("ControlOrMeta+c");
-  return page.evaluate(() => navigator.clipboard.readText());
-}
+const typeInto = (editor: Locator, text: string) => typeCode(page, editor, text);
+const copyAll = (editor: Locator) => copyCode(page, editor);
 
 test("New template shows each of the API's starters as a thumbnail of its PDF; the invoice opens as text Invoice … table lines", async () => {
   await nav("Templates").click();
@@ -121,8 +109,12 @@ test("a title changed in Design changes the preview's pixels before saving, and 
   await page.getByRole("tab", { name: "Design" }).click();
   await item("text Factura").waitFor();
   await item("text Factura").click();
+  // The designer as a user sees it, once the edit has printed: at the console's desktop size and on a wide screen.
+  await preview().getByText("FACTURA", { exact: true }).waitFor({ timeout: PREVIEW_MS });
+  await preview().getByRole("status").filter({ hasText: /^Printed at/ }).waitFor();
   await page.screenshot({ path: join(SCREENSHOTS, "designer-1280.png") });
   await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.waitForFunction(() => (document.querySelector('[aria-label="PDF preview"] canvas')?.clientWidth ?? 0) > 600);
   await page.screenshot({ path: join(SCREENSHOTS, "designer-1920.png") });
   await page.setViewportSize(DESKTOP);
 });
@@ -132,7 +124,10 @@ test("a table bound to lines is added without typing JSON, shows in the preview,
   expect(await tables()).toBe(1);
   await root().click();
   await page.getByRole("button", { name: "Add node" }).click();
-  await page.getByRole("menu", { name: "Add node" }).getByRole("menuitem", { name: "Table" }).click();
+  const menu = page.getByRole("menu", { name: "Add node" });
+  expect(await menu.getByRole("menuitem").allTextContents()).toEqual(["Text", "Image", "Table", "Repeat", "Container", "Component"]);
+  await shoot(page, "designer-add-node");
+  await menu.getByRole("menuitem", { name: "Table" }).click();
   expect(await tables()).toBe(2);
   // The new table is selected, bound to the data's first list, with one empty column.
   const form = properties();
@@ -145,8 +140,12 @@ test("a table bound to lines is added without typing JSON, shows in the preview,
   await form.getByLabel("Header").nth(1).fill("Price");
   await form.getByLabel("Value path").nth(1).fill("price");
   await form.getByLabel("Format").nth(1).selectOption("currency");
+  // A currency's options show with it; a date's style with a date.
+  expect(await form.getByLabel("Currency").count()).toBe(1);
+  expect(await form.getByLabel("Locale").count()).toBe(1);
   await newPixels(before);
   await preview().getByText("SECOND TABLE").waitFor({ timeout: PREVIEW_MS });
+  await shoot(page, "designer-table");
 
   // Ctrl+Z steps back through the edits until the table is gone; Redo brings it back, Undo takes it away again.
   for (let i = 0; i < 10 && (await tables()) === 2; i++) await page.keyboard.press("ControlOrMeta+z");
@@ -225,6 +224,7 @@ test("an image uploaded from the designer shows in the preview", async () => {
     undefined,
     { timeout: PREVIEW_MS, polling: 100 },
   );
+  await shoot(page, "designer-image");
 });
 
 test("the sample data is saved with the draft by Save draft and kept across a reload; Generate sample data fills it from the schema", async () => {
@@ -297,3 +297,153 @@ test("leaving with unsaved edits asks first: Keep editing stays, Discard changes
   await page.getByRole("heading", { level: 1, name: "Templates" }).waitFor();
   expect(problems).toEqual([]);
 });
+
+/** worked answers a heredoc of docs/authoring.md's worked invoice (`cat > <file> <<'EOF'`). */
+function worked(file: string): string {
+  const doc = readFileSync(join(import.meta.dir, "../../docs/authoring.md"), "utf8");
+  const found = new RegExp(`^cat > ${file.replace(".", "\\.")} <<'EOF'\\n([\\s\\S]*?)^EOF$`, "m").exec(doc);
+  if (!found) throw new Error(`docs/authoring.md has no ${file}`);
+  return found[1]!;
+}
+
+/** withoutColumnIds answers a template's content with its table columns' ids left out (the designer numbers them). */
+function withoutColumnIds(node: unknown): unknown {
+  return JSON.parse(JSON.stringify(node), (key, value) => (key === "columns" ? (value as { id: string }[]).map(({ id: _, ...rest }) => rest) : value));
+}
+
+test("docs/console.md's walkthrough makes docs/authoring.md's worked invoice in the designer, and the preview shows it", async () => {
+  const invoice = JSON.parse(worked("invoice.json"));
+  const props = properties();
+  const add = async (type: string) => {
+    await page.getByRole("button", { name: "Add node" }).click();
+    await page.getByRole("menu", { name: "Add node" }).getByRole("menuitem", { name: type, exact: true }).click();
+  };
+  const set = (label: string, value: string) => props.getByLabel(label, { exact: true }).fill(value);
+  const text = async (value: string, tw?: string) => {
+    await add("Text");
+    await set("Text", value);
+    if (tw) await set("Tailwind classes", tw);
+  };
+  const computed = async (expression: string) => {
+    await add("Text");
+    await set("Expression", expression);
+    await props.getByLabel("Format", { exact: true }).selectOption("currency");
+  };
+  const container = (n: number) => outline().getByRole("treeitem", { name: "container", exact: true }).nth(n);
+
+  // 1. A blank template.
+  await nav("Templates").click();
+  const form = page.getByRole("form", { name: "New template" });
+  await form.getByLabel("Template name").fill("Invoice");
+  await form.getByRole("radio", { name: "Blank" }).check();
+  await form.getByRole("button", { name: "Create template" }).click();
+  await page.getByRole("heading", { level: 1, name: "Invoice" }).waitFor();
+  // 2. Sample data, and a data schema inferred from it.
+  await typeInto(page.getByRole("textbox", { name: "Sample data" }), JSON.stringify(invoice.sampleData, null, 2));
+  await page.getByRole("button", { name: "Infer schema from sample data" }).click();
+  // 3. Paper and stylesheet.
+  await page.getByText("Page, stylesheet, header and footer").click();
+  await page.getByLabel("Page size").selectOption("A4");
+  for (const side of ["top", "right", "bottom", "left"]) await page.getByLabel(`Margin ${side}`).fill(invoice.page.margin[side]);
+  await page.getByLabel("Stylesheet").fill(invoice.stylesheet);
+  // 4. The head: two columns, the logo and the seller on the left, the title, number and date on the right.
+  await root().click();
+  await add("Container");
+  await set("Tailwind classes", "flex justify-between items-start pb-6 border-b-2 border-blue-700");
+  await add("Container");
+  await add("Image");
+  await props.getByLabel("Upload an image").setInputFiles({ name: "logo.svg", mimeType: "image/svg+xml", buffer: Buffer.from(worked("logo.svg")) });
+  await props.getByRole("status").filter({ hasText: "Uploaded logo.svg." }).waitFor();
+  await set("Width", "160");
+  await set("Height", "48");
+  await text("Northwind Studio GmbH · Hauptstraße 12 · 10115 Berlin", "mt-2 text-xs text-gray-500");
+  await container(1).click();
+  await add("Container");
+  await set("Tailwind classes", "text-right");
+  await text("Invoice", "text-3xl font-bold uppercase tracking-wide text-blue-700");
+  await text("No. {number}", "font-bold");
+  await add("Text");
+  await set("Data path", "date");
+  await props.getByLabel("Format", { exact: true }).selectOption("date");
+  await props.getByLabel("Date style").selectOption("long");
+  // 5. Bill to.
+  await root().click();
+  await add("Container");
+  await set("Tailwind classes", "mt-8");
+  await text("Bill to", "text-xs font-bold uppercase text-gray-500");
+  await add("Text");
+  await set("Data path", "customer.name");
+  await set("Tailwind classes", "text-base font-bold");
+  await add("Text");
+  await set("Data path", "customer.address");
+  await set("Class names", "address");
+  // 6. The lines: a table bound to the data's first list.
+  await root().click();
+  await add("Table");
+  expect(await props.getByLabel("Data source").inputValue()).toBe("lines");
+  await set("Class names", "lines");
+  await set("Text when empty", "No lines.");
+  const columns: [string, string, string?][] = [
+    ["Description", "Value path:description"],
+    ["Qty", "Value path:quantity"],
+    ["Unit price", "Value path:price", "currency"],
+    ["Amount", "Value expression:quantity * price", "currency"],
+  ];
+  for (const [i, [header, value, format]] of columns.entries()) {
+    if (i > 0) await props.getByRole("button", { name: "Add column" }).click();
+    const column = props.getByRole("group", { name: `Column ${i + 1}` });
+    await column.getByLabel("Header").fill(header);
+    const [label, v] = value.split(":") as [string, string];
+    await column.getByLabel(label, { exact: true }).fill(v);
+    if (format) await column.getByLabel("Format", { exact: true }).selectOption(format);
+  }
+  // 7. The totals: three rows in a column at the right, each a label and a computed amount.
+  await root().click();
+  await add("Container");
+  await set("Tailwind classes", "w-2/5 ml-auto mt-4");
+  const rows: [string, string, string][] = [
+    ["flex justify-between py-1", "Subtotal", "$sum(lines.(quantity * price))"],
+    ["flex justify-between py-1", "VAT {taxRate}", "$round($sum(lines.(quantity * price)) * taxRate, 2)"],
+    ["flex justify-between py-2 mt-1 border-t-2 border-blue-700 text-lg font-bold", "Total", "($net := $sum(lines.(quantity * price)); $net + $round($net * taxRate, 2))"],
+  ];
+  for (const [tw, label, expression] of rows) {
+    await container(5).click();
+    await add("Container");
+    await set("Tailwind classes", tw);
+    await text(label);
+    await computed(expression);
+  }
+  // 8. The footer: the invoice's number, and the page's.
+  await page.getByRole("button", { name: "Add footer" }).click();
+  await item("text Page {$page.number} of {$page.count}").waitFor();
+  await set("Tailwind classes", "font-bold");
+  await text("Invoice {number}");
+  await page.getByRole("button", { name: "Move up" }).click();
+  await outline().getByRole("treeitem", { name: "container", exact: true }).last().click();
+  await set("Class names", "footer");
+  // 9. What the form does not edit, in the JSON tab: the columns' widths and alignment, the VAT rate's format.
+  await page.getByRole("tab", { name: "JSON" }).click();
+  const json = page.getByRole("textbox", { name: "Draft JSON" });
+  const draft = JSON.parse(await copyAll(json));
+  const table = draft.content.children[2];
+  for (const [i, width] of [[1, 50], [2, 100], [3, 100]] as const) Object.assign(table.columns[i], { width, style: { textAlign: "right" } });
+  draft.content.children[3].children[1].children[0].text.parts[1].format = { type: "percent" };
+  await typeInto(json, JSON.stringify(draft, null, 2));
+  await page.getByRole("tab", { name: "Design" }).click();
+
+  // 10. The preview has followed: the computed totals of the sample's one line, the footer, the logo's blue.
+  for (const shown of ["€1,130.50", "VAT 19%", "€180.50", "No. INV-0001", "March 2, 2026", "Invoice INV-0001", "Page 1 of 1"])
+    await preview().getByText(shown).first().waitFor({ timeout: PREVIEW_MS });
+  await page.getByRole("button", { name: "Save draft" }).click();
+  await page.getByRole("status").filter({ hasText: "All changes saved" }).waitFor();
+  await shoot(page, "designer-worked-invoice");
+  // The saved draft is the worked invoice's, but for the column ids and the data schema (inferred: nothing required).
+  const id = new URL(page.url()).pathname.split("/").pop();
+  const saved = await page.evaluate(async (id) => (await (await fetch(`/v1/templates/${id}`)).json()).draft, id);
+  const logo = saved.content.children[0].children[0].children[0].assetId;
+  expect(logo).toMatch(/^ast_/);
+  const expected = JSON.parse(JSON.stringify(invoice).replace("LOGO_ID", logo));
+  for (const field of ["page", "stylesheet", "sampleData", "footer"]) expect({ [field]: saved[field] }).toEqual({ [field]: expected[field] });
+  expect(withoutColumnIds(saved.content)).toEqual(withoutColumnIds(expected.content));
+  expect(Object.keys(saved.dataSchema.properties)).toEqual(Object.keys(expected.dataSchema.properties));
+}, 180_000);
