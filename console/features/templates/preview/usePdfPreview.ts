@@ -7,8 +7,8 @@ import { useEffect, useRef, useState } from "react";
 import type { PreviewRequest, Render } from "../../../../src/modules/renders/model";
 import { ApiFailure, send } from "../../../api/client";
 
-// Long enough to let a word be typed whole, short enough that the page follows an edit within ~1.5 s (a preview of an
-// invoice prints in ~0.3–0.8 s here).
+// Long enough to let a word be typed whole, short enough that the page follows an edit within 1.5 s: an invoice's page
+// is drawn ~0.5 s after the last keystroke (bench/designer-preview.ts).
 const QUIET_MS = 350;
 // The drafts printed last, by their request: enough for a run of undos and redos.
 const KEPT = 20;
