@@ -1,9 +1,8 @@
 /** CommonFields: the fields every node has — Class names (the stylesheet's), Tailwind classes and Visible when. */
-import { useId } from "react";
 import type { Problem } from "../JsonEditor";
 import type { Node } from "../draft/nodes";
-import { dotted, pathOf, samePath } from "../draft/values";
-import { Choices, Group, problemAt, SelectField, TextField } from "./fields";
+import { pathOf } from "../draft/values";
+import { Group, PathField, problemAt, SelectField, TextField } from "./fields";
 
 type VisibleWhen = NonNullable<Node["visibleWhen"]>;
 
@@ -31,7 +30,6 @@ function set<K extends "className" | "tw">(node: Node, field: K, value: string):
 
 /** CommonFields edits a node's classes and condition. */
 export function CommonFields({ node, onChange, problems, paths }: Props) {
-  const listId = useId();
   const when = node.visibleWhen;
   const setWhen = (next: Partial<VisibleWhen> | null, field: string) => {
     const { visibleWhen: _, ...rest } = node;
@@ -51,16 +49,14 @@ export function CommonFields({ node, onChange, problems, paths }: Props) {
         onChange={(v) => onChange(set(node, "tw", v), "tw")}
       />
       <Group legend="Condition">
-        <TextField
+        <PathField
           label="Visible when"
-          value={when ? dotted(when.path) : ""}
-          list={listId}
-          normalize={samePath}
+          path={when?.path}
+          paths={paths}
           hint={when ? undefined : "Empty: always shown. A data path: shown when the condition on it holds."}
           error={problemAt(problems, "/visibleWhen/path") ?? problemAt(problems, "/visibleWhen/scope")}
           onChange={(path) => setWhen(path === "" ? null : { path: pathOf(path) }, "visibleWhen")}
         />
-        <Choices id={listId} values={paths} />
         {when ? (
           <SelectField
             label="Condition"

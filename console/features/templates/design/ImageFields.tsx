@@ -1,13 +1,13 @@
 /** ImageFields: an image node's Asset (one of the workspace's images and SVGs, or one uploaded here) or the Data path
  * that names one, and its Width and Height in CSS pixels. */
-import { useId, useState } from "react";
+import { useState } from "react";
 import { useUpload } from "../../../api/upload";
 import { UploadStatus } from "../../../components/UploadStatus";
 import type { Problem } from "../JsonEditor";
 import { useImageAssets } from "../api";
 import type { Node } from "../draft/nodes";
-import { dotted, samePath, withPath } from "../draft/values";
-import { Choices, problemAt, SelectField, TextField } from "./fields";
+import { withPath } from "../draft/values";
+import { PathField, problemAt, SelectField, TextField } from "./fields";
 
 type Image = Extract<Node, { type: "image" }>;
 
@@ -28,7 +28,6 @@ function size(node: Image, field: "width" | "height", text: string): Image {
 
 /** ImageFields edits an image node. */
 export function ImageFields({ node, onChange, problems, paths }: Props) {
-  const listId = useId();
   const assets = useImageAssets();
   const [progress, setProgress] = useState<number | null>(null);
   const upload = useUpload(setProgress);
@@ -58,16 +57,14 @@ export function ImageFields({ node, onChange, problems, paths }: Props) {
         />
       </label>
       <UploadStatus upload={upload} progress={progress} />
-      <TextField
+      <PathField
         label="Data path"
-        value={reference ? dotted(reference.path) : ""}
-        list={listId}
-        normalize={samePath}
+        path={reference?.path}
+        paths={paths}
         hint="Or the path of an asset id in the data."
         error={reference ? assetError : undefined}
         onChange={(path) => onChange({ ...node, assetId: path === "" ? "" : (withPath(path, node.assetId) as Image["assetId"]) }, "assetPath")}
       />
-      <Choices id={listId} values={paths} />
       <div className="grid">
         <TextField label="Width" type="number" value={node.width?.toString() ?? ""} normalize={sameNumber} hint="CSS px" error={problemAt(problems, "/width")} onChange={(v) => onChange(size(node, "width", v), "width")} />
         <TextField label="Height" type="number" value={node.height?.toString() ?? ""} normalize={sameNumber} hint="CSS px" error={problemAt(problems, "/height")} onChange={(v) => onChange(size(node, "height", v), "height")} />

@@ -1,10 +1,9 @@
 /** ListFields: the fields of a table or a repeat — its Data source (one of the data schema's lists), and a table's
  * columns, each with its Header and Value path (the row's paths), and Add column. */
-import { useId } from "react";
 import type { Problem } from "../JsonEditor";
 import type { Node } from "../draft/nodes";
-import { dotted, samePath, withExpression, withPath, type TextValue } from "../draft/values";
-import { Choices, Group, problemAt, TextField } from "./fields";
+import { withExpression, withPath, type TextValue } from "../draft/values";
+import { Group, PathField, problemAt, TextField } from "./fields";
 import { ValueFields } from "./ValueFields";
 
 type Table = Extract<Node, { type: "table" }>;
@@ -23,7 +22,6 @@ interface Props<N> {
 
 /** SourceField is a table's or repeat's Data source: a list path, or the expression that gives the rows. */
 function SourceField({ node, onChange, problems, lists }: Omit<Props<Table | Repeat>, "rowPaths">) {
-  const listId = useId();
   const source = node.source as { path?: string[]; expression?: string };
   if (source.expression !== undefined)
     return (
@@ -35,18 +33,14 @@ function SourceField({ node, onChange, problems, lists }: Omit<Props<Table | Rep
       />
     );
   return (
-    <>
-      <TextField
-        label="Data source"
-        value={dotted(source.path ?? [])}
-        list={listId}
-        normalize={samePath}
-        hint="A list in the data: the rows."
-        error={problemAt(problems, "/source")}
-        onChange={(path) => onChange({ ...node, source: withPath(path, node.source) as Table["source"] }, "source")}
-      />
-      <Choices id={listId} values={lists} />
-    </>
+    <PathField
+      label="Data source"
+      path={source.path ?? []}
+      paths={lists}
+      hint="A list in the data: the rows."
+      error={problemAt(problems, "/source")}
+      onChange={(path) => onChange({ ...node, source: withPath(path, node.source) as Table["source"] }, "source")}
+    />
   );
 }
 

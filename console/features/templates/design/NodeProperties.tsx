@@ -1,12 +1,11 @@
 /** NodeProperties: the form "Node properties" — the fields the selected node's type has, each with the API's problem
  * for it beside it; a problem no field shows is listed at the top. */
-import { useId } from "react";
 import type { Problem } from "../JsonEditor";
 import { nodeAt, nodeLabel, type Draft, type Node } from "../draft/nodes";
 import { paths, rowSchema, scopeSchema } from "../draft/schema";
-import { dotted, samePath, withPath } from "../draft/values";
+import { withPath } from "../draft/values";
 import { CommonFields } from "./CommonFields";
-import { Choices, problemAt, SelectField, TextField } from "./fields";
+import { PathField, problemAt, SelectField } from "./fields";
 import { ImageFields } from "./ImageFields";
 import { ListFields } from "./ListFields";
 import { ValueFields } from "./ValueFields";
@@ -34,7 +33,6 @@ const COMMON = ["/className", "/tw", "/visibleWhen"];
 const PAGE_PATHS = ["$page.number", "$page.count"];
 
 function ComponentFields({ node, draft, onChange, problems, values }: { node: Extract<Node, { type: "component" }>; draft: Draft; onChange: Props["onChange"]; problems: Problem[]; values: string[] }) {
-  const listId = useId();
   const ids = Object.keys(draft.components ?? {});
   const data = node.data && "path" in node.data ? node.data : null;
   return (
@@ -47,11 +45,10 @@ function ComponentFields({ node, draft, onChange, problems, values }: { node: Ex
         error={problemAt(problems, "/componentId")}
         onChange={(componentId) => onChange({ ...node, componentId }, "componentId")}
       />
-      <TextField
+      <PathField
         label="Data path"
-        value={data ? dotted(data.path) : ""}
-        list={listId}
-        normalize={samePath}
+        path={data?.path}
+        paths={values}
         hint="The component's data. Empty: the data where it is used."
         error={problemAt(problems, "/data")}
         onChange={(path) => {
@@ -59,7 +56,6 @@ function ComponentFields({ node, draft, onChange, problems, values }: { node: Ex
           onChange(path === "" ? rest : { ...rest, data: withPath(path, node.data) as typeof data & object }, "data");
         }}
       />
-      <Choices id={listId} values={values} />
     </>
   );
 }

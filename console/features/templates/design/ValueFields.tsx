@@ -1,10 +1,9 @@
 /** ValueFields: what a text node (or a table column) shows — Text (a literal, or text with {path} placeholders), Data
  * path (one of the data schema's paths, typed or picked) or Expression (a computed value) — and its Format. Filling one
  * of the three makes it the value. */
-import { useId } from "react";
 import type { Problem } from "../JsonEditor";
-import { dotted, fromText, kindOf, samePath, sameText, textOf, withExpression, withPath, type Computed, type Reference, type TextValue } from "../draft/values";
-import { Choices, problemAt, SelectField, TextField } from "./fields";
+import { fromText, kindOf, sameText, textOf, withExpression, withPath, type Computed, type Reference, type TextValue } from "../draft/values";
+import { PathField, problemAt, SelectField, TextField } from "./fields";
 
 type Format = NonNullable<Reference["format"]>;
 
@@ -73,7 +72,6 @@ interface Props {
 
 /** ValueFields edits one value. */
 export function ValueFields({ value, onChange, problems, paths, labels = { text: "Text", path: "Data path", expression: "Expression" } }: Props) {
-  const listId = useId();
   const kind = kindOf(value);
   const ref = value as Reference;
   const computed = value as Computed;
@@ -87,15 +85,13 @@ export function ValueFields({ value, onChange, problems, paths, labels = { text:
         error={kind === "text" ? problemAt(problems, "") : undefined}
         onChange={(text) => onChange(fromText(text, value), "text")}
       />
-      <TextField
+      <PathField
         label={labels.path}
-        value={kind === "path" ? dotted(ref.path) : ""}
-        list={listId}
-        normalize={samePath}
+        path={kind === "path" ? ref.path : undefined}
+        paths={paths}
         error={kind === "path" ? problemAt(problems, "/path") : undefined}
         onChange={(path) => onChange(path === "" ? "" : withPath(path, value), "path")}
       />
-      <Choices id={listId} values={paths} />
       <TextField
         label={labels.expression}
         value={kind === "expression" ? computed.expression : ""}

@@ -1,6 +1,7 @@
 /** design/fields: the labelled inputs of the Node properties form, each with the API's problem for it shown beside it. */
 import { useId, useState, type ReactNode } from "react";
 import type { Problem } from "../JsonEditor";
+import { dotted, samePath } from "../draft/values";
 
 /** problemAt answers the messages of the problems at `path` or below it (paths relative to the node), joined. */
 export function problemAt(problems: Problem[], path: string): string | undefined {
@@ -89,6 +90,18 @@ export function Choices({ id, values }: { id: string; values: string[] }) {
         <option key={v} value={v} />
       ))}
     </datalist>
+  );
+}
+
+/** PathField is a field of a data path: typed dotted (`customer.name`) or picked from `paths`. `onChange` gets the text
+ * as typed; the field keeps showing it while it stands for the same path. */
+export function PathField({ path, paths, ...field }: Omit<TextProps, "value" | "list" | "normalize" | "type"> & { path: readonly string[] | undefined; paths: string[] }) {
+  const listId = useId();
+  return (
+    <>
+      <TextField {...field} value={path ? dotted(path) : ""} list={listId} normalize={samePath} />
+      <Choices id={listId} values={paths} />
+    </>
   );
 }
 
