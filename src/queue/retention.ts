@@ -8,14 +8,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** sweepRenders deletes renders that ended more than `retentionDays` ago and, in the same transaction, records the
  * deletion of the PDFs no remaining render points at (store/file-deletions.ts); answers how many of each. */
-export function sweepRenders(store: Store, clock: Clock, retentionDays: number): { renders: number; outputs: number } {
+export function sweepRenders(store: Store, clock: Clock, retentionDays: number): Promise<{ renders: number; outputs: number }> {
   const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
-  return store.tx(() => {
-    const gone = store.all<{ output_sha256: string | null }>(
+  return store.tx(async (tx) => {
+    const gone = await tx.all<{ output_sha256: string | null }>(
       "DELETE FROM renders WHERE finished_at IS NOT NULL AND finished_at < $cutoff RETURNING output_sha256",
       { cutoff },
     );
     const shas = new Set(gone.flatMap((r) => (r.output_sha256 ? [r.output_sha256] : [])));
-    return { renders: gone.length, outputs: [...shas].filter((sha) => dropFile(store, clock, "outputs", sha)).length };
+    let outputs = 0;
+    for (const sha of shas) if (await dropFile(tx, clock, "outputs", sha)) outputs += 1;
+    return { renders: gone.length, outputs };
   });
 }

@@ -19,7 +19,7 @@ let key: string;
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "2" });
-  key = t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage"]);
 });
 afterAll(() => t.stop());
 
@@ -62,11 +62,11 @@ const pageText = (pdf: Uint8Array) => poppler(pdf, (file) => ["pdftotext", "-lay
 
 describe("starters", () => {
   test("GET /v1/template-starters answers the five, each a complete draft; template:read is enough", async () => {
-    const readKey = t.makeKey(t.defaultWorkspaceId, ["template:read"]);
+    const readKey = await t.makeKey(t.defaultWorkspaceId, ["template:read"]);
     const list = ok(await t.call("/v1/template-starters", { key: readKey }), 200);
     expect(list.items.map((s: any) => s.id)).toEqual(["invoice", "receipt", "letter", "report", "certificate"]);
     for (const s of list.items) expect(Object.keys(s.source)).toEqual(expect.arrayContaining(["content", "dataSchema", "sampleData", "stylesheet", "page", "footer"]));
-    expect((await t.call("/v1/template-starters", { key: t.makeKey(t.defaultWorkspaceId, ["render:read"]) })).status).toBe(403);
+    expect((await t.call("/v1/template-starters", { key: await t.makeKey(t.defaultWorkspaceId, ["render:read"]) })).status).toBe(403);
   });
 
   test("POST /v1/templates {name, starter} makes a template of the starter's draft; fields sent beside it replace the starter's", async () => {
@@ -83,9 +83,9 @@ describe("starters", () => {
   });
 
   test("GET /v1/template-starters/{id}/pdf answers the starter printed with its sample data, once per process, as no render", async () => {
-    const readKey = t.makeKey(t.defaultWorkspaceId, ["template:read"]);
-    const renders = () => t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders")!.n;
-    const before = renders();
+    const readKey = await t.makeKey(t.defaultWorkspaceId, ["template:read"]);
+    const renders = async () => (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders"))!.n;
+    const before = await renders();
     const get = () => fetch(`${t.url}/v1/template-starters/invoice/pdf`, { headers: { "x-api-key": readKey } });
     const first = await get();
     expect([first.status, first.headers.get("content-type")]).toEqual([200, "application/pdf"]);
@@ -94,7 +94,7 @@ describe("starters", () => {
     // renderd's own sample: no TEST mark, no render, and the same bytes the second time.
     expect(poppler(pdf, (f) => ["pdftotext", "-raw", f, "-"]).replace(/\s/g, "")).not.toContain("TEST");
     expect(new Uint8Array(await (await get()).arrayBuffer())).toEqual(pdf);
-    expect(renders()).toBe(before);
+    expect(await renders()).toBe(before);
     const unknown = await fetch(`${t.url}/v1/template-starters/memo/pdf`, { headers: { "x-api-key": readKey } });
     expect(unknown.status).toBe(400);
   });

@@ -16,7 +16,7 @@ let css: string;
 
 beforeAll(async () => {
   t = await startTestServer();
-  key = t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "render:create", "render:read", "asset:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "render:create", "render:read", "asset:manage"]);
   png = (await uploadSample(t, key, { kind: "image", mediaType: "image/png", filename: "pixel.png", bytes: PNG })).id;
   css = (await uploadSample(t, key, { kind: "stylesheet", mediaType: "text/css", filename: "brand.css", bytes: CSS })).id;
 });
@@ -25,7 +25,7 @@ afterAll(() => t.stop());
 // Test renders are allowed 10 a minute on the manual clock: every test starts in a fresh minute.
 beforeEach(() => t.clock.advance(61_000));
 
-const renderCount = () => t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders")!.n;
+const renderCount = async () => (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders"))!.n;
 
 async function saved(): Promise<any> {
   return ok(await t.call("/v1/templates", { key, body: { name: "Saved", content: { type: "text", text: "Saved title" } } }), 201);
@@ -68,7 +68,7 @@ test("an unsaved draft prints with its own sample data, page, footer and image, 
   expect(poppler(pdf, (f) => ["pdfinfo", f])).toMatch(/Page size:\s+420 x 594\.96 pts \(A5\)/);
   expect(poppler(pdf, (f) => ["pdfimages", "-list", f]).trim().split("\n").length).toBeGreaterThan(2);
 
-  const row = t.server.store.get("SELECT source, test, template_id, template_version FROM renders WHERE id = $id", { id: res.headers.get("x-render-id") });
+  const row = await t.server.store.get("SELECT source, test, template_id, template_version FROM renders WHERE id = $id", { id: res.headers.get("x-render-id") });
   expect(row).toEqual({ source: "preview", test: 1, template_id: template.id, template_version: null });
   expect(ok(await t.call(`/v1/templates/${template.id}`, { key }), 200).draft).toEqual(template.draft);
   // Data sent with the draft wins over its sample data.
@@ -77,18 +77,18 @@ test("an unsaved draft prints with its own sample data, page, footer and image, 
 
 test("?format=html previews an unsaved draft's HTML with the stylesheet assets it names, and creates no render", async () => {
   const template = await saved();
-  const before = renderCount();
+  const before = await renderCount();
   const res = await preview(template.id, { draft: { assetIds: [css], content: { type: "text", text: "Styled draft" } } }, "html");
   expect(res.status).toBe(200);
   const html = await res.text();
   expect(html).toContain("Styled draft");
   expect(html).toContain("ünïcödé");
-  expect(renderCount()).toBe(before);
+  expect(await renderCount()).toBe(before);
 });
 
 test("the draft is checked as saving it would be, each problem pointed at below /draft, and nothing is rendered", async () => {
   const template = await saved();
-  const before = renderCount();
+  const before = await renderCount();
   const refused = async (body: unknown) => {
     const res = await preview(template.id, body);
     const { error } = (await res.json()) as { error: { code: string; details?: { path: string }[] } };
@@ -109,7 +109,7 @@ test("the draft is checked as saving it would be, each problem pointed at below 
     ["/draft/sampleData/who"],
   ]);
   expect(await refused({ draft: node({ type: "text", text: "fine" }), version: 1 })).toEqual([400, "BAD_REQUEST", ["/version"]]);
-  expect(renderCount()).toBe(before);
+  expect(await renderCount()).toBe(before);
   const missing = await preview("tpl_missing", { draft: node({ type: "text", text: "fine" }) });
   expect(missing.status).toBe(404);
 });

@@ -1,34 +1,30 @@
 /**
  * renders/service: creating renders (one, a batch, a template preview, a report's PDF), reading, listing and
  * cancelling them, and their signed result addresses. Everything about a request is checked and its print job made
- * before anything is written; then the allowances are charged and the rows queued in one transaction.
+ * before anything is written, with reads that need no lock (plan.ts); then the allowances are charged and the rows
+ * queued in one short transaction (createRender).
  */
 import type { Config } from "../../config";
 import { ApiError } from "../../errors";
-import { firstProblems } from "../../render/compile/node-check";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import { validateData } from "../../render/compile/data";
-import type { SignatureSettings } from "../../pdf/sign";
-import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
 import { mergePdfOptions } from "../../render/pdf-options";
 import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
-import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
-import { AssetBytesNeeded, type AssetBytes, type TemplateUse } from "./asset-bytes";
-import type { Store, TxOptions } from "../../store/store";
+import { withAssetBytes, type PlanningAssets } from "./asset-bytes";
+import type { Reads, Store, Tx, TxOptions } from "../../store/store";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
-import { assertCertificateUsable } from "../certificates/service";
-import { checkTemplateAssets, templateForRender, unsavedDraftForRender } from "../templates/service";
-import { deliveryTargets, queueDeliveries, renderDeliveries, type DeliveryTarget } from "../destinations/deliveries";
+import { queueDeliveries, renderDeliveries } from "../destinations/deliveries";
+import { templateForRender } from "../templates/service";
+import { assetFinder, planPreview, templatePlan, type Planned } from "./plan";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
 import { isFinalStatus } from "../../store/render-status";
 import { withPdfOptions } from "./pdf";
-import { documentNodes, type PreviewRequest, type Render, type RenderListQuery, type RenderMetadata, type RenderRecord, type RenderRequest } from "./model";
+import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord } from "./model";
 
 /** What the render operations need. */
 export interface RenderDeps {
@@ -40,150 +36,59 @@ export interface RenderDeps {
   worker: RenderQueue;
   /** The render queue renders are added to and cancelled in. */
   queue: Queue;
-  /** The bytes of the assets a request's jobs embed, read before planning (withAssetBytes, asset-bytes.ts). */
-  assetBytes?: AssetBytes;
+  /** The assets a request's jobs name, read before planning (withAssetBytes, asset-bytes.ts). */
+  assets?: PlanningAssets;
 }
 
 /** RenderQueue is what the render services need of the worker. */
-export type RenderQueue = Pick<RenderWorker, "kick" | "cancel" | "ended" | "waitEnded">;
+export type RenderQueue = Pick<RenderWorker, "cancel" | "ended" | "waitEnded">;
 
-type Source = "template" | "document" | "html" | "preview" | "report";
 
-/** Planned is a checked request: the row to insert, its job made. */
-export interface Planned {
-  source: Source;
-  test: boolean;
-  templateId?: string;
-  templateVersion?: number | null;
-  filename: string;
-  metadata: RenderMetadata;
-  job: PrintJob;
-  /** Where the file goes once the render succeeds, and the data its placeholders read (issue 14). */
-  deliveries?: DeliveryTarget[];
-  data?: unknown;
-}
-
-function badRequest(path: string, message: string): ApiError {
-  return new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path, message }] });
-}
-
-/** assetFinder answers a workspace's uploaded assets by id, reading their bytes only when a job needs them. */
-function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
-  return (assetId) => {
-    const asset = uploadedAsset(deps.store, workspaceId, assetId);
-    if (!asset) return null;
-    const bytes = () => {
-      const read = deps.assetBytes?.get(asset.sha256);
-      if (!read) throw new AssetBytesNeeded(assetId, asset.sha256);
-      return read;
-    };
-    return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes };
-  };
-}
-
-type TemplateForRender = ReturnType<typeof templateForRender>;
-
-/** templatePlan checks that the template's assets are still there (ASSET_INVALID: they may have been deleted since it
- * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. Without data it
- * renders the template's sampleData when `sample` is set (a preview), else `{}`. */
-async function templatePlan(deps: RenderDeps, workspaceId: string, template: TemplateForRender, given: unknown, at: string, sample = false) {
-  const missing = checkTemplateAssets(deps.store, workspaceId, { ...template.source, assetIds: template.assetIds });
-  if (missing.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is no longer available.", { details: missing });
-  const data = given ?? (sample ? template.sampleData : undefined) ?? {};
-  if (template.source.dataSchema) {
-    const problems = validateData(template.source.dataSchema, data, `${at}/data`);
-    if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
-  }
-  return {
-    templateId: template.templateId,
-    templateVersion: template.version,
-    pdf: template.pdf,
-    signature: template.signature,
-    destinationIds: template.destinationIds,
-    job: await templateJob(template, data, assetFinder(deps, workspaceId)),
-  };
-}
-
-// A client fixing a document needs the first problems, not thousands.
-const MAX_DOCUMENT_PROBLEMS = 20;
-
-/** planRequest checks one render request (its fields pointed at below `at`) and makes its job, with the signature it or
- * its template asks for (issue 13) once its certificate is found usable. */
-async function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Promise<Planned> {
-  const { signature: templateSignature, destinationIds: templateDestinations, ...planned } = await planSource(deps, workspaceId, request, at);
-  const signature = request.signature ?? templateSignature;
-  if (signature) assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`);
-  const ids = request.destinationIds ?? templateDestinations ?? [];
-  const deliveries = deliveryTargets(deps.store, workspaceId, ids, `${at}/destinationIds`, request.destinationIds ? "request" : "template");
-  const withDeliveries = { ...planned, deliveries, data: request.data };
-  return signature ? { ...withDeliveries, job: { ...planned.job, signature } } : withDeliveries;
-}
-
-/** templateUse answers the template and version a render request renders, or null for a document or HTML. */
-export function templateUse(request: RenderRequest): TemplateUse | null {
-  if (request.templateId === undefined) return null;
-  // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
-  return { templateId: request.templateId, which: request.version ?? (request.test ? "draft" : "latest") };
-}
-
-async function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Promise<Planned & { signature?: SignatureSettings; destinationIds?: string[] }> {
-  const given = (["templateId", "document", "html"] as const).filter((field) => request[field] !== undefined);
-  if (given.length !== 1) throw badRequest(at, "give exactly one of templateId, document or html");
-  if (request.templateId === undefined) {
-    if (request.version !== undefined) throw badRequest(`${at}/version`, "is only allowed with templateId");
-    if (request.data !== undefined) throw badRequest(`${at}/data`, "is only allowed with templateId");
-  }
-  const test = request.test ?? false;
-  const common = { test, metadata: request.metadata ?? {} };
-  const fail = request.failOnBlockedResources ? { failOnBlockedResources: true } : {};
-  const find = assetFinder(deps, workspaceId);
-  const use = templateUse(request);
-  if (use) {
-    const { pdf, ...plan } = await templatePlan(deps, workspaceId, templateForRender(deps.store, workspaceId, use.templateId, use.which), request.data, at);
-    const filename = request.filename ?? `${use.templateId}.pdf`;
-    const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
-    return { ...common, ...plan, job, source: "template", filename };
-  }
-  const filename = request.filename ?? "document.pdf";
-  const options = { find, test, filename, at };
-  if (request.document !== undefined) {
-    const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
-    if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
-    const job = await documentJob(request.document, find, `${at}/document`);
-    return { ...common, source: "document", job: withPdfOptions({ ...job, ...fail }, request.pdf ?? {}, options), filename };
-  }
-  return { ...common, source: "html", job: withPdfOptions({ ...htmlJob(request.html!), ...fail }, request.pdf ?? {}, options), filename };
-}
-
-/** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction, committed
- * with `options`). */
-function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }, options: TxOptions = {}): RenderRow[] {
-  const { store, clock } = deps;
-  const rows = store.tx(() => {
-    const test = plans.filter((p) => p.test).length;
-    chargeAllowances(store, clock, workspaceId, { real: plans.length - test, test });
-    const now = clock.now().toISOString();
-    return plans.map((plan) => {
-      const id = newId("rnd");
-      deps.queue.enqueue({
-        id,
-        workspaceId,
-        test: plan.test,
-        source: plan.source,
-        templateId: plan.templateId ?? null,
-        templateVersion: plan.templateVersion ?? null,
-        batchId: batch?.id ?? null,
+/** queue charges the allowances for every planned render and inserts them all, or nothing, in `tx`; answers the rows
+ * as inserted (their values are known: nothing is read back). */
+async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }): Promise<RenderRow[]> {
+  const { clock } = deps;
+  const test = plans.filter((p) => p.test).length;
+  await chargeAllowances(tx, clock, workspaceId, { real: plans.length - test, test });
+  const now = clock.now().toISOString();
+  const rows = plans.map((plan): RenderRow => ({
+    id: newId("rnd"),
+    workspace_id: workspaceId,
+    status: "queued",
+    test: plan.test ? 1 : 0,
+    template_id: plan.templateId ?? null,
+    template_version: plan.templateVersion ?? null,
+    batch_id: batch?.id ?? null,
+    filename: plan.filename,
+    metadata: JSON.stringify(plan.metadata),
+    output_sha256: null,
+    pages: null,
+    bytes: null,
+    error_code: null,
+    error_message: null,
+    warnings: null,
+    created_at: now,
+    started_at: null,
+    finished_at: null,
+  }));
+  // The inserts go out together: one round trip on PostgreSQL whatever the batch's size.
+  await Promise.all(
+    plans.flatMap((plan, i) => {
+      const row = rows[i]!;
+      const render = { id: row.id, workspaceId, test: plan.test, source: plan.source, templateId: row.template_id, templateVersion: row.template_version };
+      const inserted = deps.queue.enqueue(tx, {
+        ...render,
+        batchId: row.batch_id,
         batchMerge: batch?.merge ?? false,
         filename: plan.filename,
-        metadata: JSON.stringify(plan.metadata),
+        metadata: row.metadata,
         job: JSON.stringify(plan.job),
         createdAt: now,
       });
-      if (plan.deliveries?.length) queueDeliveries(store, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: id });
-      return store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id`, { id })!;
-    });
-  }, options);
-  deps.worker.kick();
+      if (!plan.deliveries?.length) return [inserted];
+      return [inserted, queueDeliveries(tx, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: row.id })];
+    }),
+  );
   return rows;
 }
 
@@ -209,10 +114,11 @@ export function renderRecordOf(r: RenderRow): RenderRecord {
 }
 
 /** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. A render's
- * deliveries are written with it, in the transaction that queues it (queue), so one known to have none is not asked. */
-function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true): Render {
+ * deliveries are written with it, in the transaction that queues it (queue), so one known to have none is not asked;
+ * `db` is that transaction while it is open. */
+async function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true, db: Reads = deps.store): Promise<Render> {
   const { result, ...record } = renderRecordOf(r);
-  const deliveries = hasDeliveries ? renderDeliveries(deps.store, r.id) : [];
+  const deliveries = hasDeliveries ? await renderDeliveries(db, r.id) : [];
   const render: Render = deliveries.length ? { ...record, deliveries } : record;
   if (!result) return render;
   const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
@@ -220,73 +126,41 @@ function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true): Render 
   return { ...render, result: { downloadUrl: addressUrl(deps.config.publicUrl, "result", r.id, token), expiresAt: expiresAt.toISOString(), ...result } };
 }
 
-function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow {
-  const r = deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
+async function renderRow(deps: RenderDeps, workspaceId: string, id: string): Promise<RenderRow> {
+  const r = await deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's render is 404 too.
   if (!r) throw new ApiError("NOT_FOUND", `Render ${id} was not found.`);
   return r;
 }
 
-/** planRender checks one render request (POST /v1/renders) and makes its job; queueRender queues it. They are apart
- * because making a job awaits (computed values, Tailwind) and queueing is one transaction with the idempotency key. */
-export function planRender(deps: RenderDeps, workspaceId: string, request: RenderRequest): Promise<Planned> {
-  return planRequest(deps, workspaceId, request, "");
+/** createRender queues a planned render in `tx`, its allowances charged. */
+export async function createRender(deps: RenderDeps, tx: Tx, workspaceId: string, plan: Planned): Promise<Render> {
+  const [row] = await queue(deps, tx, workspaceId, [plan]);
+  return toRender(deps, row!, Boolean(plan.deliveries?.length), tx);
 }
 
-/** queueRender queues a planned render, committed with `options`. */
-export function queueRender(deps: RenderDeps, workspaceId: string, plan: Planned, options: TxOptions = {}): Render {
-  return toRender(deps, queue(deps, workspaceId, [plan], undefined, options)[0]!, Boolean(plan.deliveries?.length));
-}
-
-/** planBatch checks every item of a batch (pointers `/items/<i>/…`) and makes their jobs. */
-export async function planBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[]): Promise<Planned[]> {
-  const plans: Planned[] = [];
-  for (const [i, item] of items.entries()) plans.push(await planRequest(deps, workspaceId, item, `/items/${i}`));
-  return plans;
-}
-
-/** queueBatch counts a planned batch against the allowances together: all are queued, or none (DESIGN.md 4); with
- * `merge` the batch offers one merged PDF once all have succeeded (merge.ts). */
-export function queueBatch(deps: RenderDeps, workspaceId: string, plans: Planned[], merge = false): { batchId: string; items: Render[] } {
+/** createBatch counts a batch's planned items against the allowances together and queues them in `tx`: all, or none
+ * (DESIGN.md 4); with `merge` the batch offers one merged PDF once all have succeeded (merge.ts). */
+export async function createBatch(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Planned[], merge = false): Promise<{ batchId: string; items: Render[] }> {
   const batchId = newId("bat");
-  return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r, i) => toRender(deps, r, Boolean(plans[i]!.deliveries?.length))) };
+  const rows = await queue(deps, tx, workspaceId, plans, { id: batchId, merge });
+  return { batchId, items: await Promise.all(rows.map((r, i) => toRender(deps, r, Boolean(plans[i]!.deliveries?.length), tx))) };
 }
 
 /** createPreview queues a template preview: the saved draft, a version, or an unsaved draft given in the request. A
  * preview is a test render, marked TEST, never a document of the month (spec 2.2: while documentsPerMonth is set,
  * previews are test renders; DESIGN.md 4: a render of a draft, and a preview, are test renders). */
 export async function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<Render> {
-  const { pdf, ...plan } = await templatePlan(deps, workspaceId, previewed(deps, workspaceId, templateId, request), request.data, "", true);
+  const { pdf, plan, find } = await planPreview(deps, workspaceId, templateId, request);
   const filename = `${templateId}-preview.pdf`;
-  const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find: assetFinder(deps, workspaceId), test: true, filename, at: "" });
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "preview", test: true, metadata: {}, filename }])[0]!);
-}
-
-/** previewed answers what a preview renders: the unsaved draft it was given (checked as saving it would), else the
- * saved draft or the version it names. */
-function previewed(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): TemplateForRender {
-  if (request.draft === undefined) return templateForRender(deps.store, workspaceId, templateId, previewUse(templateId, request).which);
-  if (request.version !== undefined) throw badRequest("/version", "is not allowed with draft: a preview renders either a version or a draft");
-  return unsavedDraftForRender(deps.store, deps.clock, workspaceId, templateId, request.draft, "/draft");
-}
-
-/** previewUse answers the version a preview renders (the draft unless the request names a version) and, for an unsaved
- * draft in the request, the assets it loads. */
-export function previewUse(templateId: string, request: PreviewRequest): TemplateUse {
-  const use: TemplateUse = { templateId, which: request.version ?? "draft" };
-  // The draft is checked when the preview is planned; until then its assetIds are only read, when they are a list.
-  const assetIds = (request.draft as { assetIds?: unknown } | undefined)?.assetIds;
-  return Array.isArray(assetIds) ? { ...use, assetIds: assetIds.filter((id): id is string => typeof id === "string") } : use;
-}
-
-/** usesOf answers the templates a set of render requests renders. */
-export function usesOf(requests: readonly RenderRequest[]): TemplateUse[] {
-  return requests.flatMap((r) => templateUse(r) ?? []);
+  const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find, test: true, filename, at: "" });
+  const [row] = await deps.store.tx((tx) => queue(deps, tx, workspaceId, [{ ...plan, job, source: "preview", test: true, metadata: {}, filename }]));
+  return toRender(deps, row!);
 }
 
 /** previewHtml answers the HTML a template preview would print (no render is created, nothing is counted). */
 export async function previewHtml(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<string> {
-  return (await templatePlan(deps, workspaceId, previewed(deps, workspaceId, templateId, request), request.data, "", true)).job.html;
+  return (await planPreview(deps, workspaceId, templateId, request)).plan.job.html;
 }
 
 /** createReportRender queues the PDF of a report: a real render of the template's newest (or given) version. */
@@ -295,15 +169,20 @@ export async function createReportRender(
   workspaceId: string,
   report: { templateId: string; version?: number; data?: unknown; filename?: string },
 ): Promise<Render> {
-  const { pdf, ...plan } = await templatePlan(deps, workspaceId, templateForRender(deps.store, workspaceId, report.templateId, report.version ?? "latest"), report.data, "");
-  const filename = report.filename ?? `${report.templateId}.pdf`;
-  const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(deps, workspaceId), test: false, filename, at: "" });
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "report", test: false, metadata: {}, filename }])[0]!);
+  const which = report.version ?? "latest";
+  const planned = await withAssetBytes(deps, workspaceId, [{ templateId: report.templateId, which }], async (d) => {
+    const { pdf, ...plan } = await templatePlan(d, workspaceId, await templateForRender(d.store, workspaceId, report.templateId, which), report.data, "");
+    const filename = report.filename ?? `${report.templateId}.pdf`;
+    const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(d), test: false, filename, at: "" });
+    return { ...plan, job, source: "report" as const, test: false, metadata: {}, filename };
+  });
+  const [row] = await deps.store.tx((tx) => queue(deps, tx, workspaceId, [planned]));
+  return toRender(deps, row!);
 }
 
 /** getRender answers one render of the workspace. */
-export function getRender(deps: RenderDeps, workspaceId: string, id: string): Render {
-  return toRender(deps, renderRow(deps, workspaceId, id));
+export async function getRender(deps: RenderDeps, workspaceId: string, id: string): Promise<Render> {
+  return toRender(deps, await renderRow(deps, workspaceId, id));
 }
 
 /** waitForRender waits up to `seconds` for a render to reach a final state and answers it as it is then. A render
@@ -311,13 +190,13 @@ export function getRender(deps: RenderDeps, workspaceId: string, id: string): Re
  * the render's acceptance was committed: one that did not wait for the disk is made durable before the answer. */
 export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number, accepted: TxOptions = {}): Promise<Render> {
   const waits = seconds > 0 && !isFinalStatus(render.status);
-  const ended = () => isFinalStatus(renderRow(deps, workspaceId, render.id).status);
+  const ended = async () => isFinalStatus((await renderRow(deps, workspaceId, render.id)).status);
   // The worker hands over the row its final transaction wrote: a durable commit after the acceptance's, which made the
   // acceptance durable as well. A render ended otherwise (cancelled) or still going at the end of the wait is read back.
   const row = waits ? await deps.worker.waitEnded(render.id, seconds * 1000, ended) : undefined;
   if (!row && accepted.durable === false) await deps.store.sync();
-  if (row) return finalOrThrow(toRender(deps, row, render.deliveries !== undefined));
-  return finalOrThrow(waits ? getRender(deps, workspaceId, render.id) : render);
+  if (row) return finalOrThrow(await toRender(deps, row, render.deliveries !== undefined));
+  return finalOrThrow(waits ? await getRender(deps, workspaceId, render.id) : render);
 }
 
 function finalOrThrow(render: Render): Render {
@@ -332,7 +211,7 @@ export function isFinal(render: Render): boolean {
 }
 
 /** listRenders answers one page of the workspace's renders, newest first, filtered by status, test and template. */
-export function listRenders(deps: RenderDeps, workspaceId: string, query: RenderListQuery): { items: Render[]; nextCursor?: string } {
+export async function listRenders(deps: RenderDeps, workspaceId: string, query: RenderListQuery): Promise<{ items: Render[]; nextCursor?: string }> {
   const where = ["workspace_id = $ws"];
   const params: Record<string, string | number> = { ws: workspaceId };
   if (query.status) {
@@ -352,15 +231,16 @@ export function listRenders(deps: RenderDeps, workspaceId: string, query: Render
 
 /** listRenderRecords answers one page of the workspace's renders, newest first, without result addresses; it reads
  * only the columns a render shows, never the stored print job. */
-export function listRenderRecords(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: RenderRecord[]; nextCursor?: string } {
+export async function listRenderRecords(store: Reads, workspaceId: string, query: { limit?: string; cursor?: string }): Promise<{ items: RenderRecord[]; nextCursor?: string }> {
   return selectPage<RenderRow, RenderRecord>(store, query, { select: RENDER_COLUMNS, from: "renders", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, renderRecordOf);
 }
 
 /** cancelRender cancels a render that is queued or processing (409 CONFLICT once it has ended): the final state, its
  * usage and its event are written at once, and a render being printed is stopped. */
-export function cancelRender(deps: RenderDeps, workspaceId: string, id: string): Render {
-  renderRow(deps, workspaceId, id);
-  if (!deps.queue.cancel(id)) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status}; only a queued or processing render can be cancelled.`);
+export async function cancelRender(deps: RenderDeps, workspaceId: string, id: string): Promise<Render> {
+  await renderRow(deps, workspaceId, id);
+  if (!(await deps.queue.cancel(id)))
+    throw new ApiError("CONFLICT", `Render ${id} has already ${(await renderRow(deps, workspaceId, id)).status}; only a queued or processing render can be cancelled.`);
   deps.worker.cancel(id);
   deps.worker.ended(id);
   return getRender(deps, workspaceId, id);
@@ -368,14 +248,14 @@ export function cancelRender(deps: RenderDeps, workspaceId: string, id: string):
 
 /** openResult checks a result address and answers the render's PDF; 403 for a bad or expired address, 404 once the
  * render is gone (retention) or when it has no PDF. */
-export function openResult(deps: RenderDeps, id: string, token: unknown): Download {
+export async function openResult(deps: RenderDeps, id: string, token: unknown): Promise<Download> {
   checkAddress(deps.config.secretKey, "result", id, token, deps.clock.now());
   return resultOf(deps, id);
 }
 
 /** resultOf answers the PDF of a succeeded render (404 when it has none); callers have checked who may read it. */
-export function resultOf(deps: RenderDeps, id: string): Download {
-  const r = deps.store.get<{ filename: string; output_sha256: string | null }>("SELECT filename, output_sha256 FROM renders WHERE id = $id AND status = 'succeeded'", { id });
+export async function resultOf(deps: RenderDeps, id: string): Promise<Download> {
+  const r = await deps.store.get<{ filename: string; output_sha256: string | null }>("SELECT filename, output_sha256 FROM renders WHERE id = $id AND status = 'succeeded'", { id });
   if (!r?.output_sha256) throw new ApiError("NOT_FOUND", `Render ${id} has no PDF.`);
   return { file: deps.files.open("outputs", r.output_sha256), sha256: r.output_sha256, mediaType: "application/pdf", filename: r.filename };
 }
