@@ -9,7 +9,7 @@ import { inList } from "../../store/sql-list";
 import type { FileStore } from "../../store/files";
 import type { UploadedAsset } from "../../store/assets";
 import type { Reads, Store } from "../../store/store";
-import { templateAssetIds, templateForRender, type TemplateForRender } from "../templates/service";
+import { templateAssetIds, templateForRender, type TemplateForRender } from "../templates/for-render";
 
 /** PlanningAssets is what planning finds its assets in: rows by asset id (null: no uploaded asset of the workspace)
  * and bytes by sha256; `missing` collects what planning asked for and was not there yet. */

@@ -10,7 +10,8 @@ import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from
 import { mergePdfOptions } from "../../render/pdf-options";
 import { withAssetBytes, type PlanningDeps, type TemplateRef } from "./asset-bytes";
 import { assertCertificateUsable } from "../certificates/service";
-import { checkTemplateAssets, templateForRender, unsavedDraftForRender, type TemplateForRender } from "../templates/service";
+import { checkTemplateAssets } from "../templates/service";
+import { templateForRender, unsavedDraftForRender, type TemplateForRender } from "../templates/for-render";
 import { deliveryTargets, type DeliveryTarget } from "../destinations/deliveries";
 import { withPdfOptions } from "./pdf";
 import { documentNodes, type PreviewRequest, type RenderMetadata, type RenderRequest } from "./model";

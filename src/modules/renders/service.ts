@@ -18,7 +18,7 @@ import type { Reads, Store, Tx, TxOptions } from "../../store/store";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
 import { queueDeliveries, renderDeliveries } from "../destinations/deliveries";
-import { templateForRender } from "../templates/service";
+import { templateForRender } from "../templates/for-render";
 import { assetFinder, planPreview, templatePlan, type Planned } from "./plan";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
