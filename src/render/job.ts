@@ -19,7 +19,8 @@ import type { Finishing } from "./pdf-options";
 import type { PdfPassword } from "../pdf/encrypt";
 import type { SignatureSettings } from "../pdf/sign";
 import type { PdfSettings } from "./print";
-import { classWarnings, type RenderWarning } from "./warnings";
+import type { RenderWarning } from "../queue/warnings";
+import { classWarnings } from "./warnings";
 
 /** PrintJob is the stored, printable form of a render. */
 export interface PrintJob {

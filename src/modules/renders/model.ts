@@ -6,7 +6,7 @@ import { DocumentNode } from "../../render/compile/model";
 import { NodeChecker } from "../../render/compile/node-check";
 import { PdfOptions } from "../../render/pdf-options";
 import { SignatureSettings } from "../../pdf/sign";
-import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
+import { MAX_WARNINGS, RenderWarning } from "../../queue/warnings";
 import { RENDER_STATUSES } from "../../store/render-status";
 import { DestinationIds, RenderDelivery } from "../destinations/model";
 import { TemplateDraft } from "../templates/model";

@@ -10,7 +10,7 @@ import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { mergePdfOptions } from "../../render/pdf-options";
-import type { RenderWarning } from "../../render/warnings";
+import type { RenderWarning } from "../../queue/warnings";
 import type { RenderWorker } from "../../render/worker";
 import type { FileStore } from "../../store/files";
 import { withAssetBytes, type PlanningAssets } from "./asset-bytes";

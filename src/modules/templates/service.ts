@@ -10,7 +10,7 @@ import { pointer } from "../../render/compile/pointer";
 import { inList } from "../../store/sql-list";
 import type { Reads, Store, Tx } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
-import { deleteAudited, recordAudit } from "../audit/service";
+import { deleteResource, recordAudit } from "../audit/service";
 import { certificateProblem } from "../certificates/service";
 import { validateData } from "../../render/compile/data";
 import { templateStarter } from "./starters";
@@ -257,20 +257,16 @@ export async function updateTemplate(store: Store, clock: Clock, ctx: ChangeCont
 }
 
 /** deleteTemplate removes the template and its versions; renders already made keep running, they hold their own job. */
-export async function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
-  return store.tx(async (tx) => {
-    const r = await templateRow(tx, workspaceId, id);
-    // template_versions go by ON DELETE CASCADE (foreign keys are on for every connection, store/open.ts).
-    await deleteAudited(tx, clock, ctx, "templates", {
-      workspaceId,
-      action: "template.deleted",
-      resourceType: "template",
-      resourceId: id,
-      resourceName: r.name,
-      metadata: { latestVersion: r.latest_version },
-    });
-    return { id, deleted: true as const };
-  });
+export function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  // template_versions go by ON DELETE CASCADE (foreign keys are on for every connection, store/open.ts).
+  return deleteResource(store, clock, ctx, "templates", (tx) => templateRow(tx, workspaceId, id), (r) => ({
+    workspaceId,
+    action: "template.deleted",
+    resourceType: "template",
+    resourceId: id,
+    resourceName: r.name,
+    metadata: { latestVersion: r.latest_version },
+  }));
 }
 
 /** publishTemplate freezes the current draft as the next version (the first is 1), after checking it again:
