@@ -36,12 +36,7 @@ export async function runTool(tool: string, run: ToolRun): Promise<{ stdout: Uin
   try {
     for (const [name, bytes] of Object.entries(run.files ?? {})) await writeFile(join(dir, name), bytes);
     const args = run.args.map((a) => a.replace(/\{([\w.-]+)\}/g, (_, name: string) => join(dir, name)));
-    let proc: Bun.Subprocess<"pipe" | "ignore", "pipe", "pipe">;
-    try {
-      proc = Bun.spawn([tool, ...args], { stdin: run.stdin ?? "ignore", stdout: "pipe", stderr: "pipe" });
-    } catch {
-      throw new ToolFailed(tool, -1, "");
-    }
+    const proc = spawn(tool, args, run.stdin);
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).text(), proc.exited]);
     // qpdf's exit code 3 is "succeeded with warnings" (a damaged file it repaired).
     if (code !== 0 && !(tool === "qpdf" && code === 3)) throw new ToolFailed(tool, code, stderr.trim());
@@ -50,5 +45,13 @@ export async function runTool(tool: string, run: ToolRun): Promise<{ stdout: Uin
     return { stdout, outputs };
   } finally {
     if (needsDir) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function spawn(tool: string, args: string[], stdin: Uint8Array | undefined) {
+  try {
+    return Bun.spawn([tool, ...args], { stdin: stdin ?? "ignore", stdout: "pipe", stderr: "pipe" });
+  } catch {
+    throw new ToolFailed(tool, -1, "");
   }
 }
