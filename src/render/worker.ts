@@ -9,21 +9,22 @@ import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
 import { Backoff } from "../lib/backoff";
 import type { Clock } from "../lib/clock";
-import { sha256Hex } from "../lib/hash";
 import type { Metrics } from "../metrics/metrics";
 import type { Claim, Queue, RenderRow } from "../queue/queue";
 import { uploadedAsset } from "../store/assets";
-import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
 import { storageFailure } from "../store/space";
 import type { Store } from "../store/store";
 import { FINAL_STATUSES, type FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
-import { finishPdf, type FinishDeps } from "./finish";
+import type { FinishDeps } from "./finish";
+import { isOperationJob, type OperationJob } from "./operation";
+import { operate, printJob, type ProduceDeps, type SealPdf } from "./produce";
+import { storeOutputs, type StoreOutputDeps } from "./store-output";
+import { recordOutputs } from "../store/render-outputs";
 import { GroupCommit } from "./group-commit";
 import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
-import { allWarnings } from "./warnings";
 
 export interface WorkerOptions {
   store: Store;
@@ -42,8 +43,6 @@ export interface WorkerOptions {
   sealPdf?: SealPdf;
 }
 
-/** SealPdf answers the PDF to store for a render of `workspaceId` from `job`, once finish.ts is done with it. */
-export type SealPdf = (workspaceId: string, job: PrintJob, pdf: Uint8Array) => Promise<Uint8Array>;
 
 // A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
 // the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
@@ -258,7 +257,7 @@ export class RenderWorker {
 
   private startAll(claimed: Claimed[]): void {
     for (const { claim, running } of claimed)
-      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal).catch((err) => {
+      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob | OperationJob, running.controller.signal).catch((err) => {
         // The end could not be written (the store refused or did not answer): the render goes back to the queue, to be
         // printed again once the store takes writes. Left unhandled, the rejection would end the process.
         this.faults.failed(err);
@@ -266,20 +265,22 @@ export class RenderWorker {
       });
   }
 
-  private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
+  private async run(head: Claim, job: PrintJob | OperationJob, signal: AbortSignal): Promise<void> {
     const { log } = this.options;
     const id = head.renderId;
     const started = performance.now();
     const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
     let final: RenderRow | null = null;
     try {
-      const printed = await this.print(head.workspaceId, job, signal);
-      const out = { ...printed, ...(await finishPdf(printed, job.finish, this.finishing(head.workspaceId))) };
-      const pdf = this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf;
-      const warnings = allWarnings(job.warnings, out.warnings);
-      final = await this.storeOutput(id, pdf, (sha256) => this.queue.complete(id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings }));
+      const made = isOperationJob(job) ? await operate(this.producing, head.workspaceId, job) : await printJob(this.producing, head.workspaceId, job, signal);
+      const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
+      final = await storeOutputs(this.storing, id, made.pdfs, (shas) => {
+        const row = this.queue.complete(id, { outputSha256: shas[0]!, pages, bytes: pdf.length, warnings: made.warnings });
+        if (row && isOperationJob(job)) recordOutputs(this.options.store, id, shas.map((sha256, i) => ({ sha256, pages: made.pages[i]!, bytes: made.pdfs[i]!.length })), made.details);
+        return row;
+      });
       ended(final ? "succeeded" : "cancelled");
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: warnings.length, ms: Math.round(out.ms) };
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return this.queue.requeue(id);
@@ -343,6 +344,24 @@ export class RenderWorker {
     };
   }
 
+  /** producing is what printing a job or running an operation needs (produce.ts). */
+  private get producing(): ProduceDeps {
+    const { store, clock, files, pool, sealPdf } = this.options;
+    return {
+      print: (workspaceId, job, signal) => this.print(workspaceId, job, signal),
+      finishing: (workspaceId) => this.finishing(workspaceId),
+      sealPdf,
+      operation: { read: (area, sha256) => files.read(area, sha256), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes },
+      images: { store, clock, files },
+    };
+  }
+
+  /** storing is what storing the PDFs needs: the group commit ends them with others ending at once. */
+  private get storing(): StoreOutputDeps {
+    const { store, clock, files, log } = this.options;
+    return { store, clock, files, log, write: (end) => this.ends.write(end) };
+  }
+
   /** finishing is what finish.ts needs: the workspace's assets (the attached and embedded PDFs) and the pool's limits. */
   private finishing(workspaceId: string): FinishDeps {
     const { pool } = this.options;
@@ -356,31 +375,6 @@ export class RenderWorker {
     if (!asset) return null;
     const body = await files.read("assets", asset.sha256);
     return body ? { body, contentType: asset.mediaType } : null;
-  }
-
-  /** storeOutput holds the PDF's bytes, stores them, and ends the render with `end` in the transaction that lets the
-   * hold go (store/file-deletions.ts): another process deleting the same bytes meanwhile leaves them alone. A render
-   * cancelled while it printed points at nothing, so its PDF's deletion is recorded in that transaction. */
-  private async storeOutput(renderId: string, pdf: Uint8Array, end: (sha256: string) => RenderRow | null): Promise<RenderRow | null> {
-    const { store, clock, files, log } = this.options;
-    const sha256 = sha256Hex(pdf);
-    await awaitFileHold(store, clock, "outputs", sha256, renderId);
-    try {
-      await files.put("outputs", renderId, pdf);
-      return await this.ends.write(() => {
-        const row = end(sha256);
-        if (!releaseFile(store, clock, "outputs", sha256, renderId)) throw new Error("storing the PDF took so long that its hold ran out: the bytes may have been deleted");
-        return row;
-      });
-    } catch (e) {
-      try {
-        store.tx(() => releaseFile(store, clock, "outputs", sha256, renderId));
-      } catch (err) {
-        // The hold runs out by itself; the sweep then records the deletion.
-        log.error({ err, renderId }, "letting go of a PDF's hold failed");
-      }
-      throw e;
-    }
   }
 
   private async sweep(): Promise<void> {

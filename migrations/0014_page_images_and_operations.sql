@@ -1,0 +1,28 @@
+-- 0014_page_images_and_operations: issue 30 (docs/pdf.md "Page images", "Operations on PDFs").
+-- page_images: the images drawn of a stored PDF's pages, kept so that a second ask is served from the file store. Keyed
+-- by the PDF's bytes (renders with the same bytes share them) and the variant (`png:w800`, `jpeg:d150`); the image is a
+-- file of the `outputs` area, deleted with the PDF's last render (queue/retention.ts).
+CREATE TABLE page_images (
+  pdf_sha256 TEXT NOT NULL,
+  page INTEGER NOT NULL,
+  variant TEXT NOT NULL,
+  image_sha256 TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (pdf_sha256, page, variant)
+);
+CREATE INDEX page_images_image ON page_images (image_sha256);
+-- render_outputs: the PDFs of a PDF operation, in order (a split has one per range); the first is also the row's
+-- output_sha256, so downloads, deliveries and retention read an operation as they read a render.
+CREATE TABLE render_outputs (
+  render_id TEXT NOT NULL REFERENCES renders (id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  pages INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  PRIMARY KEY (render_id, position)
+);
+CREATE INDEX render_outputs_sha256 ON render_outputs (sha256);
+-- The facts of a render's result beyond its PDF (JSON): an operation's name and a compress's bytes before it, a
+-- render's image output ({format, dpi, pages}). Set when the render is queued and when it succeeds.
+ALTER TABLE renders ADD COLUMN details TEXT;

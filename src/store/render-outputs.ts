@@ -1,0 +1,29 @@
+/** store/render-outputs: the PDFs of a PDF operation beyond the row's own output_sha256 (a split's parts) and the
+ * result's facts (migration 0014), written in the transaction that ends it, read back for its answer. */
+import type { Store } from "./store";
+
+/** StoredOutput is one PDF of an operation, in order. */
+export interface StoredOutput {
+  sha256: string;
+  pages: number;
+  bytes: number;
+}
+
+/** recordOutputs keeps an operation's PDFs in order and its result's facts (JSON), in the transaction that ends it. */
+export function recordOutputs(store: Store, renderId: string, outputs: StoredOutput[], details: string | null): void {
+  outputs.forEach((o, position) =>
+    store.run("INSERT INTO render_outputs (render_id, position, sha256, pages, bytes) VALUES ($id, $position, $sha, $pages, $bytes)", {
+      id: renderId,
+      position,
+      sha: o.sha256,
+      pages: o.pages,
+      bytes: o.bytes,
+    }),
+  );
+  if (details !== null) store.run("UPDATE renders SET details = $details WHERE id = $id", { id: renderId, details });
+}
+
+/** outputsOf answers an operation's PDFs in order (none for a render). */
+export function outputsOf(store: Store, renderId: string): StoredOutput[] {
+  return store.all<StoredOutput>("SELECT sha256, pages, bytes FROM render_outputs WHERE render_id = $id ORDER BY position", { id: renderId });
+}
