@@ -105,3 +105,19 @@ export function ghostscriptPage(pdf: Uint8Array, page: number, dpi: number): Ima
   if (run.exitCode !== 0) throw new Error(`gs: ${run.stderr.toString()}`);
   return decodePpm(run.stdout);
 }
+
+/** blocks averages `size` × `size` blocks of pixels into one: a comparison at that scale sees the same picture where two
+ * rasterisers place an anti-aliased edge a pixel apart. */
+export function blocks(image: Image, size: number): Image {
+  const width = Math.floor(image.width / size);
+  const height = Math.floor(image.height / size);
+  const rgb = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++)
+      for (let c = 0; c < 3; c++) {
+        let sum = 0;
+        for (let dy = 0; dy < size; dy++) for (let dx = 0; dx < size; dx++) sum += image.rgb[((y * size + dy) * image.width + x * size + dx) * 3 + c]!;
+        rgb[(y * width + x) * 3 + c] = Math.round(sum / (size * size));
+      }
+  return { width, height, rgb };
+}

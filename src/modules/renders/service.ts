@@ -28,6 +28,8 @@ import { getAllowances } from "../workspaces/service";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
 import { isFinalStatus } from "../../store/render-status";
+import { OUTPUT_DPI, type ImageOutput } from "../../render/image-output";
+import { pageAddress } from "./page-images";
 import { withPdfOptions } from "./pdf";
 import { documentNodes, type PreviewRequest, type Render, type RenderListQuery, type RenderMetadata, type RenderRecord, type RenderRequest } from "./model";
 
@@ -62,6 +64,8 @@ export interface Planned {
   /** Where the file goes once the render succeeds, and the data its placeholders read (issue 14). */
   deliveries?: DeliveryTarget[];
   data?: unknown;
+  /** The result's facts known now (RenderRow.details): the image output asked for. */
+  details?: string;
 }
 
 function badRequest(path: string, message: string): ApiError {
@@ -115,8 +119,9 @@ async function planRequest(deps: RenderDeps, workspaceId: string, request: Rende
   if (signature) assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`);
   const ids = request.destinationIds ?? templateDestinations ?? [];
   const deliveries = deliveryTargets(deps.store, workspaceId, ids, `${at}/destinationIds`, request.destinationIds ? "request" : "template");
-  const withDeliveries = { ...planned, deliveries, data: request.data };
-  return signature ? { ...withDeliveries, job: { ...planned.job, signature } } : withDeliveries;
+  const output = request.output && { ...request.output, dpi: request.output.dpi ?? OUTPUT_DPI };
+  const job = { ...planned.job, ...(signature && { signature }), ...(output && { output }) };
+  return { ...planned, job, deliveries, data: request.data, ...(output && { details: JSON.stringify({ output }) }) };
 }
 
 /** templateUse answers the template and version a render request renders, or null for a document or HTML. */
@@ -177,6 +182,7 @@ function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: 
         filename: plan.filename,
         metadata: JSON.stringify(plan.metadata),
         job: JSON.stringify(plan.job),
+        details: plan.details ?? null,
         createdAt: now,
       });
       if (plan.deliveries?.length) queueDeliveries(store, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: id });
@@ -217,11 +223,17 @@ function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true): Render 
   if (!result) return render;
   const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
   const token = signToken(deps.config.secretKey, "result", r.id, expiresAt);
-  return { ...render, result: { downloadUrl: addressUrl(deps.config.publicUrl, "result", r.id, token), expiresAt: expiresAt.toISOString(), ...result } };
+  const { publicUrl } = deps.config;
+  const output = r.details ? (JSON.parse(r.details) as { output?: ImageOutput & { dpi: number } }).output : undefined;
+  const images = output && { images: (output.pages ?? Array.from({ length: result.pages }, (_, i) => i + 1)).map((page) => ({ page, url: pageAddress(publicUrl, r.id, token, page, output) })) };
+  return {
+    ...render,
+    result: { downloadUrl: addressUrl(publicUrl, "result", r.id, token), expiresAt: expiresAt.toISOString(), pageImageUrl: pageAddress(publicUrl, r.id, token), ...images, ...result },
+  };
 }
 
 function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow {
-  const r = deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
+  const r = deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws AND source <> 'operation'`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's render is 404 too.
   if (!r) throw new ApiError("NOT_FOUND", `Render ${id} was not found.`);
   return r;
@@ -322,7 +334,8 @@ export function isFinal(render: Render): boolean {
 
 /** listRenders answers one page of the workspace's renders, newest first, filtered by status, test and template. */
 export function listRenders(deps: RenderDeps, workspaceId: string, query: RenderListQuery): { items: Render[]; nextCursor?: string } {
-  const where = ["workspace_id = $ws"];
+  // PDF operations share the queue and the table; they are listed at /v1/pdf-operations.
+  const where = ["workspace_id = $ws", "source <> 'operation'"];
   const params: Record<string, string | number> = { ws: workspaceId };
   if (query.status) {
     where.push("status = $status");
