@@ -23,6 +23,10 @@ CREATE TABLE render_outputs (
   PRIMARY KEY (render_id, position)
 );
 CREATE INDEX render_outputs_sha256 ON render_outputs (sha256);
+-- A PDF operation is a job of the render queue, told apart by kind. Its source stays one of the five the CHECK of 0004
+-- allows ('document': it works on documents that exist): SQLite changes a CHECK only by rebuilding the table, and
+-- renders cannot be rebuilt inside a migration while other tables' foreign keys point at it.
+ALTER TABLE renders ADD COLUMN kind TEXT NOT NULL DEFAULT 'render' CHECK (kind IN ('render', 'operation'));
 -- The facts of a render's result beyond its PDF (JSON): an operation's name and a compress's bytes before it, a
 -- render's image output ({format, dpi, pages}). Set when the render is queued and when it succeeds.
 ALTER TABLE renders ADD COLUMN details TEXT;

@@ -61,6 +61,8 @@ export interface NewRender {
   filename: string;
   metadata: string;
   job: string;
+  /** `operation` for a PDF operation (issue 30), run by the worker instead of printed; `render` otherwise. */
+  kind?: "render" | "operation";
   /** The result's facts known when it is queued (JSON; RenderRow.details), or null. */
   details?: string | null;
   createdAt: string;

@@ -27,8 +27,8 @@ export class StoreQueue implements Queue {
   enqueue(render: NewRender): void {
     if (!this.store.inTransaction) throw new Error("enqueue must run inside the transaction that charges the render");
     this.store.run(
-      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, details, created_at)
-       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $details, $now)`,
+      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, details, kind, created_at)
+       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $details, $kind, $now)`,
       {
         id: render.id,
         ws: render.workspaceId,
@@ -42,6 +42,7 @@ export class StoreQueue implements Queue {
         metadata: render.metadata,
         job: render.job,
         details: render.details ?? null,
+        kind: render.kind ?? "render",
         now: render.createdAt,
       },
     );

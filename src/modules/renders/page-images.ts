@@ -56,7 +56,7 @@ export async function renderPageImage(deps: RenderDeps, workspaceId: string | nu
   const ask = imageAsk(query);
   const page = Number(n);
   const r = deps.store.get<{ output_sha256: string | null; pages: number | null; filename: string }>(
-    `SELECT output_sha256, pages, filename FROM renders WHERE id = $id AND status = 'succeeded' AND source <> 'operation' ${workspaceId === null ? "" : "AND workspace_id = $ws"}`,
+    `SELECT output_sha256, pages, filename FROM renders WHERE id = $id AND status = 'succeeded' AND kind = 'render' ${workspaceId === null ? "" : "AND workspace_id = $ws"}`,
     workspaceId === null ? { id } : { id, ws: workspaceId },
   );
   if (!r?.output_sha256) throw new ApiError("NOT_FOUND", `Render ${id} was not found, or has not succeeded.`);

@@ -12,6 +12,7 @@ import { newId } from "../../lib/ids";
 import { validateData } from "../../render/compile/data";
 import type { SignatureSettings } from "../../pdf/sign";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
+import type { OperationJob } from "../../render/operation";
 import { mergePdfOptions } from "../../render/pdf-options";
 import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
@@ -50,7 +51,7 @@ export interface RenderDeps {
 /** RenderQueue is what the render services need of the worker. */
 export type RenderQueue = Pick<RenderWorker, "kick" | "cancel" | "ended" | "waitEnded">;
 
-type Source = "template" | "document" | "html" | "preview" | "report";
+type Source = "template" | "document" | "html" | "preview" | "report" | "operation";
 
 /** Planned is a checked request: the row to insert, its job made. */
 export interface Planned {
@@ -60,7 +61,8 @@ export interface Planned {
   templateVersion?: number | null;
   filename: string;
   metadata: RenderMetadata;
-  job: PrintJob;
+  /** What the worker does: print, or run a PDF operation (issue 30) — a job of the same queue either way. */
+  job: PrintJob | OperationJob;
   /** Where the file goes once the render succeeds, and the data its placeholders read (issue 14). */
   deliveries?: DeliveryTarget[];
   data?: unknown;
@@ -161,20 +163,23 @@ async function planSource(deps: RenderDeps, workspaceId: string, request: Render
 }
 
 /** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction, committed
- * with `options`). */
-function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }, options: TxOptions = {}): RenderRow[] {
+ * with `options`); PDF operations are queued here too, counted as real renders. */
+export function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }, options: TxOptions = {}): RenderRow[] {
   const { store, clock } = deps;
   const rows = store.tx(() => {
     const test = plans.filter((p) => p.test).length;
     chargeAllowances(store, clock, workspaceId, { real: plans.length - test, test });
     const now = clock.now().toISOString();
     return plans.map((plan) => {
-      const id = newId("rnd");
+      // An operation's id says what it is (pdo_…) in logs and in the webhooks that announce its end.
+      const id = newId(plan.source === "operation" ? "pdo" : "rnd");
       deps.queue.enqueue({
         id,
         workspaceId,
         test: plan.test,
-        source: plan.source,
+        // An operation's row is kind `operation`; its source column keeps a value migration 0004's CHECK allows.
+        source: plan.source === "operation" ? "document" : plan.source,
+        kind: plan.source === "operation" ? "operation" : "render",
         templateId: plan.templateId ?? null,
         templateVersion: plan.templateVersion ?? null,
         batchId: batch?.id ?? null,
@@ -233,7 +238,7 @@ function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true): Render 
 }
 
 function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow {
-  const r = deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws AND source <> 'operation'`, { id, ws: workspaceId });
+  const r = deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws AND kind = 'render'`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's render is 404 too.
   if (!r) throw new ApiError("NOT_FOUND", `Render ${id} was not found.`);
   return r;
@@ -335,7 +340,7 @@ export function isFinal(render: Render): boolean {
 /** listRenders answers one page of the workspace's renders, newest first, filtered by status, test and template. */
 export function listRenders(deps: RenderDeps, workspaceId: string, query: RenderListQuery): { items: Render[]; nextCursor?: string } {
   // PDF operations share the queue and the table; they are listed at /v1/pdf-operations.
-  const where = ["workspace_id = $ws", "source <> 'operation'"];
+  const where = ["workspace_id = $ws", "kind = 'render'"];
   const params: Record<string, string | number> = { ws: workspaceId };
   if (query.status) {
     where.push("status = $status");

@@ -1,7 +1,7 @@
 /** operations/open: an operation's input opened for pdf-lib — refused when it is not a PDF, decrypted by qpdf when it is
  * encrypted and its password is given — and the page lists and ranges its options name, checked against it. Every
  * refusal is an OperationError carrying the JSON pointer of what to fix. */
-import { EncryptedPDFError, PDFDocument } from "pdf-lib";
+import { PDFDocument } from "pdf-lib";
 import { runTool, ToolFailed } from "../tool";
 
 /** OperationError: the operation cannot be done as asked; `path` is the JSON pointer of the field to fix. */
@@ -28,17 +28,24 @@ const HEADER = "%PDF-";
 export async function openInput(bytes: Uint8Array, at: string, password?: string): Promise<OpenedPdf> {
   if (!Buffer.from(bytes.subarray(0, 1024)).toString("latin1").includes(HEADER)) throw new OperationError(at, "is not a PDF (no %PDF- header); name an uploaded PDF asset or a render");
   try {
-    return { doc: await PDFDocument.load(bytes, { updateMetadata: false }), bytes };
-  } catch (e) {
-    // pdf-lib reads no encrypted file: qpdf takes the encryption off first.
-    if (!(e instanceof EncryptedPDFError)) throw new OperationError(at, "cannot be read: the PDF is damaged");
+    return await loaded(bytes);
+  } catch {
+    // pdf-lib reads no encrypted file (and stumbles on some it could): qpdf takes the encryption off, or rewrites a file
+    // it can repair, and pdf-lib reads its output.
   }
   const plain = await decrypt(bytes, at, password);
   try {
-    return { doc: await PDFDocument.load(plain, { updateMetadata: false }), bytes: plain };
+    return await loaded(plain);
   } catch {
     throw new OperationError(at, "cannot be read: the PDF is damaged");
   }
+}
+
+/** loaded opens bytes with pdf-lib and reads its page tree, which a lenient parse of a damaged file may lack. */
+async function loaded(bytes: Uint8Array): Promise<OpenedPdf> {
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  if (doc.getPageCount() === 0) throw new Error("no pages");
+  return { doc, bytes };
 }
 
 /** decrypt answers the file without its encryption, opened with `password` (a file with an empty user password opens
