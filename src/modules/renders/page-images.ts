@@ -6,9 +6,8 @@ import { ApiError } from "../../errors";
 import { documented, Identifier } from "../../http/schemas";
 import { literalUnion } from "../../lib/literals";
 import { IMAGE_DPI, IMAGE_FORMATS, IMAGE_WIDTH, MEDIA_TYPE_OF_FORMAT, RasterError, type ImageFormat, type ImageSize } from "../../pdf/rasterize";
-import type { ImageOutput } from "../../render/image-output";
 import { pageImage } from "../../render/page-images";
-import { addressUrl, checkAddress } from "../assets/signing";
+import { checkAddress } from "../assets/signing";
 import type { RenderDeps } from "./service";
 
 const closed = { additionalProperties: false } as const;
@@ -89,11 +88,4 @@ export async function renderPageImage(deps: RenderDeps, workspaceId: string | nu
 export function openPageImage(deps: RenderDeps, id: string, n: string, query: ImageQuery & { token?: string }): Promise<Response> {
   checkAddress(deps.config.secretKey, "result", id, query.token, deps.clock.now());
   return renderPageImage(deps, null, id, n, query);
-}
-
-/** pageAddress answers a render's page-image address signed with its result token: `{n}` in place of the page when
- * `page` is left out (pageImageUrl), the query's format and size appended. */
-export function pageAddress(publicUrl: string, id: string, token: string, page?: number, output?: Pick<ImageOutput, "format" | "dpi">): string {
-  const base = addressUrl(publicUrl, "result", id, token).replace("?token=", `/pages/${page ?? "{n}"}?token=`);
-  return output ? `${base}&format=${output.format}&dpi=${output.dpi}` : base;
 }

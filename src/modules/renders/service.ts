@@ -30,7 +30,7 @@ import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
 import { isFinalStatus } from "../../store/render-status";
 import { OUTPUT_DPI, type ImageOutput } from "../../render/image-output";
-import { pageAddress } from "./page-images";
+import { pageAddress } from "./page-address";
 import { withPdfOptions } from "./pdf";
 import { documentNodes, type PreviewRequest, type Render, type RenderListQuery, type RenderMetadata, type RenderRecord, type RenderRequest } from "./model";
 
