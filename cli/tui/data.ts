@@ -46,6 +46,10 @@ export interface RenderRow {
   test: boolean;
   createdAt: string;
   errorCode: string | null;
+  /** A succeeded render's PDF, for its thumbnail (tui/thumbnail.tsx). */
+  outputSha256: string | null;
+  pages: number | null;
+  bytes: number | null;
 }
 
 export interface EndpointRow {
@@ -160,12 +164,23 @@ function renders(store: Store, filter: RenderFilter): RenderRow[] {
     params.status = filter.status;
   }
   return store
-    .all<{ id: string; workspace_id: string; slug: string; status: RenderStatus; test: number; created_at: string; error_code: string | null }>(
-      `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+    .all<{ id: string; workspace_id: string; slug: string; status: RenderStatus; test: number; created_at: string; error_code: string | null; output_sha256: string | null; pages: number | null; bytes: number | null }>(
+      `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code, r.output_sha256, r.pages, r.bytes FROM renders r JOIN workspaces w ON w.id = r.workspace_id
        WHERE ${where.join(" AND ")} ORDER BY r.created_at DESC, r.id DESC LIMIT 100`,
       params,
     )
-    .map((r) => ({ id: r.id, workspaceId: r.workspace_id, workspace: r.slug, status: r.status, test: r.test === 1, createdAt: r.created_at, errorCode: r.error_code }));
+    .map((r) => ({
+      id: r.id,
+      workspaceId: r.workspace_id,
+      workspace: r.slug,
+      status: r.status,
+      test: r.test === 1,
+      createdAt: r.created_at,
+      errorCode: r.error_code,
+      outputSha256: r.status === "succeeded" ? r.output_sha256 : null,
+      pages: r.pages,
+      bytes: r.bytes,
+    }));
 }
 
 function endpoints(store: Store, now: Date): EndpointRow[] {

@@ -6,17 +6,21 @@ import type { Store } from "../../src/store/store";
 import { Actions } from "./actions";
 import { App } from "./app";
 import { loadSnapshot } from "./data";
+import { ThumbnailFiles } from "./thumbnail";
+import { openFiles } from "../../src/store/open-files";
 
 /** runTui shows the console for the store and the server of `config`, and resolves when the operator quits. */
 export async function runTui(store: Store, clock: Clock, config: Config): Promise<void> {
   const internalAddress = `127.0.0.1:${config.internalPort}`;
   const app = render(
-    <App
-      load={(filter) => loadSnapshot(store, clock, `http://${internalAddress}`, filter)}
-      actions={new Actions(store, clock, config)}
-      internalAddress={internalAddress}
-      colour={!process.env.NO_COLOR}
-    />,
+    <ThumbnailFiles.Provider value={openFiles(config)}>
+      <App
+        load={(filter) => loadSnapshot(store, clock, `http://${internalAddress}`, filter)}
+        actions={new Actions(store, clock, config)}
+        internalAddress={internalAddress}
+        colour={!process.env.NO_COLOR}
+      />
+    </ThumbnailFiles.Provider>,
     { alternateScreen: true, interactive: true, exitOnCtrlC: true, patchConsole: true },
   );
   await app.waitUntilExit();

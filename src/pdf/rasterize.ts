@@ -120,6 +120,28 @@ export async function rasterizePage(pdf: Uint8Array, page: number, format: Image
   });
 }
 
+/** Pixels are 8-bit RGB values, row by row. */
+export interface Pixels {
+  width: number;
+  height: number;
+  rgb: Uint8Array;
+}
+
+/** pagePixels draws page `page` `width` pixels wide and answers its raw pixels (for a terminal's block drawing). */
+export async function pagePixels(pdf: Uint8Array, page: number, width: number): Promise<Pixels> {
+  return inTurn(async () => {
+    const ppm = (await runTool("pdftoppm", { args: ["-f", String(page), "-l", String(page), "-singlefile", "-scale-to-x", String(width), "-scale-to-y", "-1", "-"], stdin: pdf })).stdout;
+    const { width: w, height, offset } = ppmHeader(ppm);
+    return { width: w, height, rgb: ppm.subarray(offset) };
+  });
+}
+
+function ppmHeader(ppm: Uint8Array): { width: number; height: number; offset: number } {
+  const header = /^P6\s+(\d+)\s+(\d+)\s+255\s/.exec(Buffer.from(ppm.subarray(0, 64)).toString("latin1"));
+  if (!header) throw new Error("pdftoppm wrote no binary PPM");
+  return { width: Number(header[1]), height: Number(header[2]), offset: header[0].length };
+}
+
 const deflateAsync = promisify(deflate);
 const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 
@@ -127,9 +149,7 @@ const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x
  * Letter page at 96 dpi in libpng's per-row filter search; rows left unfiltered and deflated at level 6 (in the thread
  * pool) take ~10 ms and come out smaller for document pages (docs/pdf.md "Page images"). */
 export async function encodePng(ppm: Uint8Array): Promise<Uint8Array> {
-  const header = /^P6\s+(\d+)\s+(\d+)\s+255\s/.exec(Buffer.from(ppm.subarray(0, 64)).toString("latin1"));
-  if (!header) throw new Error("pdftoppm wrote no binary PPM");
-  const [width, height, offset] = [Number(header[1]), Number(header[2]), header[0].length];
+  const { width, height, offset } = ppmHeader(ppm);
   const stride = width * 3;
   const raw = Buffer.alloc((stride + 1) * height);
   // Each row starts with its filter type, 0 (none).

@@ -16,7 +16,7 @@ async function call(path: string, body?: unknown, method = body === undefined ? 
   return res.json();
 }
 
-async function uploadPdf(name: string, bytes: Uint8Array): Promise<string> {
+async function uploadPdf(name: string, bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
   const asset = await call("/v1/assets", { kind: "pdf", filename: name, mediaType: "application/pdf", size: bytes.length, sha256 });
   const put = await fetch(rig.url + new URL(asset.uploadUrl).pathname + new URL(asset.uploadUrl).search, { method: "PUT", headers: asset.uploadHeaders, body: bytes });
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const doc = await PDFDocument.create();
   const page = doc.addPage([595, 842]);
   doc.getForm().createTextField("name").addToPage(page, { x: 50, y: 700, width: 200, height: 24 });
-  await uploadPdf("form.pdf", await doc.save());
+  await uploadPdf("form.pdf", new Uint8Array(await doc.save()));
   admin = await rig.page();
   await signIn(admin, ADMIN.email, ADMIN.password);
 });
@@ -44,7 +44,7 @@ afterAll(async () => {
 /** loaded tells whether every image the locator finds has been drawn by the browser (decoded, not broken). */
 const loaded = (page: Page, selector: string) =>
   page.waitForFunction((s) => {
-    const images = [...document.querySelectorAll<HTMLImageElement>(s)];
+    const images = Array.from(document.querySelectorAll<HTMLImageElement>(s));
     return images.length > 0 && images.every((i) => i.complete && i.naturalWidth > 0);
   }, selector);
 

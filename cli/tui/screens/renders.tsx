@@ -7,6 +7,7 @@ import type { RenderFilter } from "../data";
 import { editLine, window } from "../edit";
 import { ago, cut } from "../format";
 import { statusColour, useColour } from "../theme";
+import { Thumbnail } from "../thumbnail";
 import type { ScreenProps } from "./workspaces";
 
 type Mode = "list" | "workspace" | "confirm";
@@ -71,15 +72,20 @@ export function Renders({ snapshot, actions, capture, reload, filter, setFilter 
         <Text inverse={mode === "workspace"}>{mode === "workspace" ? typed || " " : filter.workspace ?? "all (w)"}</Text>
         {`   Status: ${filter.status ?? "all"} (f)`}
       </Text>
-      <Text bold>{`${cut("RENDER", 28)} ${cut("WORKSPACE", 14)} ${cut("STATUS", 11)} ${cut("AGE", 5)} ERROR`}</Text>
-      {rows.length === 0 ? <Text dimColor>No renders match.</Text> : null}
-      {rows.slice(start, end).map((r, i) => (
-        <Text key={r.id} inverse={start + i === index} wrap="truncate">
-          {`${cut(r.id, 28)} ${cut(r.workspace, 14)} `}
-          <Text color={colour(statusColour(r.status))}>{cut(r.status + (r.test ? "*" : ""), 11)}</Text>
-          {` ${cut(ago(r.createdAt, snapshot.at), 5)} ${r.errorCode ?? ""}`}
-        </Text>
-      ))}
+      <Box>
+        <Box flexDirection="column" flexGrow={1}>
+          <Text bold>{`${cut("RENDER", 28)} ${cut("WORKSPACE", 14)} ${cut("STATUS", 11)} ${cut("AGE", 5)} ERROR`}</Text>
+          {rows.length === 0 ? <Text dimColor>No renders match.</Text> : null}
+          {rows.slice(start, end).map((r, i) => (
+            <Text key={r.id} inverse={start + i === index} wrap="truncate">
+              {`${cut(r.id, 28)} ${cut(r.workspace, 14)} `}
+              <Text color={colour(statusColour(r.status))}>{cut(r.status + (r.test ? "*" : ""), 11)}</Text>
+              {` ${cut(ago(r.createdAt, snapshot.at), 5)} ${r.errorCode ?? ""}`}
+            </Text>
+          ))}
+        </Box>
+        <Thumbnail render={render} />
+      </Box>
       {message ? <Text color={colour("yellow")}>{message}</Text> : null}
     </Box>
   );
