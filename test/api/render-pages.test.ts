@@ -4,13 +4,10 @@
  * pageImageUrl, the second ask served from the store, `output` images listed in result.images, and every bad ask.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { ok, startTestServer, type TestServer } from "../harness";
 import { local } from "../fixtures/assets";
 import { INVOICE_DATA, INVOICE_TEMPLATE } from "../fixtures/invoice";
 import { blocks, decodePng, decodeWebp, difference, ghostscriptPage, jpegSize } from "../pdf/pixels";
-import { contentKey } from "../../src/store/files";
 
 let t: TestServer;
 let key: string;
@@ -68,17 +65,16 @@ describe("GET /v1/renders/{id}/pages/{n}", () => {
     const rows = t.server.store.all<{ image_sha256: string }>("SELECT image_sha256 FROM page_images WHERE variant = 'png:w321'");
     expect(rows).toHaveLength(1);
     const pdfSha = t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: invoice.id })!.output_sha256;
-    const pdfFile = join(t.dataDir, contentKey("outputs", pdfSha));
-    const kept = Bun.file(pdfFile);
-    const saved = await kept.bytes();
-    rmSync(pdfFile);
+    // Through the file store: under DATA_DIR, or the bucket on the PostgreSQL pass.
+    const saved = (await t.server.files.read("outputs", pdfSha))!;
+    await t.server.files.delete("outputs", pdfSha);
     try {
       const second = await image(`/v1/renders/${invoice.id}/pages/1?width=321`);
       expect(second.status).toBe(200);
       expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
       expect(new Uint8Array(await second.arrayBuffer())).toEqual(bytes);
     } finally {
-      await Bun.write(pdfFile, saved);
+      await t.server.files.put("outputs", "test", saved);
     }
   });
 
