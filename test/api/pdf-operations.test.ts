@@ -226,5 +226,9 @@ describe("bad input", () => {
     ok(await t.call(`/v1/renders/${op.id}`, { key }), 404);
     expect(ok(await t.call("/v1/pdf-operations", { key }), 200).items[0].id).toBe(op.id);
     expect(ok(await t.call(`/v1/pdf-operations/${op.id}?wait=30`, { key }), 200).status).toBe("succeeded");
+    // Cancelled as a render is: an ended one is 409, another workspace's (or none) 404.
+    const cancel = t.makeKey(t.defaultWorkspaceId, ["render:cancel"]);
+    expect(ok(await t.call(`/v1/pdf-operations/${op.id}/cancel`, { key: cancel, method: "POST" }), 409).error.message).toContain("succeeded");
+    ok(await t.call("/v1/pdf-operations/pdo_missing/cancel", { key: cancel, method: "POST" }), 404);
 });
 });

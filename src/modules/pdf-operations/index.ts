@@ -11,7 +11,7 @@ import { downloadResponse } from "../assets/download";
 import { renderDeps } from "../renders/deps";
 import { WaitQuery } from "../renders/model";
 import { FormFields, OutputParams, PdfOperation, PdfOperationListQuery, PdfOperationRequest } from "./model";
-import { formFields, getOperation, listOperations, openOutput, planOperation, queueOperation, waitForOperation } from "./service";
+import { cancelOperation, formFields, getOperation, listOperations, openOutput, planOperation, queueOperation, waitForOperation } from "./service";
 import { isFinalStatus } from "../../store/render-status";
 
 /** pdfOperationRoutes mounts /v1/pdf-operations and /v1/assets/:id/form-fields. */
@@ -49,6 +49,12 @@ export function pdfOperationRoutes(app: AppContext, auth: AuthPlugin) {
       auth: { scope: "render:read" },
       params: IdParams,
       query: WaitQuery,
+      response: PdfOperation,
+    })
+    .post("/v1/pdf-operations/:id/cancel", ({ params, principal }) => cancelOperation(d, workspaceOf(principal), params.id), {
+      // As for renders: stopping work is allowed while suspended.
+      auth: { scope: "render:cancel", whileSuspended: true },
+      params: IdParams,
       response: PdfOperation,
     })
     .get("/v1/assets/:id/form-fields", ({ params, principal }) => formFields(d, workspaceOf(principal), params.id), {

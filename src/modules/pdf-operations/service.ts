@@ -147,6 +147,15 @@ function toOperation(deps: RenderDeps, r: RenderRow): PdfOperation {
   return op;
 }
 
+/** cancelOperation cancels a queued or processing operation (409 CONFLICT once it has ended), as a render's cancel. */
+export function cancelOperation(deps: RenderDeps, workspaceId: string, id: string): PdfOperation {
+  const r = operationRow(deps, workspaceId, id);
+  if (!deps.queue.cancel(id)) throw new ApiError("CONFLICT", `PDF operation ${id} has already ${r.status === "queued" || r.status === "processing" ? "ended" : r.status}; only a queued or processing one can be cancelled.`);
+  deps.worker.cancel(id);
+  deps.worker.ended(id);
+  return getOperation(deps, workspaceId, id);
+}
+
 /** openOutput checks a result address and answers output `i` of an operation (a split's part). */
 export function openOutput(deps: RenderDeps, id: string, i: number, token: unknown): Download {
   checkAddress(deps.config.secretKey, "result", id, token, deps.clock.now());
