@@ -43,7 +43,6 @@ export interface WorkerOptions {
   sealPdf?: SealPdf;
 }
 
-
 // A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
 // the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
 const POLL_MS = 1_000;
