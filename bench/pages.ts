@@ -2,12 +2,17 @@
  * bench/pages: what page images and PDF operations cost (issue 30, docs/performance.md "Page images and PDF operations")
  * on a 10-page report printed by the compiled binary: the PDF's own print time, then each page drawn as an image at 96
  * and 150 dpi (a first ask draws it, a second is served from the store), then each operation on that PDF — the
- * worker's time (startedAt → finishedAt) and the POST ?wait=60 round trip — medians of `--runs`.
+ * worker's time (startedAt → finishedAt) and the POST ?wait=60 round trip — medians of `--runs`. fill runs on the same
+ * report with a text field added to each page by pdf-lib (uploaded as a `pdf` asset), sign with a fresh RSA-2048
+ * certificate.
  *
  *   bun bench/pages.ts [--runs 5] [--binary dist/renderd]
  */
+import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { PDFDocument } from "pdf-lib";
+import { makePkcs12 } from "../test/pdf/certs";
 import { REPORT_TEMPLATE, reportData } from "./documents";
 import { api, publishTemplate, renderOnce, startServer, type Server } from "./server";
 
@@ -28,6 +33,29 @@ async function timed(server: Server, path: string): Promise<number> {
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
   return performance.now() - t;
+}
+
+/** download answers a render's stored PDF. */
+async function download(server: Server, id: string): Promise<Uint8Array> {
+  const render = await api<{ result: { downloadUrl: string } }>(server, "GET", `/v1/renders/${id}`);
+  return new Uint8Array(await (await fetch(render.result.downloadUrl)).arrayBuffer());
+}
+
+/** withFields adds an AcroForm text field `note<n>` to each page, so fill has a real form of the report's size. */
+async function withFields(pdf: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+  const doc = await PDFDocument.load(pdf);
+  const form = doc.getForm();
+  doc.getPages().forEach((page, i) => form.createTextField(`note${i + 1}`).addToPage(page, { x: 40, y: 20, width: 300, height: 20 }));
+  return new Uint8Array(await doc.save());
+}
+
+/** uploadPdf registers and uploads PDF bytes as a `pdf` asset and answers its id. */
+async function uploadPdf(server: Server, filename: string, bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const reg = await api<{ id: string; uploadUrl: string; uploadHeaders: Record<string, string> }>(server, "POST", "/v1/assets", { kind: "pdf", filename, mediaType: "application/pdf", size: bytes.byteLength, sha256 });
+  const up = await fetch(reg.uploadUrl, { method: "PUT", body: bytes, headers: reg.uploadHeaders });
+  if (!up.ok) throw new Error(`upload: ${up.status} ${await up.text()}`);
+  return reg.id;
 }
 
 const server = await startServer({ binary: resolve(import.meta.dir, "..", values.binary!), workers: "1" });
@@ -56,6 +84,8 @@ try {
     console.log(`| ${format} ${dpi} dpi | ${ms(median(first))} | ${ms(median(second))} | ${Math.round(bytes / 10 / 1024)} KiB |`);
   }
 
+  const formId = await uploadPdf(server, "report-form.pdf", await withFields(await download(server, id)));
+  const cert = await api<{ id: string }>(server, "POST", "/v1/certificates", { name: "Bench", pkcs12: Buffer.from(makePkcs12()).toString("base64"), password: "secret" });
   const operations: Record<string, Record<string, unknown>> = {
     merge: { operation: "merge", inputs: [{ renderId: id }, { renderId: id }] },
     split: { operation: "split", inputs: [{ renderId: id }], ranges: ["1-5", "6-"] },
@@ -66,6 +96,8 @@ try {
     compress: { operation: "compress", inputs: [{ renderId: id }] },
     metadata: { operation: "metadata", inputs: [{ renderId: id }], metadata: { title: "Report", author: "Bench" } },
     encrypt: { operation: "encrypt", inputs: [{ renderId: id }], password: { user: "u", owner: "o" } },
+    "fill (10 fields)": { operation: "fill", inputs: [{ assetId: formId }], fields: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`note${i + 1}`, `Checked, page ${i + 1}`])) },
+    sign: { operation: "sign", inputs: [{ renderId: id }], signature: { certificateId: cert.id, reason: "Bench" } },
   };
   console.log("\n| operation on the 10-page PDF | worker (startedAt → finishedAt) | POST ?wait=60 → 200 | result bytes |");
   console.log("| --- | ---: | ---: | ---: |");
