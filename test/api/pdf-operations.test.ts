@@ -111,6 +111,7 @@ describe("operations", () => {
     expect(parts.map((p) => text(p))).toEqual(["Page 1 Page 2", "Page 3", "Page 2 Page 3"]);
     parts.forEach(check);
     expect((await fetch(local(t, op.result.outputs[0].downloadUrl.replace(/token=\d+\./, "token=9.")))).status).toBe(403);
+    expect((await fetch(local(t, op.result.outputs[2].downloadUrl.replace("/outputs/2?", "/outputs/3?")))).status).toBe(404);
   });
 
   test("rotate: the pages named turn by the angle, the others stay; a render's PDF is an input too", async () => {
