@@ -57,20 +57,20 @@ function databaseOf(env: Record<string, string>): string {
   return new URL(env.DATABASE_URL!).pathname.slice(1);
 }
 
-/** roundTrip times the store bridge at rest (postgres-store.ts: the caller blocks until the worker thread has the
- * answer): one statement, and an empty write transaction (BEGIN, the lock, one statement, COMMIT). */
-function roundTrip(url: string): { statementMs: number; txMs: number } {
-  const store = new PostgresStore(url);
+/** roundTrip times the store at rest: one statement, and a write transaction of one statement (BEGIN sent with it,
+ * COMMIT). */
+async function roundTrip(url: string): Promise<{ statementMs: number; txMs: number; }> {
+  const store = await PostgresStore.open(url);
   try {
-    for (let i = 0; i < 50; i++) store.get("SELECT 1 AS ok");
+    for (let i = 0; i < 50; i++) await store.get("SELECT 1 AS ok");
     let t = performance.now();
-    for (let i = 0; i < 500; i++) store.get("SELECT 1 AS ok");
+    for (let i = 0; i < 500; i++) await store.get("SELECT 1 AS ok");
     const statementMs = (performance.now() - t) / 500;
     t = performance.now();
-    for (let i = 0; i < 200; i++) store.tx(() => store.get("SELECT 1 AS ok"));
+    for (let i = 0; i < 200; i++) await store.tx((tx) => tx.get("SELECT 1 AS ok"));
     return { statementMs, txMs: (performance.now() - t) / 200 };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -143,7 +143,7 @@ async function main() {
   const admin = new SQL(adminUrl(one.DATABASE_URL!));
   const results: Measured[] = [];
   try {
-    const bridge = roundTrip(adminUrl(one.DATABASE_URL!));
+    const bridge = await roundTrip(adminUrl(one.DATABASE_URL!));
     results.push(await measure({ name: "(a) 1 process, SQLite", processes: 1 }, null, null));
     results.push(await measure({ name: "(b) 1 process, PostgreSQL + Redis + S3", processes: 1, env: one }, admin, dataDirectory));
     results.push(await measure({ name: "(c) 2 processes, one PostgreSQL + Redis + S3", processes: 2, env: two }, admin, dataDirectory));

@@ -15,8 +15,8 @@ function freePort(): number {
   return port;
 }
 
-/** cli runs one admin command of `binary` on the bench's DATA_DIR and answers its --json output. */
-function cli<T>(binary: string, env: Record<string, string>, ...args: string[]): T {
+/** cli runs one admin command of `binary` on the bench's DATA_DIR (or DATABASE_URL) and answers its --json output. */
+export function cli<T>(binary: string, env: Record<string, string>, ...args: string[]): T {
   const run = Bun.spawnSync([binary, ...args, "--json"], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
   if (run.exitCode !== 0) throw new Error(`renderd ${args.join(" ")} failed: ${run.stderr.toString()}`);
   return JSON.parse(run.stdout.toString()) as T;

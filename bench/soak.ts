@@ -95,13 +95,14 @@ async function start(): Promise<Server> {
 }
 
 /** makeKey makes the clients' key, with allowances that let them keep the pool busy (the defaults allow 60 a minute). */
-function makeKey(): string {
+async function makeKey(): Promise<string> {
   const store = openStore(dataDir);
   try {
-    store.run("UPDATE workspaces SET max_active_renders = 40, renders_per_minute = 100000 WHERE slug = 'default'");
-    return createApiKey(store, systemClock, { actor: CLI_ACTOR, requestId: "req_soak" }, getWorkspace(store, "default").id, { name: "soak", scopes: ["render:create", "render:read"] }).secret;
+    await store.tx((tx) => tx.run("UPDATE workspaces SET max_active_renders = 40, renders_per_minute = 100000 WHERE slug = 'default'"));
+    const workspace = await getWorkspace(store, "default");
+    return (await createApiKey(store, systemClock, { actor: CLI_ACTOR, requestId: "req_soak" }, workspace.id, { name: "soak", scopes: ["render:create", "render:read"] })).secret;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -270,7 +271,7 @@ const outages = { diskFull: 0, diedDuringDiskFull: 0, recoveryMs: [] as number[]
 
 const started = performance.now();
 let server = await start();
-const apiKey = makeKey();
+const apiKey = await makeKey();
 try {
   for (let cycle = 0; cycle < CYCLES; cycle++) {
     const probe = PROBES[cycle % PROBES.length]!;

@@ -87,7 +87,7 @@ const { store } = server;
 const ctx = { actor: CLI_ACTOR, requestId: "bench" };
 const workspaces: string[] = [];
 for (let i = 0; i < ENDPOINTS; i++) {
-  const ws = createWorkspace(store, systemClock, ctx, { name: `Bench ${i}`, slug: `bench-${i}` });
+  const ws = await store.tx((tx) => createWorkspace(tx, systemClock, ctx, { name: `Bench ${i}`, slug: `bench-${i}` }));
   await createWebhookEndpoint(store, systemClock, ctx, ws.id, { url: `${receiverUrl}/hook/${i}`, eventTypes: ["render.succeeded", "render.failed"] }, {
     secretKey: config.secretKey,
     destinations: { allowHttp: true, allowPrivate: true, resolve: resolveHost },
@@ -100,8 +100,8 @@ const startedAt = Date.now();
 for (let i = 0; i < EVENTS; i += CHUNK) {
   // Each render ends in a transaction of its own, as rendering will call it.
   for (let j = i; j < Math.min(EVENTS, i + CHUNK); j++) {
-    store.tx(() =>
-      enqueueEndEvent(store, systemClock, {
+    await store.tx(async (tx) =>
+      enqueueEndEvent(tx, systemClock, {
         workspaceId: workspaces[j % workspaces.length]!,
         renderId: `rnd_bench${j}`,
         status: j % 10 === 0 ? "failed" : "succeeded",
@@ -125,7 +125,7 @@ const { received, delays } = stats;
 const totalMs = stats.lastReceivedAt - startedAt;
 delays.sort((a, b) => a - b);
 
-const attempts = store.get<{ n: number; ok: number }>("SELECT COUNT(*) AS n, SUM(status = 'succeeded') AS ok FROM webhook_deliveries")!;
+const attempts = (await store.get<{ n: number; ok: number }>("SELECT COUNT(*) AS n, SUM(status = 'succeeded') AS ok FROM webhook_deliveries"))!;
 console.log(
   [
     `renderd webhooks benchmark (Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs)`,

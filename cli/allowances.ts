@@ -40,8 +40,8 @@ export function allowancesCommand(): Command {
         .requiredOption("--workspace <id|slug>", "workspace to read"),
     ).action(
       guard(async (flags: GetFlags) => {
-        await withStore(({ store }) => {
-          const allowances = getAllowances(store, flags.workspace);
+        await withStore(async ({ store }) => {
+          const allowances = await getAllowances(store, flags.workspace);
           print(!!flags.json, allowances, () => describeAllowances(allowances));
         }, flags.dataDir);
       }),
@@ -79,9 +79,9 @@ export function allowancesCommand(): Command {
         for (const field of NULLABLE) if (flags[field] !== undefined) input[field] = wholeNumber(flags[field], true);
         if (flags.suspended !== undefined) input.suspended = trueOrFalse(flags.suspended);
         const body = checkInput(AllowancesReplacement, input, "allowances");
-        await withStore(({ store, clock }) => {
-          const ws = getWorkspace(store, flags.workspace);
-          const allowances = replaceAllowances(store, clock, cliChange(), ws.id, body);
+        await withStore(async ({ store, clock }) => {
+          const ws = await getWorkspace(store, flags.workspace);
+          const allowances = await replaceAllowances(store, clock, cliChange(), ws.id, body);
           print(!!flags.json, allowances, () => `replaced the allowances of workspace ${ws.slug} (${ws.id})\n${describeAllowances(allowances)}`);
         }, flags.dataDir);
       }),

@@ -49,7 +49,7 @@ export async function withStore<T>(fn: (ctx: CliContext) => T | Promise<T>, data
   try {
     return await fn({ config, store, clock: systemClock, migrated });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -60,10 +60,10 @@ export function keysCommand(): Command {
           "key options",
           (field) => (field === "scopes" ? "--scope" : kebab(field)),
         );
-        await withStore(({ store, clock }) => {
+        await withStore(async ({ store, clock }) => {
           // createApiKey trusts its workspace id (the route takes it from the principal), so resolve id or slug here.
-          const ws = getWorkspace(store, flags.workspace);
-          const key = createApiKey(store, clock, cliChange(), ws.id, body);
+          const ws = await getWorkspace(store, flags.workspace);
+          const key = await createApiKey(store, clock, cliChange(), ws.id, body);
           print(!!flags.json, key, () =>
             [
               `created API key ${key.id} "${key.name}" in workspace ${ws.slug} (${ws.id})`,
@@ -87,12 +87,12 @@ export function keysCommand(): Command {
         .requiredOption("--workspace <id|slug>", "workspace whose keys to list"),
     ).action(
       guard(async (flags: WorkspaceFlags) => {
-        await withStore(({ store, clock }) => {
-          const ws = getWorkspace(store, flags.workspace);
+        await withStore(async ({ store, clock }) => {
+          const ws = await getWorkspace(store, flags.workspace);
           const keys: ApiKey[] = [];
           let cursor: string | undefined;
           do {
-            const page = listApiKeys(store, ws.id, { limit: PAGE, cursor });
+            const page = await listApiKeys(store, ws.id, { limit: PAGE, cursor });
             keys.push(...page.items);
             cursor = page.nextCursor;
           } while (cursor);
@@ -118,9 +118,9 @@ export function keysCommand(): Command {
         .requiredOption("--workspace <id|slug>", "workspace the key belongs to"),
     ).action(
       guard(async (keyId: string, flags: WorkspaceFlags) => {
-        await withStore(({ store, clock }) => {
-          const ws = getWorkspace(store, flags.workspace);
-          const result = revokeApiKey(store, clock, cliChange(), ws.id, keyId);
+        await withStore(async ({ store, clock }) => {
+          const ws = await getWorkspace(store, flags.workspace);
+          const result = await revokeApiKey(store, clock, cliChange(), ws.id, keyId);
           print(!!flags.json, result, () => `revoked API key ${result.id} in workspace ${ws.slug}`);
         }, flags.dataDir);
       }),

@@ -16,9 +16,9 @@ function suspensionCommand(name: "suspend" | "restore", suspended: boolean, desc
       .addHelpText("after", "\nExits 0 and changes nothing (no audit event) when the workspace already is in that state."),
   ).action(
     guard(async (workspace: string, flags: Flags) => {
-      await withStore(({ store, clock }) => {
-        const changed = setSuspended(store, clock, cliChange(), workspace, suspended);
-        const ws = getWorkspace(store, workspace);
+      await withStore(async ({ store, clock }) => {
+        const changed = await setSuspended(store, clock, cliChange(), workspace, suspended);
+        const ws = await getWorkspace(store, workspace);
         const state = suspended ? "suspended" : "restored";
         print(!!flags.json, { id: ws.id, slug: ws.slug, suspended: ws.suspended, changed }, () =>
           changed ? `${state} workspace ${ws.slug} (${ws.id})` : `workspace ${ws.slug} (${ws.id}) is already ${suspended ? "suspended" : "active (not suspended)"}`,

@@ -31,7 +31,7 @@ export function tuiCommand(): Command {
           const { runTui } = await import("./tui/run");
           await runTui(store, systemClock, config);
         } finally {
-          store.close();
+          await store.close();
         }
       }),
     );

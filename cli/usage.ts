@@ -90,13 +90,13 @@ export function usageCommand(): Command {
       guard(async (flags: ExportFlags) => {
         if (!(FORMATS as readonly string[]).includes(flags.format)) throw badInput(`--format must be csv or json (got ${JSON.stringify(flags.format)}).`);
         const range = rangeOf(flags);
-        await withStore(({ store }) => {
-          const workspaceId = flags.workspace === undefined ? undefined : getWorkspace(store, flags.workspace).id;
+        await withStore(async ({ store }) => {
+          const workspaceId = flags.workspace === undefined ? undefined : (await getWorkspace(store, flags.workspace)).id;
           const bar = progressBar((n) => `${n} days`);
           const rows: UsageExportRow[] = [];
           let done = 0;
           for (const month of monthsOf(range)) {
-            rows.push(...exportUsage(store, month, workspaceId));
+            rows.push(...await exportUsage(store, month, workspaceId));
             bar.update("usage", (done += daysIn(month)), daysIn(range));
           }
           bar.end();

@@ -63,15 +63,15 @@ export function usersCommand(): Command {
         validatePassword(password);
         // Hashing is slow on purpose, so it happens before the store is opened and the transaction begins.
         const passwordHash = await hashPassword(password);
-        await withStore(({ store, clock }) => {
-          const user = createUser(store, clock, cliChange(), {
+        await withStore(async ({ store, clock }) => {
+          const user = await store.tx((tx) => createUser(tx, clock, cliChange(), {
             email: flags.email,
             name: flags.name,
             passwordHash,
             workspace: flags.workspace,
             role,
             platformAdmin: !!flags.platformAdmin,
-          });
+          }));
           const out = generatedPassword === undefined ? user : { ...user, generatedPassword };
           print(!!flags.json, out, () => {
             const lines = [`created user ${user.email} (${user.id}): ${user.role} of ${user.workspaceId}${user.platformAdmin ? ", platform administrator" : ""}`];
@@ -96,10 +96,10 @@ export function usersCommand(): Command {
         const password = await readPasswordFromStdin();
         validatePassword(password);
         const passwordHash = await hashPassword(password);
-        await withStore(({ store, clock }) => {
-          const user = findUserByEmail(store, flags.email);
+        await withStore(async ({ store, clock }) => {
+          const user = await findUserByEmail(store, flags.email);
           if (!user) throw new ApiError("NOT_FOUND", `No user has the e-mail ${flags.email}; list them with the console or create one with \`renderd users create\`.`);
-          const { sessionsEnded } = replacePassword(store, clock, cliChange(), user, passwordHash);
+          const { sessionsEnded } = await replacePassword(store, clock, cliChange(), user, passwordHash);
           print(!!flags.json, { id: user.id, email: user.email, passwordChanged: true, sessionsEnded }, () => `changed the password of ${user.email} (${user.id}); ended ${sessionsEnded} session(s)`);
         }, flags.dataDir);
       }),

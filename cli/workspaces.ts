@@ -32,8 +32,8 @@ export function workspacesCommand(): Command {
         .option("--slug <slug>", "URL name: lowercase letters, digits and -, up to 63 (default: derived from the name)"),
     ).action(
       guard(async (name: string, flags: CreateFlags) => {
-        await withStore(({ store, clock }) => {
-          const ws = createWorkspace(store, clock, cliChange(), { name, slug: flags.slug });
+        await withStore(async ({ store, clock }) => {
+          const ws = await store.tx((tx) => createWorkspace(tx, clock, cliChange(), { name, slug: flags.slug }));
           print(!!flags.json, ws, () => `created workspace ${ws.slug} (${ws.id}) "${ws.name}"`);
         }, flags.dataDir);
       }),
@@ -53,11 +53,11 @@ export function workspacesCommand(): Command {
           if (!/^\d+$/.test(flags.limit) || Number(flags.limit) < 1) throw badInput(`--limit must be a whole number of at least 1 (got ${JSON.stringify(flags.limit)}).`);
           limit = Number(flags.limit);
         }
-        await withStore(({ store }) => {
+        await withStore(async ({ store }) => {
           const items: PlatformWorkspace[] = [];
           let cursor: string | undefined;
           do {
-            const page = listWorkspaces(store, { search: flags.search, cursor, limit: String(Math.min(PAGE, limit - items.length)) });
+            const page = await listWorkspaces(store, { search: flags.search, cursor, limit: String(Math.min(PAGE, limit - items.length)) });
             items.push(...page.items);
             cursor = page.nextCursor;
           } while (cursor && items.length < limit);

@@ -108,11 +108,8 @@ if (!(await Bun.file(entry).exists())) {
 mkdirSync(dirname(outfile), { recursive: true });
 
 const started = performance.now();
-// The PostgreSQL store's worker thread (src/store/postgres-worker.ts) is started by path, not imported: it must be an
-// entrypoint of its own to be in the executable.
-const workers = [resolve(root, "src/store/postgres-worker.ts")];
 const result = await Bun.build({
-  entrypoints: [entry, ...workers],
+  entrypoints: [entry],
   target: "bun",
   format: "esm",
   // Keep names readable in stack traces; whitespace and syntax minification only shrink the text.

@@ -14,6 +14,7 @@ import { pdfSealer } from "./modules/renders/seal-pdf";
 import { namerOptions } from "./modules/template-conversions/namer";
 import { ConversionRunner } from "./modules/template-conversions/runner";
 import { poolOptions, RenderPool } from "./render/pool";
+import { StubPool } from "./render/stub-pool";
 import { RenderWorker } from "./render/worker";
 import { StoreQueue } from "./queue/store-queue";
 import { Metrics } from "./metrics/metrics";
@@ -101,6 +102,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = new Metrics();
   const startedAt = new Date();
   let draining = false;
+  let firstStart: Promise<FirstStart | null> | null = null;
   try {
     // An unreachable Redis is a state, not a bad setting (docs/scale-out.md): said once here, then in /health.
     if (counters && config.redisUrl && !(await counters.ping()))
@@ -108,12 +110,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (applied.length) log.info({ migrations: applied }, "migrations applied");
     const plan = await planFirstStart(store, { email: config.adminEmail, password: config.adminPassword });
     // The pool runs on real time whatever the clock: its deadlines and watchdog are about Chromium, not the calendar.
-    pool = new RenderPool(poolOptions(config, log));
+    // RENDERD_BENCH_PRINT_MS: bench/cluster.ts's print of a fixed cost (render/stub-pool.ts); not an operator's setting.
+    const benchPrintMs = process.env.RENDERD_BENCH_PRINT_MS;
+    pool = benchPrintMs ? new StubPool(poolOptions(config, log), Number(benchPrintMs)) : new RenderPool(poolOptions(config, log));
     await pool.start();
     const sealPdf = pdfSealer({ store, clock, secretKey: config.secretKey, timestampUrl: config.signatureTimestampUrl, maxOutputBytes: pool.maxOutputBytes });
     const queue = new StoreQueue(store, clock, config.renderLeaseMs);
     worker = new RenderWorker({ store, clock, log, files, pool, metrics, queue, concurrency: config.renderWorkers, retentionDays: config.retentionDays, sealPdf });
-    worker.start();
+    await worker.start();
     conversions = new ConversionRunner({ store, clock, log, files, namer: namerOptions(config) });
     conversions.start();
     const handler = createApi({ config, store, clock, log, files, space, worker, conversions, metrics, counters, resolve: options.resolve });
@@ -128,6 +132,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       development: false,
       error: unhandledResponse(log),
       fetch: async (request, server) => {
+        // A request that arrives while the first start's administrator is being written waits for it.
+        if (firstStart) await firstStart;
         const address = server.requestIP(request)?.address;
         // The console reads the same canonical path as the API (http/request-target.ts); handle refuses an unreadable target.
         const canonical = canonicalRequest(request);
@@ -139,7 +145,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     metrics.attach({
       pool: () => livePool.stats(),
       queue: () => liveWorker.queue.depth(),
-      webhookBacklog: () => store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
+      webhookBacklog: async () => (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'"))!.n,
       dataDirFreeBytes: () => space.status().freeBytes,
     });
     const state = (): LiveState => {
@@ -156,9 +162,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     };
     internalServer = Bun.serve({ hostname: "127.0.0.1", port: config.internalPort, development: false, error: unhandledResponse(log), fetch: internalHandler({ metrics, state }) });
     // Only now, with both ports bound: a first start that fails earlier (Chromium, a taken port) creates no administrator
-    // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). No await since
-    // Bun.serve: no request is served before the administrator exists.
-    const first = plan && applyFirstStart(store, clock, plan);
+    // whose generated password nobody saw; the next start generates and prints one (docs/operations.md). Requests wait
+    // for it (above), so none is served before the administrator exists.
+    firstStart = plan ? applyFirstStart(store, clock, plan) : null;
+    const first = await firstStart;
+    firstStart = null;
     if (first) {
       log.info({ email: first.email }, "first start: created workspace default and its administrator");
       options.onFirstStart?.(first);
@@ -172,7 +180,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await conversions?.stop();
     await pool?.stop();
     counters?.close();
-    store.close();
+    await store.close();
     throw e;
   }
   const pub = publicServer;
@@ -222,7 +230,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await renderPool.stop();
         counters?.close();
         space.stop();
-        store.close();
+        await store.close();
         log.info("renderd stopped");
       })();
       return stopping;

@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 test("dist/renderd keeps a render in PostgreSQL and its PDF in the bucket, streams it back, and counts requests in Redis", async () => {
-  const key = serve.makeKey(["render:create", "render:read"]);
+  const key = await serve.makeKey(["render:create", "render:read"]);
   const render = await serve.call("/v1/renders?wait=30", key, { html: "<p>printed by the binary</p>" });
   expect([render.status, render.body.status]).toEqual([200, "succeeded"]);
   const address = new URL(render.body.result.downloadUrl);
@@ -47,11 +47,11 @@ test("dist/renderd keeps a render in PostgreSQL and its PDF in the bucket, strea
   const sha = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
   expect(await new S3Client(bucket.settings).exists(`outputs/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`)).toBe(true);
   // The render is a row of the PostgreSQL store, where any other process sharing it reads it.
-  const store = serve.openStore();
+  const store = await serve.openStore();
   try {
-    expect([store.engine, store.get("SELECT status, output_sha256 FROM renders WHERE id = $id", { id: render.body.id })]).toEqual(["postgres", { status: "succeeded", output_sha256: sha }]);
+    expect([store.engine, await store.get("SELECT status, output_sha256 FROM renders WHERE id = $id", { id: render.body.id })]).toEqual(["postgres", { status: "succeeded", output_sha256: sha }]);
   } finally {
-    store.close();
+    await store.close();
   }
   const keys = Bun.spawnSync(["redis-cli", "-u", redis.url, "--scan", "--pattern", "renderd:rate:api:*"], { stdout: "pipe" }).stdout.toString().trim();
   expect(keys).not.toBe("");

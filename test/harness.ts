@@ -48,7 +48,7 @@ export interface TestServer {
   /** makeWorkspace creates a workspace with an owner; answers its id and the owner's session cookie. */
   makeWorkspace(name: string, role?: Role): Promise<{ id: string; email: string; password: string; cookie: string }>;
   /** makeKey creates an API key directly in the store and answers its secret. */
-  makeKey(workspaceId: string, scopes: Scope[], expiresInDays?: number): string;
+  makeKey(workspaceId: string, scopes: Scope[], expiresInDays?: number): Promise<string>;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -95,7 +95,7 @@ export async function startTestServer(
     dataDir,
     clock,
     server,
-    defaultWorkspaceId: server.store.get<{ id: string }>("SELECT id FROM workspaces WHERE slug = 'default'")!.id,
+    defaultWorkspaceId: (await server.store.get<{ id: string }>("SELECT id FROM workspaces WHERE slug = 'default'"))!.id,
     async call(path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       let body: string | undefined;
@@ -130,15 +130,15 @@ export async function startTestServer(
       const password = `password-${counter}-x`;
       const passwordHash = await hashPassword(password);
       const ctx = { actor: CLI_ACTOR, requestId: "test-setup" };
-      const id = server.store.tx(() => {
-        const ws = createWorkspace(server.store, clock, ctx, { name, slug: `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${counter}` });
-        createUser(server.store, clock, ctx, { email, passwordHash, workspace: ws.id, role, platformAdmin: false });
+      const id = await server.store.tx(async (tx) => {
+        const ws = await createWorkspace(tx, clock, ctx, { name, slug: `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${counter}` });
+        await createUser(tx, clock, ctx, { email, passwordHash, workspace: ws.id, role, platformAdmin: false });
         return ws.id;
       });
       return { id, email, password, cookie: await t.signIn(email, password) };
     },
-    makeKey(workspaceId, scopes, expiresInDays) {
-      return createApiKey(server.store, clock, { actor: CLI_ACTOR, requestId: "test-setup" }, workspaceId, { name: "test key", scopes, expiresInDays }).secret;
+    async makeKey(workspaceId, scopes, expiresInDays) {
+      return (await createApiKey(server.store, clock, { actor: CLI_ACTOR, requestId: "test-setup" }, workspaceId, { name: "test key", scopes, expiresInDays })).secret;
     },
     async restart() {
       await server.stop();

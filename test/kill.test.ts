@@ -23,19 +23,19 @@ afterEach(async () => {
 
 type Row = { id: string; status: string; output_sha256: string | null };
 
-function rows(dataDir: string): Map<string, Row> {
+async function rows(dataDir: string): Promise<Map<string, Row>> {
   const store = openStore(dataDir);
   try {
-    return new Map(store.all<Row>("SELECT id, status, output_sha256 FROM renders").map((r) => [r.id, r]));
+    return new Map((await store.all<Row>("SELECT id, status, output_sha256 FROM renders")).map((r) => [r.id, r]));
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 test("every render answered 202, or 200 succeeded, is still there after a kill -9 at any moment, and ends after the restart", async () => {
   serve = await startServe(SERVE, ENV);
   const dataDir = serve.dataDir;
-  const key = serve.makeKey(["render:create", "render:read"]);
+  const key = await serve.makeKey(["render:create", "render:read"]);
   const accepted = new Set<string>();
   const succeeded = new Set<string>();
   // On a cold machine Chromium's first start can outlast the first kill's moment, and renders queued behind the
@@ -71,7 +71,7 @@ test("every render answered 202, or 200 succeeded, is still there after a kill -
     killed = true;
     await Promise.all(clients);
 
-    const stored = rows(dataDir);
+    const stored = await rows(dataDir);
     for (const id of accepted) expect(stored.has(id)).toBe(true);
     for (const id of succeeded) {
       const row = stored.get(id)!;
@@ -85,8 +85,8 @@ test("every render answered 202, or 200 succeeded, is still there after a kill -
   expect(succeeded.size).toBeGreaterThan(0);
   // After the last restart every acknowledged render reaches a final state: printed again if it was cut off (a render
   // cut off twice fails, spec 3.2's one recovery), never lost.
-  await until(() => [...rows(dataDir).values()].every((r) => r.status !== "queued" && r.status !== "processing"), 60_000);
-  const final = rows(dataDir);
-  for (const id of accepted) expect(["succeeded", "failed"]).toContain(final.get(id)!.status);
-  for (const id of succeeded) expect(final.get(id)!.status).toBe("succeeded");
+  await until(async () => [...(await rows(dataDir)).values()].every((r) => r.status !== "queued" && r.status !== "processing"), 60_000);
+  const final = await rows(dataDir);
+  for (const id of accepted) expect(["succeeded", "failed"]).toContain((final.get(id))!.status);
+  for (const id of succeeded) expect((final.get(id))!.status).toBe("succeeded");
 }, 120_000);

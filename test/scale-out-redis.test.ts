@@ -38,7 +38,7 @@ test("Redis stopped and started again during a run: /health 503 naming redis, th
   redis = await startRedis();
   const serve = await startServe(SERVE, { ...(await sharedStoreEnv()), REDIS_URL: redis.url });
   serves.push(serve);
-  const key = serve.makeKey(["render:create", "render:read"]);
+  const key = await serve.makeKey(["render:create", "render:read"]);
   // One entry per render created: its final status, as its ?wait answer gave it.
   const finished: string[] = [];
   const refused: string[] = [];
@@ -81,7 +81,7 @@ test("a rate limit of N per minute admits N across two processes sharing Redis, 
   // One store, one key: the limit is per client address, and both processes see 127.0.0.1, so they count in one Redis key.
   const env = { ...(await sharedStoreEnv()), REDIS_URL: redis.url, API_RATE_LIMIT_PER_MINUTE: String(N) };
   serves = await Promise.all([0, 1].map(() => startServe(SERVE, env)));
-  const key = serves[0].makeKey(["asset:manage"]);
+  const key = await serves[0].makeKey(["asset:manage"]);
   // All hits inside one minute window: start with at least 15 s of it left.
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 45_000) await Bun.sleep(60_000 - intoMinute + 100);
@@ -111,7 +111,7 @@ test("a REDIS_URL that nothing answers: serve starts, warns once without the pas
   const serve = await startServe(SERVE, { ...(await sharedStoreEnv()), REDIS_URL: `redis://renderd:hunter2-secret@127.0.0.1:${port}`, LOG_LEVEL: "info" });
   serves.push(serve);
   expect(await health(serve)).toEqual({ status: 503, body: { status: "unavailable", unavailable: ["redis"] } });
-  const key = serve.makeKey(["asset:manage"]);
+  const key = await serve.makeKey(["asset:manage"]);
   expect((await serve.call("/v1/assets", key)).status).toBe(200);
   serve.proc.kill("SIGTERM");
   await serve.proc.exited;

@@ -61,9 +61,9 @@ export interface ServeProcess {
   dataDir: string;
   internalPort: number;
   /** openStore opens the process's store as the CLI would: DATABASE_URL's when set, else DATA_DIR's; the caller closes it. */
-  openStore(): Store;
+  openStore(): Promise<Store>;
   /** makeKey creates an API key of workspace `default` in the store (another connection, as the CLI would). */
-  makeKey(scopes: Scope[]): string;
+  makeKey(scopes: Scope[]): Promise<string>;
   /** call sends JSON to the public port with an API key. */
   call(path: string, key: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** stop sends SIGTERM (if still running), waits for the exit and removes DATA_DIR. */
@@ -82,7 +82,7 @@ export async function startServe(command: string[], env: Record<string, string> 
     stderr: "pipe",
   });
   const url = `http://127.0.0.1:${port}`;
-  const open = (): Store => (env.DATABASE_URL === undefined ? openStore(dataDir) : new PostgresStore(env.DATABASE_URL));
+  const open = async (): Promise<Store> => (env.DATABASE_URL === undefined ? openStore(dataDir) : PostgresStore.open(env.DATABASE_URL));
   await waitFor(`${url}/health`, 30_000);
   return {
     proc,
@@ -91,13 +91,13 @@ export async function startServe(command: string[], env: Record<string, string> 
     dataDir,
     internalPort,
     openStore: open,
-    makeKey(scopes) {
-      const store = open();
+    async makeKey(scopes) {
+      const store = await open();
       try {
-        const ws = getWorkspace(store, "default");
-        return createApiKey(store, systemClock, { actor: CLI_ACTOR, requestId: "req_test" }, ws.id, { name: "test", scopes }).secret;
+        const ws = await getWorkspace(store, "default");
+        return (await createApiKey(store, systemClock, { actor: CLI_ACTOR, requestId: "req_test" }, ws.id, { name: "test", scopes })).secret;
       } finally {
-        store.close();
+        await store.close();
       }
     },
     async call(path, key, body) {

@@ -78,9 +78,9 @@ describe("first start", () => {
     expect(await new Response(failed.stdout).text()).not.toContain("password");
     const store = openStore(dataDir);
     try {
-      expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n).toBe(0);
+      expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users"))!.n).toBe(0);
     } finally {
-      store.close();
+      await store.close();
     }
 
     const port = 20000 + Math.floor(Math.random() * 20000);
@@ -121,18 +121,19 @@ describe("a render whose end cannot be written", () => {
     const { log, lines } = collectedLog();
     const t = await startTestServer({ RENDER_WORKERS: "1" }, undefined, { log });
     try {
-      const key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
+      const key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
       const store = t.server.store as SqliteStore;
       // The store refuses every final state, as a full disk or a lost database would.
       store.db.run("CREATE TRIGGER refuse_end BEFORE UPDATE OF status ON renders WHEN NEW.status IN ('succeeded', 'failed') BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
       const id = ok(await t.call("/v1/renders", { key, body: { html: "<p>unwritable</p>", test: true } }), 202).id;
       const failedOnce = () => lines.some((l) => l.msg === "claiming or ending renders failed; retrying with back-off until it works");
-      await until(() => failedOnce() && t.server.worker.inFlight().length === 0 && store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })?.status === "queued", 15_000);
+      const status = async () => (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
+      await until(async () => failedOnce() && t.server.worker.inFlight().length === 0 && (await status()) === "queued", 15_000);
       expect((await t.call("/health")).status).toBe(200);
       expect((await t.call(`/v1/renders/${id}`, { key })).status).toBe(200);
       store.db.run("DROP TRIGGER refuse_end");
       // Taken again after the back-off (at most 8 s), by the same process.
-      await until(() => store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })?.status === "succeeded", 15_000);
+      await until(async () => (await status()) === "succeeded", 15_000);
       const next = ok(await t.call("/v1/renders?wait=30", { key, body: { html: "<p>after</p>", test: true } }), 200);
       expect(next.status).toBe("succeeded");
       const said = (msg: string) => lines.filter((l) => l.msg === msg).length;

@@ -12,17 +12,17 @@ afterEach(async () => {
   serve = undefined;
 });
 
-function renderStatus(dataDir: string, id: string): string {
+async function renderStatus(dataDir: string, id: string): Promise<string> {
   const store = openStore(dataDir);
   try {
-    return store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })!.status;
+    return (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))!.status;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 async function startPrinting(s: ServeProcess, pages: number): Promise<string> {
-  const key = s.makeKey(["render:create", "render:read"]);
+  const key = await s.makeKey(["render:create", "render:read"]);
   const made = await s.call("/v1/renders", key, { html: slowHtml(pages) });
   expect(made.status).toBe(202);
   for (let i = 0; i < 300; i++) {
@@ -42,7 +42,7 @@ describe("SIGTERM", () => {
     await expect(fetch(`${serve.url}/health`)).rejects.toThrow();
     expect(await (await fetch(`${serve.internalUrl}/internal/state`)).json()).toMatchObject({ draining: true, inFlight: [{ renderId: id }] });
     expect(await serve.proc.exited).toBe(0);
-    expect(renderStatus(serve.dataDir, id)).toBe("succeeded");
+    expect(await renderStatus(serve.dataDir, id)).toBe("succeeded");
     const err = await new Response(serve.proc.stderr).text();
     expect(err).toContain("SIGTERM received: taking no new work");
   });
@@ -54,6 +54,6 @@ describe("SIGTERM", () => {
     serve.proc.kill("SIGTERM");
     expect(await serve.proc.exited).toBe(0);
     expect(performance.now() - started).toBeLessThan(15_000);
-    expect(renderStatus(serve.dataDir, id)).toBe("queued");
+    expect(await renderStatus(serve.dataDir, id)).toBe("queued");
   });
 });

@@ -1,9 +1,9 @@
 /** wait: polling and rejection helpers shared by the tests that watch processes and timers. */
 
 /** until polls `condition` every 20 ms until it holds, failing after `ms` (generous: CI machines are slow and shared). */
-export async function until(condition: () => boolean, ms = 15_000): Promise<void> {
+export async function until(condition: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > end) throw new Error("condition not met in time");
     await Bun.sleep(20);
   }

@@ -18,7 +18,7 @@ export type AllowanceField = (typeof ALLOWANCE_FIELDS)[number];
 const NULLABLE: ReadonlySet<AllowanceField> = new Set(["documentsPerMonth", "maxStorageBytes", "testRendersPerDay", "templateConversionsPerMonth"]);
 
 // This process prints nothing: the serving process's worker notices a cancel in the store within its poll second.
-const NO_QUEUE: RenderQueue = { kick() {}, cancel() {}, ended() {}, waitEnded: async () => undefined };
+const NO_QUEUE: RenderQueue = { cancel() {}, ended() {}, waitEnded: async () => undefined };
 
 /** Actions is what the screens may change; every method throws ApiError with the API's message on bad input. */
 export class Actions {
@@ -34,13 +34,13 @@ export class Actions {
   }
 
   /** setSuspended suspends or restores a workspace (`workspace.suspended`/`workspace.restored`, as `renderd suspend`). */
-  setSuspended(workspaceId: string, suspended: boolean): boolean {
+  async setSuspended(workspaceId: string, suspended: boolean): Promise<boolean> {
     return setSuspended(this.store, this.clock, cliChange(), workspaceId, suspended);
   }
 
   /** saveAllowances checks the form against the API's schema (spec 2.2 bounds) and replaces the allowances, keeping
    * the suspension as it is. A nullable field left empty means unlimited. */
-  saveAllowances(workspaceId: string, form: Record<AllowanceField, string>, suspended: boolean): CompanyAllowances {
+  async saveAllowances(workspaceId: string, form: Record<AllowanceField, string>, suspended: boolean): Promise<CompanyAllowances> {
     const input: Record<string, unknown> = { suspended };
     for (const field of ALLOWANCE_FIELDS) {
       const raw = form[field].trim();
@@ -51,13 +51,13 @@ export class Actions {
   }
 
   /** createKey creates an API key (`api_key.created`); its secret is in the answer, shown once. */
-  createKey(workspaceId: string, name: string, scopes: string): ApiKeyCreated {
+  async createKey(workspaceId: string, name: string, scopes: string): Promise<ApiKeyCreated> {
     const body = checkInput(CreateApiKeyBody, { name: name.trim(), scopes: [...new Set(listOption(scopes, []))] }, "key", (field) => field);
     return createApiKey(this.store, this.clock, cliChange(), workspaceId, body);
   }
 
   /** cancel cancels a queued or processing render through the API's cancel service (409 once it has ended). */
-  cancel(workspaceId: string, renderId: string): void {
-    cancelRender(this.renders, workspaceId, renderId);
+  async cancel(workspaceId: string, renderId: string): Promise<void> {
+    await cancelRender(this.renders, workspaceId, renderId);
   }
 }

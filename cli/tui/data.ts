@@ -7,7 +7,7 @@ import { RENDER_STATUSES, type RenderStatus } from "../../src/store/render-statu
 import { usageCounters } from "../../src/modules/workspaces/counters";
 import { listWorkspaces } from "../../src/modules/workspaces/service";
 import type { PlatformWorkspace } from "../../src/modules/workspaces/model";
-import type { Store } from "../../src/store/store";
+import type { Reads } from "../../src/store/store";
 
 const MINUTE = 60_000;
 // A delivery that failed for good counts as failing for an hour; one still retrying counts until it succeeds or fails.
@@ -98,53 +98,57 @@ export async function fetchLive(internalUrl: string): Promise<LiveState | null> 
   }
 }
 
-function overview(store: Store, now: Date): Overview {
+async function overview(store: Reads, now: Date): Promise<Overview> {
   const hourAgo = new Date(now.getTime() - 60 * MINUTE);
   const perMinute = new Array<number>(60).fill(0);
-  for (const r of store.all<{ finished_at: string }>("SELECT finished_at FROM renders WHERE finished_at > $since AND finished_at <= $now", { since: hourAgo.toISOString(), now: now.toISOString() })) {
+  const [finished, statuses, recent, webhooks, failures] = await Promise.all([
+    store.all<{ finished_at: string }>("SELECT finished_at FROM renders WHERE finished_at > $since AND finished_at <= $now", { since: hourAgo.toISOString(), now: now.toISOString() }),
+    store.all<{ status: RenderStatus; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') OR finished_at > $since GROUP BY status", {
+      since: hourAgo.toISOString(),
+    }),
+    store.all<{ created_at: string; started_at: string; finished_at: string }>(
+      "SELECT created_at, started_at, finished_at FROM renders WHERE started_at IS NOT NULL AND finished_at > $since",
+      { since: new Date(now.getTime() - 5 * MINUTE).toISOString() },
+    ),
+    store.get<{ backlog: number; failing: number }>(
+      `SELECT COUNT(*) FILTER (WHERE d.status = 'pending') AS backlog, COUNT(DISTINCT d.endpoint_id) FILTER (WHERE ${FAILING}) AS failing
+       FROM webhook_deliveries d`,
+      { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
+    ),
+    store.all<{ id: string; slug: string; error_code: string; finished_at: string }>(
+      `SELECT r.id, w.slug, r.error_code, r.finished_at FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+       WHERE r.status = 'failed' ORDER BY r.finished_at DESC LIMIT 5`,
+    ),
+  ]);
+  for (const r of finished) {
     const index = Math.floor((Date.parse(r.finished_at) - hourAgo.getTime()) / MINUTE);
     perMinute[Math.min(59, index)]!++;
   }
   const queue = Object.fromEntries(RENDER_STATUSES.map((s) => [s, 0])) as Record<RenderStatus, number>;
-  for (const r of store.all<{ status: RenderStatus; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') OR finished_at > $since GROUP BY status", { since: hourAgo.toISOString() }))
-    queue[r.status] = r.n;
-  const recent = store.all<{ created_at: string; started_at: string; finished_at: string }>(
-    "SELECT created_at, started_at, finished_at FROM renders WHERE started_at IS NOT NULL AND finished_at > $since",
-    { since: new Date(now.getTime() - 5 * MINUTE).toISOString() },
-  );
+  for (const r of statuses) queue[r.status] = r.n;
   const seconds = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
-  const webhooks = store.get<{ backlog: number; failing: number }>(
-    `SELECT COUNT(*) FILTER (WHERE d.status = 'pending') AS backlog, COUNT(DISTINCT d.endpoint_id) FILTER (WHERE ${FAILING}) AS failing
-     FROM webhook_deliveries d`,
-    { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
-  )!;
-  const recentFailures = store
-    .all<{ id: string; slug: string; error_code: string; finished_at: string }>(
-      `SELECT r.id, w.slug, r.error_code, r.finished_at FROM renders r JOIN workspaces w ON w.id = r.workspace_id
-       WHERE r.status = 'failed' ORDER BY r.finished_at DESC LIMIT 5`,
-    )
-    .map((r) => ({ id: r.id, workspace: r.slug, code: r.error_code, finishedAt: r.finished_at }));
+  const recentFailures = failures.map((r) => ({ id: r.id, workspace: r.slug, code: r.error_code, finishedAt: r.finished_at }));
   return {
     perMinute,
     queue,
     queueWait: percentiles(recent.map((r) => seconds(r.created_at, r.started_at))),
     renderTime: percentiles(recent.map((r) => seconds(r.started_at, r.finished_at))),
-    webhookBacklog: webhooks.backlog,
-    failingEndpoints: webhooks.failing,
+    webhookBacklog: webhooks!.backlog,
+    failingEndpoints: webhooks!.failing,
     recentFailures,
   };
 }
 
-function workspaces(store: Store, clock: Clock): WorkspaceRow[] {
-  const active = new Map(
-    store.all<{ workspace_id: string; n: number }>("SELECT workspace_id, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY workspace_id").map((r) => [r.workspace_id, r.n]),
-  );
+async function workspaces(store: Reads, clock: Clock): Promise<WorkspaceRow[]> {
+  const counts = await store.all<{ workspace_id: string; n: number }>("SELECT workspace_id, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY workspace_id");
+  const active = new Map(counts.map((r) => [r.workspace_id, r.n]));
   const rows: WorkspaceRow[] = [];
   let cursor: string | undefined;
   do {
-    const page = listWorkspaces(store, { limit: "100", cursor });
-    for (const ws of page.items) {
-      const usage = usageCounters(store, clock, ws.id);
+    const page = await listWorkspaces(store, { limit: "100", cursor });
+    const usages = await Promise.all(page.items.map((ws) => usageCounters(store, clock, ws.id)));
+    for (const [i, ws] of page.items.entries()) {
+      const usage = usages[i]!;
       rows.push({ ...ws, documentsThisMonth: usage.documentsThisMonth, storageBytes: usage.storageBytes, activeRenders: active.get(ws.id) ?? 0 });
     }
     cursor = page.nextCursor;
@@ -152,7 +156,7 @@ function workspaces(store: Store, clock: Clock): WorkspaceRow[] {
   return rows.sort((a, b) => a.slug.localeCompare(b.slug));
 }
 
-function renders(store: Store, filter: RenderFilter): RenderRow[] {
+async function renders(store: Reads, filter: RenderFilter): Promise<RenderRow[]> {
   const where = ["1 = 1"];
   const params: Record<string, string> = {};
   if (filter.workspace) {
@@ -163,45 +167,49 @@ function renders(store: Store, filter: RenderFilter): RenderRow[] {
     where.push("r.status = $status");
     params.status = filter.status;
   }
-  return store
-    .all<{ id: string; workspace_id: string; slug: string; status: RenderStatus; test: number; created_at: string; error_code: string | null; output_sha256: string | null; pages: number | null; bytes: number | null }>(
-      `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code, r.output_sha256, r.pages, r.bytes FROM renders r JOIN workspaces w ON w.id = r.workspace_id
-       WHERE ${where.join(" AND ")} ORDER BY r.created_at DESC, r.id DESC LIMIT 100`,
-      params,
-    )
-    .map((r) => ({
-      id: r.id,
-      workspaceId: r.workspace_id,
-      workspace: r.slug,
-      status: r.status,
-      test: r.test === 1,
-      createdAt: r.created_at,
-      errorCode: r.error_code,
-      outputSha256: r.status === "succeeded" ? r.output_sha256 : null,
-      pages: r.pages,
-      bytes: r.bytes,
-    }));
+  const rows = await store.all<{ id: string; workspace_id: string; slug: string; status: RenderStatus; test: number; created_at: string; error_code: string | null; output_sha256: string | null; pages: number | null; bytes: number | null }>(
+    `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code, r.output_sha256, r.pages, r.bytes FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+     WHERE ${where.join(" AND ")} ORDER BY r.created_at DESC, r.id DESC LIMIT 100`,
+    params,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    workspaceId: r.workspace_id,
+    workspace: r.slug,
+    status: r.status,
+    test: r.test === 1,
+    createdAt: r.created_at,
+    errorCode: r.error_code,
+    outputSha256: r.status === "succeeded" ? r.output_sha256 : null,
+    pages: r.pages,
+    bytes: r.bytes,
+  }));
 }
 
-function endpoints(store: Store, now: Date): EndpointRow[] {
-  return store
-    .all<{ id: string; slug: string; url: string; enabled: number; pending: number; failed: number; last_error: string | null; next_attempt_at: string | null }>(
-      `SELECT e.id, w.slug, e.url, e.enabled,
-              COUNT(*) FILTER (WHERE d.status = 'pending') AS pending,
-              COUNT(*) FILTER (WHERE d.status = 'failed') AS failed,
-              (SELECT last_error FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.last_error IS NOT NULL ORDER BY x.last_attempt_at DESC NULLS LAST LIMIT 1) AS last_error,
-              MIN(d.next_attempt_at) FILTER (WHERE d.status = 'pending') AS next_attempt_at
-       FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id JOIN webhook_deliveries d ON d.endpoint_id = e.id
-       WHERE ${FAILING}
-       GROUP BY e.id, w.slug ORDER BY next_attempt_at NULLS LAST, w.slug`,
-      { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
-    )
-    .map((r) => ({ id: r.id, workspace: r.slug, url: r.url, enabled: r.enabled === 1, pending: r.pending, failed: r.failed, lastError: r.last_error, nextAttemptAt: r.next_attempt_at }));
+async function endpoints(store: Reads, now: Date): Promise<EndpointRow[]> {
+  const rows = await store.all<{ id: string; slug: string; url: string; enabled: number; pending: number; failed: number; last_error: string | null; next_attempt_at: string | null }>(
+    `SELECT e.id, w.slug, e.url, e.enabled,
+            COUNT(*) FILTER (WHERE d.status = 'pending') AS pending,
+            COUNT(*) FILTER (WHERE d.status = 'failed') AS failed,
+            (SELECT last_error FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.last_error IS NOT NULL ORDER BY x.last_attempt_at DESC NULLS LAST LIMIT 1) AS last_error,
+            MIN(d.next_attempt_at) FILTER (WHERE d.status = 'pending') AS next_attempt_at
+     FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id JOIN webhook_deliveries d ON d.endpoint_id = e.id
+     WHERE ${FAILING}
+     GROUP BY e.id, w.slug ORDER BY next_attempt_at NULLS LAST, w.slug`,
+    { since: new Date(now.getTime() - FAILED_RECENTLY_MS).toISOString() },
+  );
+  return rows.map((r) => ({ id: r.id, workspace: r.slug, url: r.url, enabled: r.enabled === 1, pending: r.pending, failed: r.failed, lastError: r.last_error, nextAttemptAt: r.next_attempt_at }));
 }
 
 /** loadSnapshot reads everything the screens show, at one instant of `clock`. */
-export async function loadSnapshot(store: Store, clock: Clock, internalUrl: string, filter: RenderFilter): Promise<Snapshot> {
-  const live = await fetchLive(internalUrl);
+export async function loadSnapshot(store: Reads, clock: Clock, internalUrl: string, filter: RenderFilter): Promise<Snapshot> {
   const at = clock.now();
-  return { at, live, overview: overview(store, at), workspaces: workspaces(store, clock), renders: renders(store, filter), endpoints: endpoints(store, at) };
+  const [live, overviewNow, workspaceRows, renderRows, endpointRows] = await Promise.all([
+    fetchLive(internalUrl),
+    overview(store, at),
+    workspaces(store, clock),
+    renders(store, filter),
+    endpoints(store, at),
+  ]);
+  return { at, live, overview: overviewNow, workspaces: workspaceRows, renders: renderRows, endpoints: endpointRows };
 }

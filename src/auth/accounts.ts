@@ -1,5 +1,5 @@
 /** auth/accounts: the reads of users and memberships that sign-in and every session request need. */
-import type { Store } from "../store/store";
+import type { Reads } from "../store/store";
 import type { Role } from "./scopes";
 
 export interface UserRow {
@@ -20,20 +20,21 @@ export interface Membership {
 }
 
 /** findUserByEmail answers the user with that e-mail (case-insensitive), or null. */
-export function findUserByEmail(store: Store, email: string): UserRow | null {
+export function findUserByEmail(store: Reads, email: string): Promise<UserRow | null> {
   return store.get<UserRow>("SELECT * FROM users WHERE email = $email", { email: email.trim() });
 }
 
 /** findUser answers the user with that id, or null. */
-export function findUser(store: Store, id: string): UserRow | null {
+export function findUser(store: Reads, id: string): Promise<UserRow | null> {
   return store.get<UserRow>("SELECT * FROM users WHERE id = $id", { id });
 }
 
 /** membershipsOf answers a user's workspaces, oldest membership first (the default workspace is the first). */
-export function membershipsOf(store: Store, userId: string): Membership[] {
-  return store.all<{ workspace_id: string; name: string; role: Role; suspended: number }>(
+export async function membershipsOf(store: Reads, userId: string): Promise<Membership[]> {
+  const rows = await store.all<{ workspace_id: string; name: string; role: Role; suspended: number }>(
     `SELECT m.workspace_id, w.name, m.role, w.suspended FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
      WHERE m.user_id = $user ORDER BY m.created_at, m.workspace_id`,
     { user: userId },
-  ).map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role, suspended: r.suspended === 1 }));
+  );
+  return rows.map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role, suspended: r.suspended === 1 }));
 }

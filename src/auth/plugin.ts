@@ -34,8 +34,8 @@ export function authPlugin(deps: AuthDeps) {
   return new Elysia({ name: "renderd.auth", seed: deps }).macro({
     auth: (need: AuthRequirement) => ({
       // transform runs before validation, so an anonymous caller learns nothing about the body's schema.
-      transform({ request }: { request: Request }) {
-        principals.set(request, authorize(deps, request, authenticate(deps, request), need));
+      async transform({ request }: { request: Request }) {
+        principals.set(request, authorize(deps, request, await authenticate(deps, request), need));
       },
       resolve({ request }: { request: Request }) {
         return { principal: principals.get(request)! };

@@ -83,10 +83,10 @@ function unauthorized(message: string): ApiError {
   return new ApiError("UNAUTHORIZED", message);
 }
 
-function fromApiKey(deps: AuthDeps, secret: string): ApiKeyPrincipal {
+async function fromApiKey(deps: AuthDeps, secret: string): Promise<ApiKeyPrincipal> {
   if (!looksLikeApiKey(secret)) throw unauthorized("The API key is not valid.");
   const hash = sha256Hex(secret);
-  const key = deps.store.get<{ id: string; name: string; workspace_id: string; secret_hash: string; scopes: string; enabled: number; expires_at: string | null; last_used_at: string | null; suspended: number }>(
+  const key = await deps.store.get<{ id: string; name: string; workspace_id: string; secret_hash: string; scopes: string; enabled: number; expires_at: string | null; last_used_at: string | null; suspended: number }>(
     `SELECT k.id, k.name, k.workspace_id, k.secret_hash, k.scopes, k.enabled, k.expires_at, k.last_used_at, w.suspended
      FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.secret_hash = $hash`,
     { hash },
@@ -100,7 +100,7 @@ function fromApiKey(deps: AuthDeps, secret: string): ApiKeyPrincipal {
   if (key.suspended === 1) throw new ApiError("FORBIDDEN", "The workspace is suspended; its API keys are refused.");
   if (!key.last_used_at || now.getTime() - Date.parse(key.last_used_at) >= LAST_USED_EVERY_MS) {
     try {
-      deps.store.run("UPDATE api_keys SET last_used_at = $now WHERE id = $id", { now: now.toISOString(), id: key.id });
+      await deps.store.tx((tx) => tx.run("UPDATE api_keys SET last_used_at = $now WHERE id = $id", { now: now.toISOString(), id: key.id }));
     } catch (e) {
       // Bookkeeping: a read goes on while DATA_DIR cannot take a write (issue 26); a later use records the time.
       if (!storageFailure(e)) throw e;
@@ -115,17 +115,16 @@ function fromApiKey(deps: AuthDeps, secret: string): ApiKeyPrincipal {
   };
 }
 
-function fromSession(deps: AuthDeps, cookieValue: string, workspaceHeader: string | null): SessionPrincipal {
+async function fromSession(deps: AuthDeps, cookieValue: string, workspaceHeader: string | null): Promise<SessionPrincipal> {
   const token = readCookieValue(deps.config.secretKey, cookieValue);
   if (!token) throw unauthorized("The session is not valid; sign in again.");
-  const session = deps.store.get<{ id: string; user_id: string; expires_at: string }>(
+  const session = await deps.store.get<{ id: string; user_id: string; expires_at: string }>(
     "SELECT id, user_id, expires_at FROM sessions WHERE token_hash = $hash",
     { hash: sha256Hex(token) },
   );
   if (!session || Date.parse(session.expires_at) <= deps.clock.now().getTime()) throw unauthorized("The session has expired; sign in again.");
-  const user = findUser(deps.store, session.user_id);
+  const [user, memberships] = await Promise.all([findUser(deps.store, session.user_id), membershipsOf(deps.store, session.user_id)]);
   if (!user) throw unauthorized("The session is not valid; sign in again.");
-  const memberships = membershipsOf(deps.store, user.id);
   const chosen = workspaceHeader ? memberships.find((m) => m.workspaceId === workspaceHeader) : memberships[0];
   if (workspaceHeader && !chosen) throw new ApiError("NOT_FOUND", `Workspace ${workspaceHeader} was not found.`);
   return {
@@ -142,7 +141,7 @@ function fromSession(deps: AuthDeps, cookieValue: string, workspaceHeader: strin
 }
 
 /** authenticate answers the caller of a request, or null when it carries no credential; a bad credential is 401. */
-export function authenticate(deps: AuthDeps, request: Request): Principal | null {
+export async function authenticate(deps: AuthDeps, request: Request): Promise<Principal | null> {
   const apiKey = request.headers.get("x-api-key");
   if (apiKey !== null) return fromApiKey(deps, apiKey);
   const cookie = readCookie(request.headers.get("cookie"), deps.config.sessionCookieName);

@@ -4,11 +4,10 @@ import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
 import { inList } from "../store/sql-list";
-import type { Store } from "../store/store";
+import type { Reads, Store, Tx } from "../store/store";
 import type { DestinationOptions } from "../webhooks/destinations";
 import { nextAttemptAt } from "../webhooks/retry";
 import { decryptSecret } from "../webhooks/secret-box";
-import { onDeliveriesDue } from "./deliveries";
 import { ClaimLoop } from "../webhooks/claim-loop";
 import type { DestinationConfig, DestinationType } from "./settings";
 import { deliver } from "./transports";
@@ -86,20 +85,28 @@ export class DeliveryDispatcher {
   constructor(private readonly options: DeliveryDispatcherOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.loop = new ClaimLoop(
-      { store: options.store, log: options.log, what: "destination deliveries", concurrency: options.concurrency ?? CONCURRENCY, perKey: PER_DESTINATION, pollMs: options.pollMs ?? POLL_MS },
       {
-        candidates: (limit, busy) => this.candidates(limit, busy),
-        take: (job) => this.take(job),
+        store: options.store,
+        log: options.log,
+        what: "destination deliveries",
+        channel: "destination_deliveries",
+        concurrency: options.concurrency ?? CONCURRENCY,
+        perKey: PER_DESTINATION,
+        pollMs: options.pollMs ?? POLL_MS,
+      },
+      {
+        candidates: (db, limit, busy, lock) => this.candidates(db, limit, busy, lock),
+        take: (tx, job) => this.take(tx, job),
         keyOf: (job) => job.destination_id,
         attempt: (job) => this.attempt(job),
-        record: (finished) => this.record(finished),
+        record: (tx, finished) => this.record(tx, finished),
       },
     );
   }
 
-  /** start begins polling for due deliveries and listens for renders that make some due in this process. */
+  /** start begins polling for due deliveries and listens for renders that make some due. */
   start(): void {
-    this.loop.start((notify) => onDeliveriesDue(this.options.store, notify));
+    this.loop.start();
   }
 
   /** runOnce sends everything due now and waits until no attempt is in flight: tests call it instead of sleeping. */
@@ -112,9 +119,9 @@ export class DeliveryDispatcher {
     return this.loop.stop();
   }
 
-  private candidates(limit: number, busy: string[]): Job[] {
+  private candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<Job[]> {
     const atCap = inList("d.destination_id", busy, "busy");
-    return this.options.store.all<Job>(
+    return db.all<Job>(
       `SELECT d.id, d.destination_id, s.type, s.config, s.secrets_encrypted, d.attempts, d.filename, d.subject, r.output_sha256
        FROM destination_deliveries d
          JOIN destinations s ON s.id = d.destination_id
@@ -122,15 +129,15 @@ export class DeliveryDispatcher {
        WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
          AND NOT (${atCap.sql})
        ORDER BY d.next_attempt_at, d.id
-       LIMIT $limit`,
+       LIMIT $limit${lock ? " FOR UPDATE OF d SKIP LOCKED" : ""}`,
       { now: this.options.clock.now().toISOString(), ...atCap.params, limit },
     );
   }
 
   // A lease that runs out (a crash mid-attempt) frees the row for the next start.
-  private take(job: Job): Job {
+  private async take(tx: Tx, job: Job): Promise<Job> {
     const lease = new Date(this.options.clock.now().getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    this.options.store.run("UPDATE destination_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: job.id, lease });
+    await tx.run("UPDATE destination_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: job.id, lease });
     return job;
   }
 
@@ -152,11 +159,11 @@ export class DeliveryDispatcher {
   }
 
   /** record writes an attempt's outcome: delivered, pending with the next attempt's time, or failed after the last (spec 6.5 (3) schedule). */
-  private record({ job, at, outcome }: Finished): void {
+  private async record(tx: Tx, { job, at, outcome }: Finished): Promise<void> {
     const attempts = job.attempts + 1;
     const next = outcome.error === null ? null : nextAttemptAt(at, attempts);
     const status = outcome.error === null ? "delivered" : next ? "pending" : "failed";
-    this.options.store.run(
+    await tx.run(
       `UPDATE destination_deliveries SET status = $status, attempts = $attempts, last_error = $error, last_attempt_at = $at,
          next_attempt_at = $next, lease_expires_at = NULL, delivered_at = $delivered, location = $location
        WHERE id = $id AND status = 'pending'`,

@@ -11,7 +11,7 @@ import { workspaceOf, type Principal } from "../auth/principal";
 import { ApiError, type ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
-import type { Store, TxOptions } from "../store/store";
+import type { Store, Tx, TxOptions } from "../store/store";
 import { requestPath } from "./request-target";
 import type { ErrorEnvelope } from "./schemas";
 
@@ -61,47 +61,47 @@ interface KeyRow {
 /** Kept runs the step that creates something and keeps `status` with its result as the answer so far, in one
  * transaction (committed with `options`, which the step's own transaction then follows): should the process die before
  * the request answers (during a `?wait`), a retry gets that answer rather than a second creation. */
-export type Kept = <T>(status: number, create: () => T, options?: TxOptions) => T;
+export type Kept = <T>(status: number, create: (tx: Tx) => Promise<T>, options?: TxOptions) => Promise<T>;
 
 /** idempotent answers `once`, which runs a JSON route's work honouring `Idempotency-Key`:
  * `.post(path, (ctx) => once(ctx, (kept) => work(ctx, kept)), …)`. */
 export function idempotent(deps: IdempotencyDeps) {
   return async <R>(ctx: RouteContext, work: (kept: Kept) => R | Promise<R>): Promise<R> => {
     const key = ctx.request.headers.get(KEY_HEADER);
-    if (key === null) return work((_, create) => create());
+    if (key === null) return work((_, create, options) => deps.store.tx(create, options));
     if (!KEY_FORM.test(key))
       throw new ApiError("BAD_REQUEST", "The Idempotency-Key header must be 1 to 255 visible ASCII characters, such as a UUID.", {
         details: [{ path: `/${KEY_HEADER}`, message: "must be 1 to 255 visible ASCII characters" }],
       });
     const workspaceId = workspaceOf(ctx.principal);
-    const first = claim(deps, workspaceId, key, fingerprintOf(ctx.request, ctx.body));
+    const first = await claim(deps, workspaceId, key, fingerprintOf(ctx.request, ctx.body));
     if (first) return replay<R>(ctx, first);
     const kept: Kept = (status, create, options) =>
-      deps.store.tx(() => {
-        const created = create();
-        keep(deps, workspaceId, key, status, created, false);
+      deps.store.tx(async (tx) => {
+        const created = await create(tx);
+        await keep(tx, workspaceId, key, status, created, false);
         return created;
       }, options);
     try {
       const answer = await work(kept);
       const status = ctx.set.status === undefined ? 200 : typeof ctx.set.status === "number" ? ctx.set.status : StatusMap[ctx.set.status];
-      keep(deps, workspaceId, key, status, answer, true);
+      await deps.store.tx((tx) => keep(tx, workspaceId, key, status, answer, true));
       return answer;
     } catch (e) {
       // Stripe keeps the failures of a request that ran, but not a refusal of its parameters (BAD_REQUEST: the client
       // fixes the body and may send it with the same key); a retryable failure (RATE_LIMITED, INTERNAL) asks for the
       // same request again, so its key is let go for that retry — unless something was created: then the answer kept
       // with it stands.
-      if (e instanceof ApiError && !e.retryable && e.code !== "BAD_REQUEST") keep(deps, workspaceId, key, e.status, e.toBody(), true);
-      else release(deps, workspaceId, key);
+      if (e instanceof ApiError && !e.retryable && e.code !== "BAD_REQUEST") await deps.store.tx((tx) => keep(tx, workspaceId, key, e.status, e.toBody(), true));
+      else await release(deps, workspaceId, key);
       throw e;
     }
   };
 }
 
 /** sweepIdempotencyKeys deletes the keys kept longer than KEEP_MS; answers how many. */
-export function sweepIdempotencyKeys(deps: IdempotencyDeps): number {
-  return deps.store.run("DELETE FROM idempotency_keys WHERE expires_at <= $now", { now: deps.clock.now().toISOString() });
+export function sweepIdempotencyKeys(deps: IdempotencyDeps): Promise<number> {
+  return deps.store.tx((tx) => tx.run("DELETE FROM idempotency_keys WHERE expires_at <= $now", { now: deps.clock.now().toISOString() }));
 }
 
 // "The same request": the same method and path and the same body once its keys are sorted. The query (`?wait`) only
@@ -110,12 +110,21 @@ function fingerprintOf(request: Request, body: unknown): string {
   return sha256Hex(`${request.method} ${requestPath(request)}\n${stableStringify(body ?? null)}`);
 }
 
-/** claim answers the first answer to replay, or claims the key for this request (null); 409 when it cannot. */
-function claim(deps: IdempotencyDeps, workspaceId: string, key: string, fingerprint: string): { status: number; body: string } | null {
+/** claim answers the first answer to replay, or claims the key for this request (null); 409 when it cannot. The key's
+ * row is inserted first: of two requests with one key at once, the second's insert waits for the first's commit and
+ * inserts nothing, and the row it then reads, locked, is the first's (docs/scale-out.md "Locks"). */
+function claim(deps: IdempotencyDeps, workspaceId: string, key: string, fingerprint: string): Promise<{ status: number; body: string } | null> {
   const now = deps.clock.now();
-  return deps.store.tx(() => {
-    const row = deps.store.get<KeyRow>(
-      "SELECT fingerprint, status, body, final, created_at, expires_at FROM idempotency_keys WHERE workspace_id = $ws AND key = $key",
+  const claimed = { ws: workspaceId, key, fingerprint, now: now.toISOString(), expires: new Date(now.getTime() + KEEP_MS).toISOString() };
+  return deps.store.tx(async (tx) => {
+    const inserted = await tx.run(
+      `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, created_at, expires_at) VALUES ($ws, $key, $fingerprint, $now, $expires)
+       ON CONFLICT (workspace_id, key) DO NOTHING`,
+      claimed,
+    );
+    if (inserted > 0) return null;
+    const row = await tx.get<KeyRow>(
+      "SELECT fingerprint, status, body, final, created_at, expires_at FROM idempotency_keys WHERE workspace_id = $ws AND key = $key FOR UPDATE",
       { ws: workspaceId, key },
     );
     const running = row !== null && row.final === 0 && now.getTime() - Date.parse(row.created_at) < ABANDONED_MS;
@@ -128,17 +137,18 @@ function claim(deps: IdempotencyDeps, workspaceId: string, key: string, fingerpr
         throw new ApiError("CONFLICT", "A request with this Idempotency-Key is still running; send it again once that one has answered to get its answer.");
       return { status: row.status!, body: row.body! };
     }
-    deps.store.run(
+    // Expired, or abandoned without an answer (or let go since the insert): claimed again, as new.
+    await tx.run(
       `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, created_at, expires_at) VALUES ($ws, $key, $fingerprint, $now, $expires)
        ON CONFLICT (workspace_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = NULL, body = NULL, final = 0, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-      { ws: workspaceId, key, fingerprint, now: now.toISOString(), expires: new Date(now.getTime() + KEEP_MS).toISOString() },
+      claimed,
     );
     return null;
   });
 }
 
-function keep(deps: IdempotencyDeps, workspaceId: string, key: string, status: number, body: unknown, final: boolean): void {
-  deps.store.run("UPDATE idempotency_keys SET status = $status, body = $body, final = $final WHERE workspace_id = $ws AND key = $key", {
+async function keep(tx: Tx, workspaceId: string, key: string, status: number, body: unknown, final: boolean): Promise<void> {
+  await tx.run("UPDATE idempotency_keys SET status = $status, body = $body, final = $final WHERE workspace_id = $ws AND key = $key", {
     status,
     body: JSON.stringify(body),
     final: final ? 1 : 0,
@@ -148,10 +158,10 @@ function keep(deps: IdempotencyDeps, workspaceId: string, key: string, status: n
 }
 
 // Lets the key go when nothing was created; when something was, the answer kept with it becomes the answer.
-function release(deps: IdempotencyDeps, workspaceId: string, key: string): void {
-  deps.store.tx(() => {
-    deps.store.run("DELETE FROM idempotency_keys WHERE workspace_id = $ws AND key = $key AND status IS NULL", { ws: workspaceId, key });
-    deps.store.run("UPDATE idempotency_keys SET final = 1 WHERE workspace_id = $ws AND key = $key", { ws: workspaceId, key });
+function release(deps: IdempotencyDeps, workspaceId: string, key: string): Promise<void> {
+  return deps.store.tx(async (tx) => {
+    await tx.run("DELETE FROM idempotency_keys WHERE workspace_id = $ws AND key = $key AND status IS NULL", { ws: workspaceId, key });
+    await tx.run("UPDATE idempotency_keys SET final = 1 WHERE workspace_id = $ws AND key = $key", { ws: workspaceId, key });
   });
 }
 

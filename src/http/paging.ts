@@ -1,6 +1,6 @@
 /** http/paging: keyset paging newest first, with an opaque cursor (default 50, at most 100 items). */
 import { ApiError } from "../errors";
-import type { Params, Store } from "../store/store";
+import type { Params, Reads } from "../store/store";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 100;
@@ -49,11 +49,16 @@ function keysetClause(page: PageRequest, column = "created_at", idColumn = "id")
 }
 
 /** toPage turns up to limit+1 rows (fetched newest first) into a spec Page. */
-function toPage<R extends { created_at: string; id: string }, T>(rows: R[], page: PageRequest, toItem: (row: R) => T): { items: T[]; nextCursor?: string } {
+async function toPage<R extends { created_at: string; id: string }, T>(
+  rows: R[],
+  page: PageRequest,
+  toItem: (row: R) => T | Promise<T>,
+): Promise<{ items: T[]; nextCursor?: string }> {
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const last = kept.at(-1);
-  return more && last ? { items: kept.map(toItem), nextCursor: encodeCursor(last.created_at, last.id) } : { items: kept.map(toItem) };
+  const items = await Promise.all(kept.map(toItem));
+  return more && last ? { items, nextCursor: encodeCursor(last.created_at, last.id) } : { items };
 }
 
 /** PageSql is the query one list pages through: `SELECT <select> FROM <from> WHERE <where…>`; `alias` qualifies the
@@ -67,16 +72,16 @@ export interface PageSql {
 }
 
 /** selectPage answers one newest-first page of a query as a spec Page (default 50 items, at most 100). */
-export function selectPage<R extends { created_at: string; id: string }, T>(
-  store: Store,
+export async function selectPage<R extends { created_at: string; id: string }, T>(
+  store: Reads,
   query: { limit?: string; cursor?: string },
   sql: PageSql,
-  toItem: (row: R) => T,
-): { items: T[]; nextCursor?: string } {
+  toItem: (row: R) => T | Promise<T>,
+): Promise<{ items: T[]; nextCursor?: string }> {
   const page = parsePageQuery(query);
   const column = (name: string) => (sql.alias ? `${sql.alias}.${name}` : name);
   const keyset = keysetClause(page, column("created_at"), column("id"));
-  const rows = store.all<R>(
+  const rows = await store.all<R>(
     `SELECT ${sql.select ?? "*"} FROM ${sql.from} WHERE ${[...sql.where, keyset.sql].join(" AND ")}
      ORDER BY ${column("created_at")} DESC, ${column("id")} DESC LIMIT $limit`,
     { ...sql.params, ...keyset.params, limit: page.limit + 1 },

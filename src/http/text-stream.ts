@@ -6,14 +6,14 @@ const FLUSH_CHARS = 64 * 1024;
 
 /** textStream answers a byte stream that pulls `pieces` only as fast as the client reads; a piece that throws ends the
  * stream with that error (the client sees the body cut short) after `onError` is told. */
-export function textStream(pieces: Iterator<string>, onError: (error: unknown) => void): ReadableStream<Uint8Array> {
+export function textStream(pieces: AsyncIterator<string>, onError: (error: unknown) => void): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       let text = "";
       try {
         while (text.length < FLUSH_CHARS) {
-          const next = pieces.next();
+          const next = await pieces.next();
           if (next.done) {
             if (text) controller.enqueue(encoder.encode(text));
             controller.close();
@@ -28,8 +28,8 @@ export function textStream(pieces: Iterator<string>, onError: (error: unknown) =
       }
       controller.enqueue(encoder.encode(text));
     },
-    cancel() {
-      pieces.return?.(undefined);
+    async cancel() {
+      await pieces.return?.(undefined);
     },
   });
 }

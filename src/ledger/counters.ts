@@ -1,6 +1,6 @@
 /** ledger/counters: the allowance counters of spec 2.3, kept per period in `allowance_counters` so that deleting old
  * renders (RETENTION_DAYS) never lowers them. */
-import type { Store } from "../store/store";
+import type { Reads, Tx } from "../store/store";
 
 /** documents: real documents of a UTC month; test_renders: test renders created on a UTC day; template_conversions:
  * conversions of a PDF into a template created in a UTC month, whatever their outcome (spec 2.3). */
@@ -17,8 +17,8 @@ export function dayOf(at: Date | string): string {
 }
 
 /** readCounter answers a counter's value for one period (0 when nothing was counted). */
-export function readCounter(store: Store, workspaceId: string, counter: CounterName, period: string): number {
-  const row = store.get<{ value: number }>(
+export async function readCounter(db: Reads, workspaceId: string, counter: CounterName, period: string): Promise<number> {
+  const row = await db.get<{ value: number }>(
     "SELECT value FROM allowance_counters WHERE workspace_id = $ws AND counter = $counter AND period = $period",
     { ws: workspaceId, counter, period },
   );
@@ -26,11 +26,10 @@ export function readCounter(store: Store, workspaceId: string, counter: CounterN
 }
 
 /** addToCounter adds `delta` (negative to give back) to a counter; call it in the transaction of the change it counts. */
-export function addToCounter(store: Store, workspaceId: string, counter: CounterName, period: string, delta: number): void {
-  if (!store.inTransaction) throw new Error("addToCounter must run inside the transaction of the change it counts");
+export async function addToCounter(tx: Tx, workspaceId: string, counter: CounterName, period: string, delta: number): Promise<void> {
   // Never below zero. CASE rather than SQLite's two-argument MAX (PostgreSQL's max is an aggregate only), and the
   // table's name on the stored value (PostgreSQL finds a bare `value` ambiguous with `excluded.value`).
-  store.run(
+  await tx.run(
     `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, CASE WHEN $delta > 0 THEN $delta ELSE 0 END)
      ON CONFLICT (workspace_id, counter, period) DO UPDATE SET
        value = CASE WHEN allowance_counters.value + $delta > 0 THEN allowance_counters.value + $delta ELSE 0 END`,

@@ -1,5 +1,5 @@
 /** ledger/usage-days: the daily usage record of spec 2.10 — one row per workspace and UTC day, added to as renders end. */
-import type { Store } from "../store/store";
+import type { Tx } from "../store/store";
 import type { FinalStatus } from "../store/render-status";
 import { dayOf } from "./counters";
 
@@ -29,14 +29,13 @@ function count(value: number | undefined, what: string): number {
 }
 
 /** recordRenderEnd adds one finished render to its workspace's usage record of `day` (spec 2.10); call it inside the transaction that writes the render's final state. */
-export function recordRenderEnd(store: Store, end: UsageEnd): void {
+export async function recordRenderEnd(tx: Tx, end: UsageEnd): Promise<void> {
   // STYLE habit 4: a render's final state and its usage counters commit together, so a crash never counts one twice or not at all.
-  if (!store.inTransaction) throw new Error("recordRenderEnd must run inside the transaction of the render's final state");
   if (dayMs(end.day) === null) throw new Error(`recordRenderEnd: day must be a calendar day YYYY-MM-DD (got ${JSON.stringify(end.day)})`);
   // spec 2.10: pages and bytes are those of the PDFs of succeeded renders only.
   const succeeded = end.status === "succeeded";
   // The stored values carry the table's name: PostgreSQL finds a bare column ambiguous with `excluded`'s.
-  store.run(
+  await tx.run(
     `INSERT INTO usage_days (workspace_id, day, renders_succeeded, renders_failed, renders_cancelled, pages, output_bytes)
      VALUES ($ws, $day, $succeeded, $failed, $cancelled, $pages, $bytes)
      ON CONFLICT (workspace_id, day) DO UPDATE SET

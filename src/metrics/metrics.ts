@@ -16,9 +16,9 @@ export interface PoolFigures {
 export interface MetricSources {
   pool(): PoolFigures;
   /** Renders per non-final state (`queued`, `processing`). */
-  queue(): Record<string, number>;
+  queue(): Promise<Record<string, number>>;
   /** Webhook deliveries waiting to be sent or retried. */
-  webhookBacklog(): number;
+  webhookBacklog(): Promise<number>;
   /** Bytes free on DATA_DIR's file system (store/space.ts). */
   dataDirFreeBytes(): number;
 }
@@ -60,8 +60,8 @@ export class Metrics {
       help: "Renders waiting (queued) and printing (processing).",
       labelNames: ["state"],
       registers: [this.registry],
-      collect() {
-        const queue = metrics.sources?.queue() ?? {};
+      async collect() {
+        const queue = (await metrics.sources?.queue()) ?? {};
         for (const state of ["queued", "processing"]) this.set({ state }, queue[state] ?? 0);
       },
     });
@@ -91,8 +91,8 @@ export class Metrics {
       name: "renderd_webhook_backlog",
       help: "Webhook deliveries pending (waiting to be sent or retried).",
       registers: [this.registry],
-      collect() {
-        this.set(metrics.sources?.webhookBacklog() ?? 0);
+      async collect() {
+        this.set((await metrics.sources?.webhookBacklog()) ?? 0);
       },
     });
     new Gauge({

@@ -16,7 +16,7 @@ import type { Clock } from "../lib/clock";
 import type { RenderWarning } from "../render/warnings";
 import { RENDER_COLUMNS, type RenderRow } from "./queue";
 import { inList } from "../store/sql-list";
-import type { Store } from "../store/store";
+import type { Store, Tx } from "../store/store";
 import type { RenderStatus } from "../store/render-status";
 import { enqueueEndEvent } from "../webhooks/events";
 import { settleDeliveries } from "../destinations/deliveries";
@@ -37,10 +37,9 @@ function statusList(from: readonly RenderStatus[]): string {
  * it wrote; it answers null (and writes nothing) when the render is not in `from` any more, e.g. cancelled while it was
  * printing, or, with an `owner`, when that owner no longer holds its lease (taken back: another process may be printing
  * it now). */
-export function endRender(store: Store, clock: Clock, renderId: string, from: readonly RenderStatus[], end: RenderEnd, owner?: string): RenderRow | null {
-  if (!store.inTransaction) throw new Error("endRender must run inside a transaction");
+export async function endRender(tx: Tx, clock: Clock, renderId: string, from: readonly RenderStatus[], end: RenderEnd, owner?: string): Promise<RenderRow | null> {
   const now = clock.now().toISOString();
-  const row = store.get<RenderRow>(
+  const row = await tx.get<RenderRow>(
     `UPDATE renders SET status = $status, job = NULL, finished_at = $now, lease_owner = NULL, lease_expires_at = NULL,
        output_sha256 = $sha, pages = $pages, bytes = $bytes, error_code = $code, error_message = $message, warnings = $warnings
      WHERE id = $id AND status IN ${statusList(from)} ${owner === undefined ? "" : "AND lease_owner = $owner"}
@@ -60,24 +59,27 @@ export function endRender(store: Store, clock: Clock, renderId: string, from: re
   );
   if (!row) return null;
   const succeeded = end.status === "succeeded";
-  recordRenderEnd(store, {
-    workspaceId: row.workspace_id,
-    day: dayOf(now),
-    status: end.status,
-    pages: succeeded ? end.pages : undefined,
-    bytes: succeeded ? end.bytes : undefined,
-  });
-  // spec 2.3: documentsThisMonth counts real documents produced, those in progress included; one that ends without a
-  // PDF gives its place back to the month it was counted in.
-  if (row.test === 0 && !succeeded) addToCounter(store, row.workspace_id, "documents", monthOf(row.created_at), -1);
-  enqueueEndEvent(store, clock, {
-    workspaceId: row.workspace_id,
-    renderId,
-    status: end.status,
-    test: row.test === 1,
-    errorCode: end.status === "failed" ? end.code : undefined,
-  });
-  settleDeliveries(store, renderId, succeeded, now);
+  // The rest goes out together: one round trip on PostgreSQL (two when the workspace has webhook endpoints).
+  await Promise.all([
+    recordRenderEnd(tx, {
+      workspaceId: row.workspace_id,
+      day: dayOf(now),
+      status: end.status,
+      pages: succeeded ? end.pages : undefined,
+      bytes: succeeded ? end.bytes : undefined,
+    }),
+    // spec 2.3: documentsThisMonth counts real documents produced, those in progress included; one that ends without a
+    // PDF gives its place back to the month it was counted in.
+    row.test === 0 && !succeeded ? addToCounter(tx, row.workspace_id, "documents", monthOf(row.created_at), -1) : undefined,
+    enqueueEndEvent(tx, clock, {
+      workspaceId: row.workspace_id,
+      renderId,
+      status: end.status,
+      test: row.test === 1,
+      errorCode: end.status === "failed" ? end.code : undefined,
+    }),
+    settleDeliveries(tx, renderId, succeeded, now),
+  ]);
   return row;
 }
 
@@ -89,8 +91,8 @@ export interface Lease {
 
 /** claimRender moves a queued render to processing under `lease` and answers its stored job and whether it is a test
  * render, or null when it is no longer queued. */
-export function claimRender(store: Store, clock: Clock, renderId: string, lease: Lease): { job: string; test: boolean } | null {
-  const row = store.get<{ job: string; test: number }>(
+export async function claimRender(tx: Tx, clock: Clock, renderId: string, lease: Lease): Promise<{ job: string; test: boolean } | null> {
+  const row = await tx.get<{ job: string; test: number }>(
     `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
      WHERE id = $id AND status = 'queued' RETURNING job, test`,
     { id: renderId, now: clock.now().toISOString(), owner: lease.owner, expires: lease.expiresAt },
@@ -100,24 +102,27 @@ export function claimRender(store: Store, clock: Clock, renderId: string, lease:
 
 /** renewLeases moves the expiry of `owner`'s claims among `renderIds` to `expiresAt` and answers the ids it renewed;
  * a render missing from the answer is no longer this owner's (ended, cancelled or taken back). */
-export function renewLeases(store: Store, owner: string, renderIds: readonly string[], expiresAt: string): string[] {
+export async function renewLeases(store: Store, owner: string, renderIds: readonly string[], expiresAt: string): Promise<string[]> {
   if (renderIds.length === 0) return [];
   const ids = inList("id", renderIds, "r");
-  return store
-    .all<{ id: string }>(
+  const renewed = await store.tx((tx) =>
+    tx.all<{ id: string }>(
       `UPDATE renders SET lease_expires_at = $expires WHERE status = 'processing' AND lease_owner = $owner AND ${ids.sql} RETURNING id`,
       { owner, expires: expiresAt, ...ids.params },
-    )
-    .map((r) => r.id);
+    ),
+  );
+  return renewed.map((r) => r.id);
 }
 
 /** requeueRender puts a render `owner` was printing back in the queue (the process is stopping; not a crash); a render
  * this owner no longer holds is left alone. */
-export function requeueRender(store: Store, renderId: string, owner: string): void {
-  store.run(
-    `UPDATE renders SET status = 'queued', started_at = NULL, lease_owner = NULL, lease_expires_at = NULL
-     WHERE id = $id AND status = 'processing' AND lease_owner = $owner`,
-    { id: renderId, owner },
+export async function requeueRender(store: Store, renderId: string, owner: string): Promise<void> {
+  await store.tx((tx) =>
+    tx.run(
+      `UPDATE renders SET status = 'queued', started_at = NULL, lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = $id AND status = 'processing' AND lease_owner = $owner`,
+      { id: renderId, owner },
+    ),
   );
 }
 
@@ -128,33 +133,35 @@ export type TakeBack = { all: true } | { expiredBefore: string; sparing: string 
 
 /** takeBackRenders is the one rule for renders whose process died (DESIGN.md 4): each goes back to the queue once; one
  * that already went back is failed. Runs in its own transaction; answers how many of each. */
-export function takeBackRenders(store: Store, clock: Clock, which: TakeBack): { requeued: number; failed: number } {
-  const select = () =>
+export async function takeBackRenders(store: Store, clock: Clock, which: TakeBack): Promise<{ requeued: number; failed: number }> {
+  const [sql, params] =
     "all" in which
-      ? store.all<{ id: string; recoveries: number }>("SELECT id, recoveries FROM renders WHERE status = 'processing'")
-      : store.all<{ id: string; recoveries: number }>(
+      ? ["SELECT id, recoveries FROM renders WHERE status = 'processing'", {}]
+      : [
           "SELECT id, recoveries FROM renders WHERE status = 'processing' AND (lease_expires_at IS NULL OR lease_expires_at <= $before) AND (lease_owner IS NULL OR lease_owner <> $sparing)",
           { before: which.expiredBefore, sparing: which.sparing },
-        );
-  // Every claim asks: look first, so that the usual answer (nothing to take back) takes no write lock.
-  if (select().length === 0) return { requeued: 0, failed: 0 };
-  return store.tx(() => {
-    const lost = select();
-    let requeued = 0;
-    for (const { id, recoveries } of lost) {
-      if (recoveries > 0) continue;
-      store.run(
-        "UPDATE renders SET status = 'queued', started_at = NULL, lease_owner = NULL, lease_expires_at = NULL, recoveries = recoveries + 1 WHERE id = $id",
-        { id },
-      );
-      requeued += 1;
-    }
+        ];
+  // Every claim asks: look first, so that the usual answer (nothing to take back) opens no transaction.
+  if ((await store.all(sql, params)).length === 0) return { requeued: 0, failed: 0 };
+  return store.tx(async (tx) => {
+    // Locked, and those another process took back meanwhile skipped: each lost render is taken back once.
+    const lost = await tx.all<{ id: string; recoveries: number }>(`${sql} FOR UPDATE SKIP LOCKED`, params);
+    const again = lost.filter((r) => r.recoveries === 0);
+    await Promise.all(
+      again.map(({ id }) =>
+        tx.run(
+          "UPDATE renders SET status = 'queued', started_at = NULL, lease_owner = NULL, lease_expires_at = NULL, recoveries = recoveries + 1 WHERE id = $id",
+          { id },
+        ),
+      ),
+    );
     for (const { id } of lost.filter((r) => r.recoveries > 0))
-      endRender(store, clock, id, ["processing"], {
+      await endRender(tx, clock, id, ["processing"], {
         status: "failed",
         code: "RENDER_FAILED",
         message: "The render was interrupted twice by the service stopping unexpectedly.",
       });
-    return { requeued, failed: lost.length - requeued };
+    if (again.length > 0) tx.notify("renders");
+    return { requeued: again.length, failed: lost.length - again.length };
   });
 }

@@ -8,6 +8,7 @@
 import type { ErrorCode } from "../errors";
 import type { RenderWarning } from "../render/warnings";
 import type { RenderStatus } from "../store/render-status";
+import type { Tx } from "../store/store";
 
 /** RenderRow is a render as stored, without its print job: what the API answers for it is built from this. */
 export interface RenderRow {
@@ -79,30 +80,30 @@ export interface Printed {
 /** Queue is the render queue behind one narrow interface; every write of a final state commits with its usage record
  * and end event (queue/lifecycle.ts). */
 export interface Queue {
-  /** enqueue adds a `queued` render; call it inside the transaction that charges its allowances. */
-  enqueue(render: NewRender): void;
+  /** enqueue adds a `queued` render in the transaction that charges its allowances. */
+  enqueue(tx: Tx, render: NewRender): Promise<void>;
   /** leaseMs is how long a claim lasts unless renewed (RENDER_LEASE_MS); the worker renews well within it. */
   readonly leaseMs: number;
   /** recover runs before the first claim: renders left processing by a dead process go back once, then fail. */
-  recover(): { requeued: number; failed: number };
+  recover(): Promise<{ requeued: number; failed: number }>;
   /** claim takes back renders whose lease ran out, then leases the fair next render (8.1 (5)) of a workspace that is not
-   * suspended to this process, or answers null. */
-  claim(): Claim | null;
+   * suspended to this process, or answers null; `within` claims in that transaction (the one ending renders) instead. */
+  claim(within?: Tx): Promise<Claim | null>;
   /** renew extends this process's leases of `renderIds` and answers the ids it no longer holds (stop printing those). */
-  renew(renderIds: readonly string[]): string[];
-  /** complete ends a claimed render as succeeded and answers the row it wrote; null when it was cancelled or taken back
+  renew(renderIds: readonly string[]): Promise<string[]>;
+  /** complete ends a claimed render as succeeded in `tx` and answers the row it wrote; null when it was cancelled or taken back
    * meanwhile (nothing written). */
-  complete(renderId: string, printed: Printed): RenderRow | null;
+  complete(tx: Tx, renderId: string, printed: Printed): Promise<RenderRow | null>;
   /** fail ends a claimed render as failed and answers the row it wrote; null when it was cancelled or taken back meanwhile. */
-  fail(renderId: string, code: ErrorCode, message: string): RenderRow | null;
+  fail(renderId: string, code: ErrorCode, message: string): Promise<RenderRow | null>;
   /** requeue puts a claimed render back (the process is stopping; not a crash); nothing when it is no longer held. */
-  requeue(renderId: string): void;
+  requeue(renderId: string): Promise<void>;
   /** cancel ends a queued or processing render as cancelled; false when it had ended already. */
-  cancel(renderId: string): boolean;
+  cancel(renderId: string): Promise<boolean>;
   /** inStatusAmong answers which of these renders are in one of `statuses` now (cancelled or ended by another process). */
-  inStatusAmong(renderIds: readonly string[], statuses: readonly RenderStatus[]): string[];
+  inStatusAmong(renderIds: readonly string[], statuses: readonly RenderStatus[]): Promise<string[]>;
   /** sweep deletes renders that ended more than `retentionDays` ago and records the deletion of the PDFs none points at any more. */
-  sweep(retentionDays: number): { renders: number; outputs: number };
+  sweep(retentionDays: number): Promise<{ renders: number; outputs: number }>;
   /** depth answers how many renders wait (`queued`) and print (`processing`). */
-  depth(): { queued: number; processing: number };
+  depth(): Promise<{ queued: number; processing: number }>;
 }

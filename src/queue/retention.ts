@@ -10,21 +10,25 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** sweepRenders deletes renders that ended more than `retentionDays` ago and, in the same transaction, records the
  * deletion of the PDFs no remaining render points at (store/file-deletions.ts) — an operation's further PDFs too — with
  * the page images drawn of them; answers how many renders and PDFs. */
-export function sweepRenders(store: Store, clock: Clock, retentionDays: number): { renders: number; outputs: number } {
+export function sweepRenders(store: Store, clock: Clock, retentionDays: number): Promise<{ renders: number; outputs: number }> {
   const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
-  return store.tx(() => {
+  return store.tx(async (tx) => {
     // An operation's render_outputs rows go with its row (ON DELETE CASCADE): their bytes are read first.
-    const parts = store.all<{ sha256: string }>(
+    const parts = await tx.all<{ sha256: string }>(
       "SELECT o.sha256 FROM render_outputs o JOIN renders r ON r.id = o.render_id WHERE r.finished_at IS NOT NULL AND r.finished_at < $cutoff",
       { cutoff },
     );
-    const gone = store.all<{ output_sha256: string | null }>(
+    const gone = await tx.all<{ output_sha256: string | null }>(
       "DELETE FROM renders WHERE finished_at IS NOT NULL AND finished_at < $cutoff RETURNING output_sha256",
       { cutoff },
     );
     const shas = new Set([...gone.flatMap((r) => (r.output_sha256 ? [r.output_sha256] : [])), ...parts.map((p) => p.sha256)]);
-    const dropped = [...shas].filter((sha) => dropFile(store, clock, "outputs", sha));
-    for (const sha of dropped) dropPageImages(store, clock, sha);
-    return { renders: gone.length, outputs: dropped.length };
+    let outputs = 0;
+    for (const sha of shas)
+      if (await dropFile(tx, clock, "outputs", sha)) {
+        outputs += 1;
+        await dropPageImages(tx, clock, sha);
+      }
+    return { renders: gone.length, outputs };
   });
 }

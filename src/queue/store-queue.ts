@@ -5,12 +5,18 @@ import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import { inList } from "../store/sql-list";
 import type { RenderStatus } from "../store/render-status";
-import type { Store } from "../store/store";
-import { pickNext, type Head } from "./fairness";
+import type { Reads, Store, Tx } from "../store/store";
+import { fairOrder, type Head } from "./fairness";
 import { randomBase62 } from "../lib/ids";
-import { claimRender, endRender, renewLeases, requeueRender, takeBackRenders, type Lease } from "./lifecycle";
+import { endRender, renewLeases, requeueRender, takeBackRenders, type Lease } from "./lifecycle";
 import type { Claim, NewRender, Printed, Queue, RenderRow } from "./queue";
 import { sweepRenders } from "./retention";
+
+// The renders a claim tries, best first: each workspace's first PLACES, so that processes claiming at once for one busy
+// workspace take its first, second… renders side by side instead of all but one finding its first taken; and at most
+// CANDIDATES in all, more than the processes that may claim at once.
+const PLACES = 4;
+const CANDIDATES = 16;
 
 /** StoreQueue is the Queue of one renderd process on the store's `renders` table; the fair pick's memory is in the
  * store too (`queue_turns`), shared with every process on it. */
@@ -24,9 +30,8 @@ export class StoreQueue implements Queue {
     readonly leaseMs: number,
   ) {}
 
-  enqueue(render: NewRender): void {
-    if (!this.store.inTransaction) throw new Error("enqueue must run inside the transaction that charges the render");
-    this.store.run(
+  async enqueue(tx: Tx, render: NewRender): Promise<void> {
+    await tx.run(
       `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, details, kind, created_at)
        VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $details, $kind, $now)`,
       {
@@ -46,9 +51,10 @@ export class StoreQueue implements Queue {
         now: render.createdAt,
       },
     );
+    tx.notify("renders");
   }
 
-  recover(): { requeued: number; failed: number } {
+  recover(): Promise<{ requeued: number; failed: number }> {
     // On SQLite every processing render, leased or not: the store belongs to this one process, so whatever is processing
     // at its start was left by a process that is gone, and waiting for those leases would only delay the renders. A
     // shared store's processing renders may be printing on another host: only the leases that ran out come back.
@@ -56,66 +62,92 @@ export class StoreQueue implements Queue {
     return takeBackRenders(this.store, this.clock, { expiredBefore: this.clock.now().toISOString(), sparing: this.owner });
   }
 
-  claim(): Claim | null {
+  /**
+   * claim leases the fair next render (8.1 (5)). The waiting renders and the turns are read in one statement, so they
+   * are one moment's — but a moment before the claim, and other processes claim meanwhile: a workspace served since has
+   * a newer turn than the read shows. So the claim first takes among each workspace's first render as read, in fair
+   * order: one still waiting is a workspace not served since, and those keep their order. Only when every one of them
+   * has been claimed since, or is being claimed, does it read the heads again, inside its transaction, and take the first
+   * it can of those, a workspace's second only when every first is being claimed by another process — so every
+   * workspace's first waiting render is claimed no later than any workspace's second, and a workspace served twice in a
+   * row while another waited is one whose claims were made at the same moment (docs/scale-out.md "Locks"). Each take is
+   * one `UPDATE … FOR UPDATE SKIP LOCKED` and the turn it records, in one short transaction. Not durable on its own: a
+   * claim lost in a power cut leaves the render queued, where the restart's recover() would put it anyway, and the
+   * render's end (durable) makes the claim durable first.
+   */
+  async claim(within?: Tx): Promise<Claim | null> {
     const { store, clock } = this;
     // A process never takes back its own claims: it knows they are printing, even when a stalled event loop let a
     // lease run out; another process does.
-    takeBackRenders(store, clock, { expiredBefore: clock.now().toISOString(), sparing: this.owner });
-    // Look first, so that the worker's poll of an empty queue takes no write lock (on PostgreSQL, every process's one).
-    if (this.heads().length === 0) return null;
-    // The heads, the turns, the pick, the claim and its turn in one transaction: writers take turns on the store, so
-    // processes sharing it see each other's turns (8.1 (5)) and no render read here can be cancelled before its claim.
-    // Not durable on its own: a claim lost in a power cut leaves the render queued, where the restart's recover() would
-    // put it anyway, and the render's end (durable) makes the claim durable before anyone is told of it.
-    return store.tx(() => {
-      const turns = this.turns();
-      const head = pickNext(this.heads(), turns);
-      if (!head) return null;
-      const claimed = claimRender(store, clock, head.renderId, this.lease());
-      if (claimed === null) throw new Error(`queue: render ${head.renderId}, read as queued in this transaction, could not be claimed`);
-      store.run(
-        "INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, $turn) ON CONFLICT (workspace_id) DO UPDATE SET turn = excluded.turn",
-        { ws: head.workspaceId, turn: Math.max(0, ...turns.values()) + 1 },
-      );
-      return { ...head, ...claimed };
-    }, { durable: false });
+    if (!within) await takeBackRenders(store, clock, { expiredBefore: clock.now().toISOString(), sparing: this.owner });
+    // Read before the transaction, on PostgreSQL without a lock: an empty queue opens none.
+    const heads = fairOrder(await this.heads(within ?? store));
+    if (heads.length === 0) return null;
+    const take = async (tx: Tx) => (await this.take(tx, heads.filter((h) => h.place === 1))) ?? this.take(tx, fairOrder(await this.heads(tx)));
+    return within ? take(within) : store.tx(take, { durable: false });
   }
 
-  renew(renderIds: readonly string[]): string[] {
-    const held = new Set(renewLeases(this.store, this.owner, renderIds, this.lease().expiresAt));
+  /** take claims the first of `candidates` (in fair order, the first CANDIDATES of them) still queued and not being
+   * claimed by another process, and records its workspace's turn; null when none is left. */
+  private async take(tx: Tx, candidates: Head[]): Promise<Claim | null> {
+    const { clock } = this;
+    const heads = candidates.slice(0, CANDIDATES);
+    if (heads.length === 0) return null;
+    const ids = inList("id", heads.map((h) => h.renderId), "c");
+    const rank = `CASE id ${heads.map((_, i) => `WHEN $c${i} THEN ${i}`).join(" ")} END`;
+    const row = await tx.get<{ id: string; job: string; test: number }>(
+      `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
+       WHERE id = (SELECT id FROM renders WHERE ${ids.sql} AND status = 'queued' ORDER BY ${rank} LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, job, test`,
+      { ...ids.params, now: clock.now().toISOString(), owner: this.owner, expires: this.lease().expiresAt },
+    );
+    if (!row) return null;
+    const head = heads.find((h) => h.renderId === row.id)!;
+    await tx.run(
+      `INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, (SELECT COALESCE(MAX(turn), 0) + 1 FROM queue_turns))
+       ON CONFLICT (workspace_id) DO UPDATE SET turn = excluded.turn`,
+      { ws: head.workspaceId },
+    );
+    return { renderId: row.id, workspaceId: head.workspaceId, createdAt: head.createdAt, job: row.job, test: row.test === 1 };
+  }
+
+  async renew(renderIds: readonly string[]): Promise<string[]> {
+    const held = new Set(await renewLeases(this.store, this.owner, renderIds, this.lease().expiresAt));
     return renderIds.filter((id) => !held.has(id));
   }
 
-  complete(renderId: string, printed: Printed): RenderRow | null {
-    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["processing"], { status: "succeeded", ...printed }, this.owner));
+  complete(tx: Tx, renderId: string, printed: Printed): Promise<RenderRow | null> {
+    return endRender(tx, this.clock, renderId, ["processing"], { status: "succeeded", ...printed }, this.owner);
   }
 
-  fail(renderId: string, code: ErrorCode, message: string): RenderRow | null {
-    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["processing"], { status: "failed", code, message }, this.owner));
+  fail(renderId: string, code: ErrorCode, message: string): Promise<RenderRow | null> {
+    return this.store.tx((tx) => endRender(tx, this.clock, renderId, ["processing"], { status: "failed", code, message }, this.owner));
   }
 
-  requeue(renderId: string): void {
-    requeueRender(this.store, renderId, this.owner);
+  requeue(renderId: string): Promise<void> {
+    return requeueRender(this.store, renderId, this.owner);
   }
 
-  cancel(renderId: string): boolean {
-    return this.store.tx(() => endRender(this.store, this.clock, renderId, ["queued", "processing"], { status: "cancelled" })) !== null;
+  async cancel(renderId: string): Promise<boolean> {
+    return (await this.store.tx((tx) => endRender(tx, this.clock, renderId, ["queued", "processing"], { status: "cancelled" }))) !== null;
   }
 
-  inStatusAmong(renderIds: readonly string[], statuses: readonly RenderStatus[]): string[] {
+  async inStatusAmong(renderIds: readonly string[], statuses: readonly RenderStatus[]): Promise<string[]> {
     if (renderIds.length === 0) return [];
     const ids = inList("id", renderIds, "r");
     const wanted = inList("status", statuses, "s");
-    return this.store.all<{ id: string }>(`SELECT id FROM renders WHERE ${wanted.sql} AND ${ids.sql}`, { ...ids.params, ...wanted.params }).map((r) => r.id);
+    return (await this.store.all<{ id: string }>(`SELECT id FROM renders WHERE ${wanted.sql} AND ${ids.sql}`, { ...ids.params, ...wanted.params })).map((r) => r.id);
   }
 
-  sweep(retentionDays: number): { renders: number; outputs: number } {
+  sweep(retentionDays: number): Promise<{ renders: number; outputs: number }> {
     return sweepRenders(this.store, this.clock, retentionDays);
   }
 
-  depth(): { queued: number; processing: number } {
+  async depth(): Promise<{ queued: number; processing: number }> {
     const depth = { queued: 0, processing: 0 };
-    for (const r of this.store.all<{ status: "queued" | "processing"; n: number }>("SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY status"))
+    for (const r of await this.store.all<{ status: "queued" | "processing"; n: number }>(
+      "SELECT status, COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing') GROUP BY status",
+    ))
       depth[r.status] = r.n;
     return depth;
   }
@@ -125,23 +157,18 @@ export class StoreQueue implements Queue {
     return { owner: this.owner, expiresAt: new Date(this.clock.now().getTime() + this.leaseMs).toISOString() };
   }
 
-  /** turns answers the turn in which each workspace was last served (8.1 (5)). */
-  private turns(): Map<string, number> {
-    return new Map(this.store.all<{ workspace_id: string; turn: number }>("SELECT workspace_id, turn FROM queue_turns").map((r) => [r.workspace_id, r.turn]));
-  }
-
-  /** heads answers each workspace's oldest queued render; a suspended workspace renders nothing (spec 8.1 (6)). */
-  private heads(): Head[] {
-    return this.store
-      .all<{ workspace_id: string; head: string }>(
-        `SELECT r.workspace_id, MIN(r.created_at || ' ' || r.id) AS head
+  /** heads answers each workspace's first PLACES queued renders with the turn the workspace was last served in (8.1 (5)),
+   * in one statement; a suspended workspace renders nothing (spec 8.1 (6)). */
+  private async heads(db: Reads): Promise<Head[]> {
+    const rows = await db.all<{ workspace_id: string; id: string; created_at: string; place: number; turn: number | null }>(
+      `SELECT q.workspace_id, q.id, q.created_at, q.place, t.turn FROM (
+         SELECT r.workspace_id, r.id, r.created_at, ROW_NUMBER() OVER (PARTITION BY r.workspace_id ORDER BY r.created_at, r.id) AS place
          FROM renders r JOIN workspaces w ON w.id = r.workspace_id
          WHERE r.status = 'queued' AND w.suspended = 0
-         GROUP BY r.workspace_id`,
-      )
-      .map(({ workspace_id, head }) => {
-        const [createdAt, renderId] = head.split(" ");
-        return { workspaceId: workspace_id, renderId: renderId!, createdAt: createdAt! };
-      });
+       ) q LEFT JOIN queue_turns t ON t.workspace_id = q.workspace_id
+       WHERE q.place <= $places`,
+      { places: PLACES },
+    );
+    return rows.map((r) => ({ workspaceId: r.workspace_id, renderId: r.id, createdAt: r.created_at, place: r.place, turn: r.turn ?? -1 }));
   }
 }

@@ -5,10 +5,10 @@
  * ended with the next one claimed) instead of three. Each change resolves only once the transaction has committed:
  * nothing is answered before it is durable.
  */
-import type { Store } from "../store/store";
+import type { Store, Tx } from "../store/store";
 
 interface Change {
-  write: () => unknown;
+  write: (tx: Tx) => Promise<unknown>;
   settle: (result: unknown) => void;
 }
 
@@ -23,36 +23,38 @@ export class GroupCommit<T> {
    */
   constructor(
     private readonly store: Store,
-    private readonly within: (changes: number) => T,
+    private readonly within: (tx: Tx, changes: number) => Promise<T>,
     private readonly rolledBack: (result: T) => void,
     private readonly committed: (result: T) => void,
   ) {}
 
   /** write answers the change's result (never an Error) once it is committed; a change that throws rejects alone, its
    * savepoint rolled back. */
-  write<R>(change: () => R): Promise<R> {
+  write<R>(change: (tx: Tx) => Promise<R>): Promise<R> {
     return new Promise((resolve, reject) => {
       const settle = (result: unknown) => (result instanceof Error ? reject(result) : resolve(result as R));
-      if (this.pending.push({ write: change, settle }) === 1) setImmediate(() => this.flush());
+      if (this.pending.push({ write: change, settle }) === 1) setImmediate(() => void this.flush());
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     const changes = this.pending;
     this.pending = [];
     const results: unknown[] = [];
     let extra: T | undefined;
     try {
-      this.store.tx(() => {
-        for (const change of changes) {
-          try {
-            // A nested transaction is a savepoint of its own.
-            results.push(this.store.tx(change.write));
-          } catch (e) {
-            results.push(asError(e));
+      await this.store.tx(async (tx) => {
+        // A change alone needs no savepoint of its own (two round trips on PostgreSQL): its failure is the transaction's.
+        if (changes.length === 1) results.push(await changes[0]!.write(tx));
+        else
+          for (const change of changes) {
+            try {
+              results.push(await tx.savepoint(change.write));
+            } catch (e) {
+              results.push(asError(e));
+            }
           }
-        }
-        extra = this.within(changes.length);
+        extra = await this.within(tx, changes.length);
       });
     } catch (e) {
       if (extra !== undefined) this.rolledBack(extra);

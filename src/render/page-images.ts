@@ -34,7 +34,7 @@ const drawing = new Map<string, Promise<{ sha256: string; bytes: number }>>();
  * rasteriser's RasterError when the page cannot be drawn, and null when the PDF itself is gone. */
 export async function pageImage(deps: PageImageDeps, pdfSha256: string, page: number, ask: PageImageAsk): Promise<{ sha256: string; bytes: number } | null> {
   const variant = variantOf(ask.format, ask.size);
-  const kept = cachedPageImage(deps.store, pdfSha256, page, variant);
+  const kept = await cachedPageImage(deps.store, pdfSha256, page, variant);
   if (kept && (await deps.files.stat("outputs", kept.sha256))) return kept;
   const key = `${pdfSha256}:${page}:${variant}`;
   let pending = drawing.get(key);
@@ -58,12 +58,10 @@ export async function drawPageImage(deps: PageImageDeps, pdf: Uint8Array, pdfSha
   await awaitFileHold(store, clock, "outputs", sha256, holder);
   try {
     await files.put("outputs", holder, image);
-    store.tx(() => {
-      keepPageImage(store, clock, { pdfSha256, page, variant, sha256, bytes: image.byteLength });
-      releaseFile(store, clock, "outputs", sha256, holder);
-    });
+    // Sent in this order (one round trip on PostgreSQL): the release sees the row naming the image.
+    await store.tx((tx) => Promise.all([keepPageImage(tx, clock, { pdfSha256, page, variant, sha256, bytes: image.byteLength }), releaseFile(tx, clock, "outputs", sha256, holder)]));
   } catch (e) {
-    store.tx(() => releaseFile(store, clock, "outputs", sha256, holder));
+    await store.tx((tx) => releaseFile(tx, clock, "outputs", sha256, holder));
     throw e;
   }
   return { sha256, bytes: image.byteLength };

@@ -14,8 +14,8 @@ import type { Claim, Queue, RenderRow } from "../queue/queue";
 import { uploadedAsset } from "../store/assets";
 import type { FileStore } from "../store/files";
 import { storageFailure } from "../store/space";
-import type { Store } from "../store/store";
-import { FINAL_STATUSES, type FinalStatus } from "../store/render-status";
+import type { Store, Tx } from "../store/store";
+import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { parseAssetUrl } from "./assets";
 import type { FinishDeps } from "./finish";
@@ -25,6 +25,7 @@ import { storeOutputs, type StoreOutputDeps } from "./store-output";
 import { recordOutputs } from "../store/render-outputs";
 import { GroupCommit } from "./group-commit";
 import { PoolCrashError, type AssetBody, type AssetLoader, type RenderOutput, type RenderPool } from "./pool";
+import { RenderWaits } from "./waits";
 
 export interface WorkerOptions {
   store: Store;
@@ -47,8 +48,6 @@ export interface WorkerOptions {
 // the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
 const POLL_MS = 1_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
-// How often a `?wait` on a shared store asks whether another process ended the render: the most a client waits past the end.
-const SHARED_WAIT_POLL_MS = 100;
 
 /** The abort reasons the worker tells apart: the render was cancelled, the process is stopping, or its lease was lost. */
 class Cancelled extends Error {}
@@ -69,12 +68,15 @@ type Claimed = { claim: Claim; running: Running };
 /** RenderWorker owns the queue of one renderd process. */
 export class RenderWorker {
   private readonly running = new Map<string, Running>();
-  private readonly waiters = new Map<string, Set<(row?: RenderRow) => void>>();
+  private readonly waits: RenderWaits;
   /** Ends renders that finish together in one transaction, which claims the next ones for the pages they free. */
   private readonly ends: GroupCommit<Claimed[]>;
   /** The queue this worker takes renders from (read for its depth by /metrics). */
   readonly queue: Queue;
-  private kicked = false;
+  private filling: Promise<void> | null = null;
+  private refill = false;
+  /** Claims asked for and not answered yet: each holds a page, so that claims made at once never exceed the pages. */
+  private claiming = 0;
   private stopped = true;
   /** Whether renders left processing by a dead process were taken back: claims wait for it (a full disk can delay it). */
   private recovered = false;
@@ -82,35 +84,38 @@ export class RenderWorker {
   private readonly unwritten = new Set<string>();
   /** The store's failures as the worker meets them: logged once per outage, claims retried with back-off (issue 26). */
   private readonly faults: Backoff;
+  private unlisten?: () => void;
   private poller?: ReturnType<typeof setInterval>;
   private sweeper?: ReturnType<typeof setInterval>;
   private renewer?: ReturnType<typeof setInterval>;
-  private sharedPoll?: ReturnType<typeof setInterval>;
 
   constructor(private readonly options: WorkerOptions) {
     this.queue = options.queue;
     this.faults = new Backoff(options.log, "claiming or ending renders");
+    this.waits = new RenderWaits(options.store, options.queue, (err) => this.faults.failed(err));
     this.ends = new GroupCommit(
       options.store,
-      (ending) => this.claimFree(ending),
+      (tx, ending) => this.claimFree(ending, tx),
       (claimed) => claimed.forEach(({ claim }) => this.running.delete(claim.renderId)),
       (claimed) => this.startAll(claimed),
     );
   }
 
   /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
-   * begins taking renders. */
-  start(): void {
+   * begins taking renders: at once when a render is queued (in this process or another, Store.listen), and on a slow
+   * poll as the safety net. */
+  async start(): Promise<void> {
     this.stopped = false;
-    this.recover();
-    this.sweep();
+    await this.recover();
+    void this.sweep();
+    this.unlisten = this.options.store.listen("renders", () => this.kick());
     this.poller = setInterval(() => {
-      this.guarded(() => this.stopCancelledElsewhere());
+      void this.guarded(() => this.stopCancelledElsewhere());
       this.kick();
     }, POLL_MS);
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     // A third of the lease: two renewals may be missed (a stalled event loop) before another process takes a render.
-    this.renewer = setInterval(() => this.renew(), this.queue.leaseMs / 3);
+    this.renewer = setInterval(() => void this.renew(), this.queue.leaseMs / 3);
     this.kick();
   }
 
@@ -118,6 +123,7 @@ export class RenderWorker {
    * resolves once none is printing, and lets every request waiting on a render answer with the render as it is. */
   async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
+    this.unlisten?.();
     clearInterval(this.poller);
     clearInterval(this.sweeper);
     clearInterval(this.renewer);
@@ -129,19 +135,22 @@ export class RenderWorker {
     }
     for (const r of this.running.values()) r.controller.abort(new Stopping("renderd is stopping"));
     await Promise.all([...this.running.values()].map((r) => r.done));
-    for (const id of [...this.waiters.keys()]) this.ended(id);
-    clearInterval(this.sharedPoll);
-    this.sharedPoll = undefined;
+    this.waits.endAll();
   }
 
-  /** kick looks for renders to start, soon (after the transaction that queued them has committed). */
+  /** kick looks for renders to start for the free pages; a kick while it looks makes it look once more after. */
   kick(): void {
-    if (this.kicked || this.stopped) return;
-    this.kicked = true;
-    queueMicrotask(() => {
-      this.kicked = false;
-      this.fill();
-    });
+    if (this.stopped) return;
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    this.filling = (async () => {
+      do {
+        this.refill = false;
+        await this.fill();
+      } while (this.refill && !this.stopped);
+    })().finally(() => (this.filling = null));
   }
 
   /** cancel stops printing a render whose final state `cancelled` has just been written. */
@@ -157,61 +166,27 @@ export class RenderWorker {
   /** ended tells whoever waits on a render (`?wait`) that it reached a final state, handing over `row` when it is the
    * one just written. */
   ended(renderId: string, row?: RenderRow): void {
-    const set = this.waiters.get(renderId);
-    this.waiters.delete(renderId);
-    for (const fn of set ?? []) fn(row);
+    this.waits.ended(renderId, row);
   }
 
-  /** waitEnded resolves when `isFinal()` holds — checked at once and again whenever the render ends — or after `ms`;
-   * with the render's final row when this worker ended it (written and committed), so the answer needs no read back. */
-  waitEnded(renderId: string, ms: number, isFinal: () => boolean): Promise<RenderRow | undefined> {
-    return new Promise((resolve) => {
-      let set = this.waiters.get(renderId);
-      if (!set) this.waiters.set(renderId, (set = new Set()));
-      const done = (row?: RenderRow) => {
-        clearTimeout(timer);
-        set.delete(done);
-        if (set.size === 0 && this.waiters.get(renderId) === set) this.waiters.delete(renderId);
-        resolve(row);
-      };
-      const timer = setTimeout(() => done(), ms);
-      set.add(done);
-      if (isFinal()) done();
-      else if (this.options.store.engine !== "sqlite") this.watchOtherProcesses();
-    });
+  /** waitEnded: see RenderWaits.waitEnded. */
+  waitEnded(renderId: string, ms: number, isFinal: () => Promise<boolean>): Promise<RenderRow | undefined> {
+    return this.waits.waitEnded(renderId, ms, isFinal);
   }
 
-  /** watchOtherProcesses asks the store, every SHARED_WAIT_POLL_MS while requests wait, which of the renders they wait on
-   * another process ended: on a shared store that end reaches this process only through the store. One query for all
-   * the waiting requests. */
-  private watchOtherProcesses(): void {
-    if (this.sharedPoll) return;
-    this.sharedPoll = setInterval(() => {
-      const waited = [...this.waiters.keys()];
-      if (waited.length === 0) {
-        clearInterval(this.sharedPoll);
-        this.sharedPoll = undefined;
-        return;
-      }
-      this.guarded(() => this.queue.inStatusAmong(waited, FINAL_STATUSES).forEach((id) => this.ended(id)));
-    }, SHARED_WAIT_POLL_MS);
-  }
-
-  private fill(): void {
-    if (!this.faults.ready() || !this.recover()) return;
-    const putBack = this.guarded(() => {
-      for (const id of this.unwritten) {
-        this.queue.requeue(id);
-        this.unwritten.delete(id);
-      }
-    });
-    if (putBack) this.startAll(this.claimFree());
+  private async fill(): Promise<void> {
+    if (!this.faults.ready() || !(await this.recover())) return;
+    for (const id of this.unwritten) {
+      if (!(await this.guarded(() => this.queue.requeue(id)))) return;
+      this.unwritten.delete(id);
+    }
+    this.startAll(await this.claimFree());
   }
 
   /** guarded runs one step of a loop on the store: a failure is the back-off's to log and wait out; false when it failed. */
-  private guarded(step: () => void): boolean {
+  private async guarded(step: () => Promise<unknown>): Promise<boolean> {
     try {
-      step();
+      await step();
       return true;
     } catch (e) {
       this.faults.failed(e);
@@ -220,31 +195,34 @@ export class RenderWorker {
   }
 
   /** recover takes back what a dead process left processing, once; false while the store cannot take that write. */
-  private recover(): boolean {
-    return (this.recovered ||= this.guarded(() => {
-      const recovered = this.queue.recover();
+  private async recover(): Promise<boolean> {
+    return (this.recovered ||= await this.guarded(async () => {
+      const recovered = await this.queue.recover();
       if (recovered.requeued || recovered.failed) this.options.log.warn(recovered, "renders left processing by a previous process");
     }));
   }
 
   /** putBack returns a render whose end could not be written to the queue, or keeps it for fill to try again. */
-  private putBack(renderId: string): void {
-    if (!this.guarded(() => this.queue.requeue(renderId))) this.unwritten.add(renderId);
+  private async putBack(renderId: string): Promise<void> {
+    if (!(await this.guarded(() => this.queue.requeue(renderId)))) this.unwritten.add(renderId);
   }
 
-  /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending — and counts
-   * each as running at once. */
-  private claimFree(freeing = 0): Claimed[] {
+  /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending, in `tx` when
+   * given — and counts each as running at once. A claim that fails ends the round; what was claimed so far stays
+   * claimed, and the rest waits for the back-off. */
+  private async claimFree(freeing = 0, tx?: Tx): Promise<Claimed[]> {
     const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
-    while (!this.stopped && this.faults.ready() && this.running.size - freeing < concurrency) {
+    while (!this.stopped && this.faults.ready() && this.running.size + this.claiming - freeing < concurrency) {
       let claim: Claim | null;
+      this.claiming += 1;
       try {
-        claim = this.queue.claim();
-      } catch (e) {
-        // What was claimed so far stays claimed; the rest waits for the back-off.
-        this.faults.failed(e);
+        claim = await this.queue.claim(tx);
+      } catch (err) {
+        this.faults.failed(err);
         break;
+      } finally {
+        this.claiming -= 1;
       }
       if (!claim) break;
       const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve() };
@@ -260,7 +238,7 @@ export class RenderWorker {
         // The end could not be written (the store refused or did not answer): the render goes back to the queue, to be
         // printed again once the store takes writes. Left unhandled, the rejection would end the process.
         this.faults.failed(err);
-        this.putBack(claim.renderId);
+        return this.putBack(claim.renderId);
       });
   }
 
@@ -270,28 +248,32 @@ export class RenderWorker {
     const started = performance.now();
     const ended = (status: FinalStatus) => this.counted(head, status, (performance.now() - started) / 1000);
     let final: RenderRow | null = null;
+    // Once the PDF is made, a failure is the store's (or the bucket's), not the render's: it is not failed for it, but
+    // put back in the queue (startAll), and printed again by whichever process takes it.
+    let storing = false;
     try {
       const made = isOperationJob(job) ? await operate(this.producing, head.workspaceId, job) : await printJob(this.producing, head.workspaceId, job, signal);
+      storing = true;
       const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
-      final = await storeOutputs(this.storing, id, made.pdfs, (shas) => {
-        const row = this.queue.complete(id, { outputSha256: shas[0]!, pages, bytes: pdf.length, warnings: made.warnings });
-        if (row && isOperationJob(job)) recordOutputs(this.options.store, id, shas.map((sha256, i) => ({ sha256, pages: made.pages[i]!, bytes: made.pdfs[i]!.length })), made.details);
+      final = await storeOutputs(this.storing, id, made.pdfs, async (tx, shas) => {
+        const row = await this.queue.complete(tx, id, { outputSha256: shas[0]!, pages, bytes: pdf.length, warnings: made.warnings });
+        if (row && isOperationJob(job)) await recordOutputs(tx, id, shas.map((sha256, i) => ({ sha256, pages: made.pages[i]!, bytes: made.pdfs[i]!.length })), made.details);
         return row;
       });
       ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
-      if (signal.reason instanceof Stopping) return this.queue.requeue(id);
+      if (signal.reason instanceof Stopping) return await this.queue.requeue(id);
       if (signal.reason instanceof LeaseLost) return;
       // Cancelled: the cancel request wrote the final state already.
       if (signal.reason instanceof Cancelled) return ended("cancelled");
-      // DATA_DIR full or read-only: the render is not at fault; startAll puts it back in the queue (issue 26).
-      if (storageFailure(e)) throw e;
+      // DATA_DIR full or read-only is not the render's fault either (issue 26).
+      if (storing || storageFailure(e)) throw e;
       const error = e instanceof ApiError ? e : new ApiError("RENDER_FAILED", "The render failed.");
       if (!(e instanceof ApiError)) log.error({ err: e, renderId: id }, "render failed unexpectedly");
       else log.info({ renderId: id, workspaceId: head.workspaceId, code: error.code }, "render failed");
-      final = this.queue.fail(id, error.code, error.message);
+      final = await this.queue.fail(id, error.code, error.message);
       if (final) ended("failed");
     } finally {
       // An end written is the worker's sign that the store takes its writes again (a claim alone may fit in the WAL).
@@ -310,17 +292,17 @@ export class RenderWorker {
   }
 
   /** renew extends the leases of the renders printing here and stops printing those this process no longer holds. */
-  private renew(): void {
-    this.guarded(() => {
+  private async renew(): Promise<void> {
+    await this.guarded(async () => {
       // A render cancelled elsewhere is no longer held either: it stops as cancelled, not as lost.
-      this.stopCancelledElsewhere();
-      for (const id of this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
+      await this.stopCancelledElsewhere();
+      for (const id of await this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
     });
   }
 
   /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */
-  private stopCancelledElsewhere(): void {
-    for (const id of this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
+  private async stopCancelledElsewhere(): Promise<void> {
+    for (const id of await this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
   }
 
   /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */
@@ -370,7 +352,7 @@ export class RenderWorker {
   /** asset answers an uploaded asset of the workspace, or null. */
   private async asset(workspaceId: string, assetId: string): Promise<AssetBody | null> {
     const { store, files } = this.options;
-    const asset = uploadedAsset(store, workspaceId, assetId);
+    const asset = await uploadedAsset(store, workspaceId, assetId);
     if (!asset) return null;
     const body = await files.read("assets", asset.sha256);
     return body ? { body, contentType: asset.mediaType } : null;
@@ -379,9 +361,9 @@ export class RenderWorker {
   private async sweep(): Promise<void> {
     const { store, clock, log, retentionDays } = this.options;
     try {
-      const swept = this.queue.sweep(retentionDays);
+      const swept = await this.queue.sweep(retentionDays);
       if (swept.renders) log.info(swept, "old renders deleted");
-      const keys = sweepIdempotencyKeys({ store, clock });
+      const keys = await sweepIdempotencyKeys({ store, clock });
       if (keys) log.info({ idempotencyKeys: keys }, "expired idempotency keys deleted");
     } catch (e) {
       log.error({ err: e }, "render retention sweep failed");

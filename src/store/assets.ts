@@ -1,6 +1,6 @@
 /** store/assets: a workspace's uploaded asset by id — the one lookup renders, reports and the worker share. Another
  * workspace's asset, or one registered but not uploaded, reads as missing (DESIGN.md 2: never reveal that it exists). */
-import type { Store } from "./store";
+import type { Reads } from "./store";
 
 /** UploadedAsset is what the readers of an asset need to serve or embed it. */
 export interface UploadedAsset {
@@ -11,8 +11,8 @@ export interface UploadedAsset {
 }
 
 /** uploadedAsset answers the workspace's uploaded asset with that id, or null. */
-export function uploadedAsset(store: Store, workspaceId: string, assetId: string): UploadedAsset | null {
-  const row = store.get<{ kind: string; filename: string; media_type: string; sha256: string }>(
+export async function uploadedAsset(db: Reads, workspaceId: string, assetId: string): Promise<UploadedAsset | null> {
+  const row = await db.get<{ kind: string; filename: string; media_type: string; sha256: string }>(
     "SELECT kind, filename, media_type, sha256 FROM assets WHERE id = $id AND workspace_id = $ws AND status = 'uploaded'",
     { id: assetId, ws: workspaceId },
   );

@@ -7,7 +7,7 @@
  * a sweep's decision never overlap. */
 import type { Clock } from "../lib/clock";
 import type { FileArea, FileStore } from "./files";
-import type { Store } from "./store";
+import type { Reads, Store, Tx } from "./store";
 
 /** FILE_DELETE_GRACE_MS is how long unreferenced bytes stay before the sweep deletes them: a reader that found the row
  * just before it went (a download streaming, a render reading its assets) finishes well within it, and a file younger
@@ -41,30 +41,32 @@ const REFERENCES: Record<FileArea, string> = {
 };
 
 /** isReferenced tells whether a row names the bytes: an uploaded asset, a render's or an operation's PDF, a page image. */
-export function isReferenced(store: Store, area: FileArea, sha256: string): boolean {
-  return store.get(REFERENCES[area], { sha: sha256 }) !== null;
+export async function isReferenced(db: Reads, area: FileArea, sha256: string): Promise<boolean> {
+  return (await db.get(REFERENCES[area], { sha: sha256 })) !== null;
 }
 
-function isHeld(store: Store, area: FileArea, sha256: string, now: string): boolean {
-  return store.get("SELECT 1 FROM file_holds WHERE area = $area AND sha256 = $sha AND expires_at > $now LIMIT 1", { area, sha: sha256, now }) !== null;
+async function isHeld(db: Reads, area: FileArea, sha256: string, now: string): Promise<boolean> {
+  return (await db.get("SELECT 1 FROM file_holds WHERE area = $area AND sha256 = $sha AND expires_at > $now LIMIT 1", { area, sha: sha256, now })) !== null;
 }
 
-function inTransaction(store: Store, what: string): void {
-  if (!store.inTransaction) throw new Error(`${what} must run inside the transaction that changes the references`);
+/** inUse tells whether a row references the bytes or a writer holds them (both asked in one round trip). */
+async function inUse(db: Reads, area: FileArea, sha256: string, now: string): Promise<boolean> {
+  const [referenced, held] = await Promise.all([isReferenced(db, area, sha256), isHeld(db, area, sha256, now)]);
+  return referenced || held;
 }
 
 /** holdFile records that `holder` is about to store the bytes and reference them, and cancels their pending deletion;
  * false while a sweep is deleting them (store nothing yet: ask again once it is done). */
-export function holdFile(store: Store, clock: Clock, area: FileArea, sha256: string, holder: string): boolean {
+export function holdFile(store: Store, clock: Clock, area: FileArea, sha256: string, holder: string): Promise<boolean> {
   const now = clock.now();
   // Not waited onto the disk: a hold lost in a power cut leaves the writer's bytes unreferenced (its row was never
   // committed), which only costs their space; the writer's own commit, durable, makes the hold durable before it.
   // It saves a render one fsync on the event loop (docs/performance.md, "After issue 15's changes").
-  return store.tx(() => {
-    const deletion = store.get<{ state: string }>("SELECT state FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
+  return store.tx(async (tx) => {
+    const deletion = await tx.get<{ state: string }>("SELECT state FROM file_deletions WHERE area = $area AND sha256 = $sha FOR UPDATE", { area, sha: sha256 });
     if (deletion?.state === "deleting") return false;
-    if (deletion) store.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
-    store.run(
+    if (deletion) await tx.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
+    await tx.run(
       `INSERT INTO file_holds (area, sha256, holder, expires_at) VALUES ($area, $sha, $holder, $expires)
        ON CONFLICT (area, sha256, holder) DO UPDATE SET expires_at = excluded.expires_at`,
       { area, sha: sha256, holder, expires: new Date(now.getTime() + FILE_HOLD_MS).toISOString() },
@@ -78,7 +80,7 @@ export function holdFile(store: Store, clock: Clock, area: FileArea, sha256: str
 export async function awaitFileHold(store: Store, clock: Clock, area: FileArea, sha256: string, holder: string): Promise<void> {
   // Real time, not the injected clock: this waits for another process's DELETE request.
   const deadline = performance.now() + HOLD_WAIT_MS;
-  while (!holdFile(store, clock, area, sha256, holder)) {
+  while (!(await holdFile(store, clock, area, sha256, holder))) {
     if (performance.now() > deadline) throw new FileBeingDeleted(area, sha256);
     await Bun.sleep(HOLD_RETRY_MS);
   }
@@ -87,26 +89,24 @@ export async function awaitFileHold(store: Store, clock: Clock, area: FileArea, 
 /** releaseFile drops `holder`'s hold, inside the transaction that commits the row referencing the bytes or gives up on
  * them (their deletion is then recorded, if nothing else references or holds them). False when the hold had run out
  * and been swept: the bytes may be gone, so a row must not name them. */
-export function releaseFile(store: Store, clock: Clock, area: FileArea, sha256: string, holder: string): boolean {
-  inTransaction(store, "releaseFile");
-  const held = store.run("DELETE FROM file_holds WHERE area = $area AND sha256 = $sha AND holder = $holder", { area, sha: sha256, holder }) > 0;
-  dropFile(store, clock, area, sha256);
+export async function releaseFile(tx: Tx, clock: Clock, area: FileArea, sha256: string, holder: string): Promise<boolean> {
+  const held = (await tx.run("DELETE FROM file_holds WHERE area = $area AND sha256 = $sha AND holder = $holder", { area, sha: sha256, holder })) > 0;
+  await dropFile(tx, clock, area, sha256);
   return held;
 }
 
 /** dropFile records the deletion of bytes, due after the grace, inside the transaction that has just removed a
  * reference to them, and answers whether it did: not while another row references them or a writer holds them. */
-export function dropFile(store: Store, clock: Clock, area: FileArea, sha256: string): boolean {
-  inTransaction(store, "dropFile");
+export async function dropFile(tx: Tx, clock: Clock, area: FileArea, sha256: string): Promise<boolean> {
   const now = clock.now();
-  if (isReferenced(store, area, sha256) || isHeld(store, area, sha256, now.toISOString())) return false;
-  schedule(store, area, sha256, new Date(now.getTime() + FILE_DELETE_GRACE_MS));
+  if (await inUse(tx, area, sha256, now.toISOString())) return false;
+  await schedule(tx, area, sha256, new Date(now.getTime() + FILE_DELETE_GRACE_MS));
   return true;
 }
 
 // A deletion already under way stays as it is; a pending one is due at the later of the two times.
-function schedule(store: Store, area: FileArea, sha256: string, due: Date): void {
-  store.run(
+async function schedule(tx: Tx, area: FileArea, sha256: string, due: Date): Promise<void> {
+  await tx.run(
     `INSERT INTO file_deletions (area, sha256, due_at, state) VALUES ($area, $sha, $due, 'pending')
      ON CONFLICT (area, sha256) DO UPDATE SET due_at = excluded.due_at WHERE file_deletions.state = 'pending' AND file_deletions.due_at < excluded.due_at`,
     { area, sha: sha256, due: due.toISOString() },
@@ -123,20 +123,20 @@ interface Deletion {
 export async function sweepFileDeletions(store: Store, files: FileStore, clock: Clock): Promise<number> {
   const now = clock.now().toISOString();
   const stale = new Date(clock.now().getTime() - DELETING_STALE_MS).toISOString();
-  const taken = store.tx(() => {
-    for (const hold of store.all<Deletion>("DELETE FROM file_holds WHERE expires_at <= $now RETURNING area, sha256", { now })) dropFile(store, clock, hold.area, hold.sha256);
-    const due = store.all<Deletion>(
-      "SELECT area, sha256 FROM file_deletions WHERE (state = 'pending' AND due_at <= $now) OR (state = 'deleting' AND started_at <= $stale)",
+  const taken = await store.tx(async (tx) => {
+    for (const hold of await tx.all<Deletion>("DELETE FROM file_holds WHERE expires_at <= $now RETURNING area, sha256", { now })) await dropFile(tx, clock, hold.area, hold.sha256);
+    const due = await tx.all<Deletion>(
+      "SELECT area, sha256 FROM file_deletions WHERE (state = 'pending' AND due_at <= $now) OR (state = 'deleting' AND started_at <= $stale) FOR UPDATE",
       { now, stale },
     );
     const deleting: Deletion[] = [];
     for (const d of due) {
       const key = { area: d.area, sha: d.sha256 };
-      if (isReferenced(store, d.area, d.sha256) || isHeld(store, d.area, d.sha256, now)) {
-        store.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", key);
+      if (await inUse(tx, d.area, d.sha256, now)) {
+        await tx.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", key);
         continue;
       }
-      store.run("UPDATE file_deletions SET state = 'deleting', started_at = $now WHERE area = $area AND sha256 = $sha", { ...key, now });
+      await tx.run("UPDATE file_deletions SET state = 'deleting', started_at = $now WHERE area = $area AND sha256 = $sha", { ...key, now });
       deleting.push(d);
     }
     return deleting;
@@ -150,10 +150,11 @@ export async function sweepFileDeletions(store: Store, files: FileStore, clock: 
     }
   } finally {
     // Only this sweep's own mark: a row another sweep took up again after DELETING_STALE_MS is that sweep's to end.
-    if (deleted.length) store.tx(() => {
-      for (const d of deleted)
-        store.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha AND state = 'deleting' AND started_at = $now", { area: d.area, sha: d.sha256, now });
-    });
+    if (deleted.length)
+      await store.tx(async (tx) => {
+        for (const d of deleted)
+          await tx.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha AND state = 'deleting' AND started_at = $now", { area: d.area, sha: d.sha256, now });
+      });
   }
   return deleted.length;
 }
@@ -166,11 +167,11 @@ export async function scheduleOrphans(store: Store, files: FileStore, clock: Clo
   const bornBefore = now.getTime() - FILE_DELETE_GRACE_MS;
   let scheduled = 0;
   for await (const page of files.list(area)) {
-    scheduled += store.tx(() => {
+    scheduled += await store.tx(async (tx) => {
       let n = 0;
       for (const f of page) {
-        if (f.modifiedAt.getTime() >= bornBefore || isReferenced(store, area, f.sha256) || isHeld(store, area, f.sha256, now.toISOString())) continue;
-        schedule(store, area, f.sha256, now);
+        if (f.modifiedAt.getTime() >= bornBefore || (await inUse(tx, area, f.sha256, now.toISOString()))) continue;
+        await schedule(tx, area, f.sha256, now);
         n += 1;
       }
       return n;

@@ -4,20 +4,20 @@ import { MIGRATIONS } from "./migrations";
 import type { SqliteStore } from "./sqlite-store";
 
 /** migrate applies every migration newer than the store's and answers the names it applied. */
-export function migrate(store: SqliteStore, clock: Clock): string[] {
+export async function migrate(store: SqliteStore, clock: Clock): Promise<string[]> {
   store.db.run(
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
   );
-  const row = store.get<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_migrations");
+  const row = await store.get<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_migrations");
   const current = row?.v ?? 0;
   const newest = MIGRATIONS.at(-1)?.version ?? 0;
   if (current > newest) throw new Error(`the store is at migration ${current}, newer than this binary knows (${newest}): upgrade renderd`);
   const applied: string[] = [];
   for (const m of MIGRATIONS) {
     if (m.version <= current) continue;
-    store.tx(() => {
+    await store.tx(async (tx) => {
       store.db.run(m.sql);
-      store.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($v, $n, $t)", {
+      await tx.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($v, $n, $t)", {
         v: m.version,
         n: m.name,
         t: clock.now().toISOString(),

@@ -30,9 +30,9 @@ export async function openMigratedStore(where: StoreLocation, clock: Clock): Pro
   if (where.databaseUrl === undefined) {
     const store = openStore(where.dataDir);
     try {
-      return { store, applied: migrate(store, clock) };
+      return { store, applied: await migrate(store, clock) };
     } catch (e) {
-      store.close();
+      await store.close();
       throw e;
     }
   }
@@ -43,5 +43,5 @@ export async function openMigratedStore(where: StoreLocation, clock: Clock): Pro
   } finally {
     await sql.close();
   }
-  return { store: new PostgresStore(where.databaseUrl), applied };
+  return { store: await PostgresStore.open(where.databaseUrl), applied };
 }

@@ -2,11 +2,11 @@
  * a page of a stored PDF, its bytes a file of the `outputs` area — and their deletion with the PDF. */
 import type { Clock } from "../lib/clock";
 import { dropFile } from "./file-deletions";
-import type { Store } from "./store";
+import type { Reads, Tx } from "./store";
 
 /** cachedPageImage answers the image kept for this page and variant of the PDF, or null. */
-export function cachedPageImage(store: Store, pdfSha256: string, page: number, variant: string): { sha256: string; bytes: number } | null {
-  return store.get<{ sha256: string; bytes: number }>("SELECT image_sha256 AS sha256, bytes FROM page_images WHERE pdf_sha256 = $pdf AND page = $page AND variant = $variant", {
+export function cachedPageImage(db: Reads, pdfSha256: string, page: number, variant: string): Promise<{ sha256: string; bytes: number } | null> {
+  return db.get<{ sha256: string; bytes: number }>("SELECT image_sha256 AS sha256, bytes FROM page_images WHERE pdf_sha256 = $pdf AND page = $page AND variant = $variant", {
     pdf: pdfSha256,
     page,
     variant,
@@ -14,8 +14,8 @@ export function cachedPageImage(store: Store, pdfSha256: string, page: number, v
 }
 
 /** keepPageImage records an image of a page, inside the transaction that lets its bytes' hold go. */
-export function keepPageImage(store: Store, clock: Clock, row: { pdfSha256: string; page: number; variant: string; sha256: string; bytes: number }): void {
-  store.run(
+export async function keepPageImage(tx: Tx, clock: Clock, row: { pdfSha256: string; page: number; variant: string; sha256: string; bytes: number }): Promise<void> {
+  await tx.run(
     `INSERT INTO page_images (pdf_sha256, page, variant, image_sha256, bytes, created_at) VALUES ($pdf, $page, $variant, $sha, $bytes, $now)
      ON CONFLICT (pdf_sha256, page, variant) DO UPDATE SET image_sha256 = excluded.image_sha256, bytes = excluded.bytes, created_at = excluded.created_at`,
     { pdf: row.pdfSha256, page: row.page, variant: row.variant, sha: row.sha256, bytes: row.bytes, now: clock.now().toISOString() },
@@ -24,8 +24,8 @@ export function keepPageImage(store: Store, clock: Clock, row: { pdfSha256: stri
 
 /** dropPageImages deletes the images drawn of a PDF whose last reference has gone, recording their bytes' deletion, in
  * the caller's transaction; answers how many. */
-export function dropPageImages(store: Store, clock: Clock, pdfSha256: string): number {
-  const gone = store.all<{ image_sha256: string }>("DELETE FROM page_images WHERE pdf_sha256 = $pdf RETURNING image_sha256", { pdf: pdfSha256 });
-  for (const sha of new Set(gone.map((r) => r.image_sha256))) dropFile(store, clock, "outputs", sha);
+export async function dropPageImages(tx: Tx, clock: Clock, pdfSha256: string): Promise<number> {
+  const gone = await tx.all<{ image_sha256: string }>("DELETE FROM page_images WHERE pdf_sha256 = $pdf RETURNING image_sha256", { pdf: pdfSha256 });
+  for (const sha of new Set(gone.map((r) => r.image_sha256))) await dropFile(tx, clock, "outputs", sha);
   return gone.length;
 }

@@ -1,23 +1,29 @@
-/** store/postgres-store: the Store on PostgreSQL, shared by every renderd process of a scale-out (issue 15). */
-import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
-import type { Reply, Request, WorkerData } from "./postgres-wire";
-import type { Params, Row, Store, TxOptions } from "./store";
+/** store/postgres-store: the Store on PostgreSQL, shared by every renderd process of a scale-out (issue 15), on Bun's
+ * own asynchronous client: the event loop serves other requests while a statement is on the network. */
+import { SQL, type ReservedSQL } from "bun";
+import { randomBase62 } from "../lib/ids";
+import { Listeners } from "./listeners";
+import type { Channel, Params, Row, Store, Tx, TxOptions } from "./store";
 
-// How long a statement may take before the caller is told the database does not answer: SQLite's busy_timeout is 5 s;
-// here a lock wait behind another process's transaction and a network round trip both count.
-const CALL_TIMEOUT_MS = 15_000;
+/** Connections of one process: enough for the requests and the worker's transactions of a busy process to overlap;
+ * twenty hosts open 20 × (POOL + 1 listener) (docs/scale-out.md). */
+export const POOL = 8;
+// How long a statement may run, a lock be waited for and a transaction stay open doing nothing (docs/scale-out.md,
+// "One host's outage stays its own"): a process whose link froze mid-transaction loses it after IDLE_IN_TX_MS and
+// its row locks with it, so another process waits for it at most that long.
+export const STATEMENT_TIMEOUT_MS = 15_000;
+export const LOCK_TIMEOUT_MS = 5_000;
+export const IDLE_IN_TX_MS = 5_000;
 const PING_TIMEOUT_MS = 1_000;
 // How often sync() asks whether the log is flushed: the WAL writer flushes commits made with synchronous_commit off
 // every wal_writer_delay (200 ms by default).
 const SYNC_POLL_MS = 10;
-/** The advisory lock every write transaction takes first: one writer at a time across all processes, SQLite's rule. */
-const WRITER_LOCK = 0x72656e64; // "rend"
 
-// The executable names every module's import.meta.url after itself (/$bunfs/root/renderd) and keeps the worker, an
-// entrypoint of its own (scripts/build.ts), at its source path under that root.
-const WORKER = import.meta.url.includes("/$bunfs/")
-  ? new URL("./src/store/postgres-worker.ts", import.meta.url)
-  : new URL("./postgres-worker.ts", import.meta.url);
+// PostgreSQL's types as SQLite gives them to the callers (store/store.ts): 64-bit and decimal numbers as numbers (SUM
+// of a bigint is numeric), booleans as 1 and 0. Text stays text: the schema keeps times and JSON as text.
+const INT8 = 20;
+const NUMERIC = 1700;
+const BOOL = 16;
 
 /** StoreError is a statement PostgreSQL refused or did not answer in time; `code` is its SQLSTATE when it gave one. */
 export class StoreError extends Error {
@@ -34,126 +40,180 @@ interface Prepared {
   names: string[];
 }
 
+type Result = Row[] & { count?: number; columns?: Array<{ name: string; type: number }> | null };
+
+/** PgTx is one transaction's handle on its reserved connection. */
+class PgTx implements Tx {
+  readonly engine = "postgres";
+  open = true;
+  readonly notified = new Set<Channel>();
+  private depth = 0;
+
+  constructor(
+    private readonly store: PostgresStore,
+    private readonly connection: ReservedSQL,
+  ) {}
+
+  async get<T = Row>(sql: string, params: Params = {}): Promise<T | null> {
+    return ((await this.query(sql, params))[0] as T | undefined) ?? null;
+  }
+
+  async all<T = Row>(sql: string, params: Params = {}): Promise<T[]> {
+    return (await this.query(sql, params)) as T[];
+  }
+
+  async run(sql: string, params: Params = {}): Promise<number> {
+    return (await this.query(sql, params)).count ?? 0;
+  }
+
+  async savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const name = `s${this.depth++}`;
+    await this.command(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(this);
+      await this.command(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (e) {
+      await this.command(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw e;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  notify(channel: Channel): void {
+    this.notified.add(channel);
+  }
+
+  command(text: string): Promise<unknown> {
+    return this.store.send(this.connection, text, []);
+  }
+
+  private query(sql: string, params: Params): Promise<Result> {
+    if (!this.open) throw new StoreError("a statement was sent on a transaction that has ended: use the store, or the handle of an open transaction");
+    return this.store.statement(this.connection, sql, params);
+  }
+}
+
 /**
- * PostgresStore keeps the synchronous Store interface on an asynchronous client: each call posts the statement to a
- * worker thread (postgres-worker.ts) and blocks on a shared word until the answer comes. Blocking is the point, not a
- * shortcut: a transaction's body then runs with nothing interleaved, as on SQLite, and every rule written as "read,
- * then write, in one tx" (allowances, the fair claim, the webhook claims) holds across processes because each write
- * transaction first takes one advisory lock (WRITER_LOCK). docs/scale-out.md weighs the cost.
+ * PostgresStore: statements outside a transaction go to the pool, so independent requests' statements overlap; a
+ * transaction reserves a connection of its own for its body. Nothing is locked beyond what a statement locks: the
+ * rules that need more take the rows they need (`FOR UPDATE`, docs/scale-out.md "Locks").
  */
 export class PostgresStore implements Store {
   readonly engine = "postgres";
-  private readonly worker: Worker;
-  private readonly answered = new Int32Array(new SharedArrayBuffer(4));
+  private readonly sql: SQL;
   private readonly prepared = new Map<string, Prepared>();
-  private depth = 0;
-  private closed = false;
+  private readonly listeners = new Listeners();
+  private readonly subscribed = new Set<Channel>();
+  /** The payload of this store's NOTIFYs: its own come back to it too, and its listeners were woken at the commit. */
+  private readonly sender = randomBase62(16);
 
-  constructor(url: string) {
-    const data: WorkerData = { url, signal: this.answered.buffer as SharedArrayBuffer };
-    this.worker = new Worker(WORKER, { workerData: data });
-    // The worker must not keep a stopped server's process alive.
-    this.worker.unref();
-    // A worker that failed to load would answer nothing: say so now rather than at the first request.
+  private constructor(url: string) {
+    this.sql = new SQL(url, {
+      max: POOL,
+      bigint: true,
+      connection: {
+        application_name: "renderd",
+        statement_timeout: STATEMENT_TIMEOUT_MS,
+        lock_timeout: LOCK_TIMEOUT_MS,
+        idle_in_transaction_session_timeout: IDLE_IN_TX_MS,
+      },
+    });
+  }
+
+  /** open connects to `url` and answers the store once the server has answered a query. */
+  static async open(url: string): Promise<PostgresStore> {
+    const store = new PostgresStore(url);
     try {
-      this.call({ op: "query", text: "SELECT 1 AS ok", params: [] }, CALL_TIMEOUT_MS);
+      await store.get("SELECT 1 AS ok");
     } catch (e) {
-      void this.worker.terminate();
+      await store.sql.close({ timeout: 0 });
       throw new StoreError(`the PostgreSQL store did not start: ${(e as Error).message}`, (e as StoreError).code);
     }
+    return store;
   }
 
-  get inTransaction(): boolean {
-    return this.depth > 0;
-  }
-
-  tx<T>(fn: () => T, options: TxOptions = {}): T {
-    const savepoint = `s${this.depth}`;
-    if (this.depth === 0) {
-      this.call({ op: "begin" });
-      try {
-        this.call({ op: "query", text: `SELECT pg_advisory_xact_lock(${WRITER_LOCK})`, params: [] });
-        if (options.durable === false) this.call({ op: "query", text: "SET LOCAL synchronous_commit = off", params: [] });
-      } catch (e) {
-        this.undo();
-        throw e;
-      }
-    } else this.call({ op: "savepoint", name: savepoint });
-    this.depth++;
-    let result: T;
+  async tx<T>(fn: (tx: Tx) => Promise<T>, options: TxOptions = {}): Promise<T> {
+    let connection: ReservedSQL;
     try {
-      result = fn();
+      connection = await this.sql.reserve();
     } catch (e) {
-      this.depth--;
-      this.undo(this.depth === 0 ? undefined : savepoint);
+      throw storeError(e);
+    }
+    const tx = new PgTx(this, connection);
+    try {
+      // BEGIN is not awaited alone: Bun sends a connection's queries one behind the other without waiting for the
+      // answers, so it travels with the body's first statement, and a failure shows at that statement.
+      const begin = tx.command(options.durable === false ? "BEGIN; SET LOCAL synchronous_commit = off" : "BEGIN");
+      begin.catch(() => {});
+      const result = await fn(tx);
+      // NOTIFY is delivered to every listening process when the transaction commits (this one's too): it goes out with
+      // the COMMIT, in the same round trip.
+      const notified = [...tx.notified].map((channel) => tx.command(`NOTIFY renderd_${channel}, '${this.sender}'`));
+      await Promise.all([begin, ...notified, tx.command("COMMIT")]);
+      if (tx.notified.size > 0) this.listeners.wake(tx.notified);
+      return result;
+    } catch (e) {
+      // A connection that is gone took its transaction with it, and its own error would only hide why.
+      await tx.command("ROLLBACK").catch(() => {});
       throw e;
+    } finally {
+      tx.open = false;
+      void connection.release();
     }
-    this.depth--;
-    if (this.depth > 0) this.call({ op: "release", name: savepoint });
-    else {
-      try {
-        this.call({ op: "commit" });
-      } catch (e) {
-        this.undo();
-        throw e;
-      }
+  }
+
+  async get<T = Row>(sql: string, params: Params = {}): Promise<T | null> {
+    return ((await this.statement(this.sql, sql, params))[0] as T | undefined) ?? null;
+  }
+
+  async all<T = Row>(sql: string, params: Params = {}): Promise<T[]> {
+    return (await this.statement(this.sql, sql, params)) as T[];
+  }
+
+  /** listen also subscribes to the channel's NOTIFY (one dedicated connection for all channels, reconnected by Bun),
+   * so a transaction committed by another process wakes `fn` too; the caller's slow poll covers a notification lost
+   * while that connection was down. */
+  listen(channel: Channel, fn: () => void): () => void {
+    const remove = this.listeners.add(channel, fn);
+    if (!this.subscribed.has(channel)) {
+      this.subscribed.add(channel);
+      const wake = (sender: string) => {
+        if (sender !== this.sender) this.listeners.wake([channel]);
+      };
+      this.sql.listen(`renderd_${channel}`, wake).catch(() => this.subscribed.delete(channel));
     }
-    return result;
-  }
-
-  get<T = Row>(sql: string, params: Params = {}): T | null {
-    return (this.query(sql, params).rows[0] as T | undefined) ?? null;
-  }
-
-  all<T = Row>(sql: string, params: Params = {}): T[] {
-    return this.query(sql, params).rows as T[];
-  }
-
-  run(sql: string, params: Params = {}): number {
-    return this.query(sql, params).count;
+    return remove;
   }
 
   /** sync waits until the server's log is flushed past everything inserted into it so far, this process's commits made
    * with synchronous_commit off among them. */
   async sync(): Promise<void> {
-    const { lsn } = this.get<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn")!;
-    const deadline = Date.now() + CALL_TIMEOUT_MS;
-    while (!this.get<{ flushed: number }>("SELECT pg_current_wal_flush_lsn() >= $lsn::pg_lsn AS flushed", { lsn })!.flushed) {
+    const { lsn } = (await this.get<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn"))!;
+    const deadline = Date.now() + STATEMENT_TIMEOUT_MS;
+    while (!(await this.get<{ flushed: number }>("SELECT pg_current_wal_flush_lsn() >= $lsn::pg_lsn AS flushed", { lsn }))!.flushed) {
       if (Date.now() > deadline) throw new StoreError("the PostgreSQL server did not flush its log in time");
       await Bun.sleep(SYNC_POLL_MS);
     }
   }
 
-  ping(): boolean {
+  async ping(): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS)));
     try {
-      return this.call({ op: "query", text: "SELECT 1 AS ok", params: [] }, PING_TIMEOUT_MS).rows.length === 1;
-    } catch {
-      return false;
+      return await Promise.race([this.get("SELECT 1 AS ok").then((r) => r !== null, () => false), late]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    try {
-      this.call({ op: "close" }, PING_TIMEOUT_MS);
-    } catch {
-      // Closing anyway: the worker's connections go with it.
-    }
-    void this.worker.terminate();
+  async close(): Promise<void> {
+    await this.sql.close({ timeout: 1 });
   }
 
-  /** undo rolls the open transaction back (to `savepoint` when given) after an error, which stays the one thrown: a
-   * connection that is gone took its transaction with it, and its own error would only hide why. */
-  private undo(savepoint?: string): void {
-    try {
-      this.call(savepoint === undefined ? { op: "rollback" } : { op: "rollback-to", name: savepoint });
-    } catch {
-      // Said above: the caller throws the first error.
-    }
-  }
-
-  private query(sql: string, params: Params): { rows: Row[]; count: number } {
+  /** statement runs `sql` with its named parameters on `on` (the pool, or a transaction's connection). */
+  statement(on: SQL, sql: string, params: Params): Promise<Result> {
     const { text, names } = this.prepare(sql);
     const values = names.map((name) => {
       if (!(name in params)) throw new StoreError(`statement parameter $${name} has no value`);
@@ -161,7 +221,17 @@ export class PostgresStore implements Store {
       // SQLite stores booleans as 1 and 0 and the schema's flags are INTEGER columns: the same here.
       return typeof value === "boolean" ? (value ? 1 : 0) : value;
     });
-    return this.call({ op: "query", text, params: values });
+    return this.send(on, text, values);
+  }
+
+  /** send runs `text` (`$1…` parameters) on `on` and answers its rows with SQLite's types. */
+  async send(on: SQL, text: string, values: unknown[]): Promise<Result> {
+    try {
+      const query = on.unsafe(text, values);
+      return normalise((await (values.length === 0 && text.includes(";") ? query.simple() : query)) as Result);
+    } catch (e) {
+      throw storeError(e);
+    }
   }
 
   /** prepare rewrites `$name` parameters to PostgreSQL's `$1, $2…` once per statement text (quoted text is left alone). */
@@ -180,30 +250,22 @@ export class PostgresStore implements Store {
     this.prepared.set(sql, prepared);
     return prepared;
   }
+}
 
-  private call(request: Request, timeoutMs = CALL_TIMEOUT_MS): { rows: Row[]; count: number } {
-    if (this.closed && request.op !== "close") throw new StoreError("the store is closed");
-    const { port1, port2 } = new MessageChannel();
-    const seen = Atomics.load(this.answered, 0);
-    this.worker.postMessage({ port: port2, request }, [port2]);
-    const deadline = performance.now() + timeoutMs;
-    let reply: Reply | undefined;
-    // Each call has its own port, so a late answer to an earlier call that timed out cannot be taken for this one; it
-    // only wakes the wait, which then looks again.
-    for (let last = seen; ; ) {
-      reply = receiveMessageOnPort(port1)?.message as Reply | undefined;
-      if (reply) break;
-      const left = deadline - performance.now();
-      if (left <= 0 || Atomics.wait(this.answered, 0, last, left) === "timed-out") {
-        reply = receiveMessageOnPort(port1)?.message as Reply | undefined;
-        if (reply) break;
-        port1.close();
-        throw new StoreError(`the database did not answer within ${timeoutMs} ms`);
-      }
-      last = Atomics.load(this.answered, 0);
+function normalise(rows: Result): Result {
+  const convert = (rows.columns ?? []).filter((c) => c.type === INT8 || c.type === NUMERIC || c.type === BOOL);
+  if (convert.length === 0) return rows;
+  for (const row of rows)
+    for (const { name, type } of convert) {
+      const value = row[name];
+      if (value === null || value === undefined) continue;
+      row[name] = type === BOOL ? (value ? 1 : 0) : Number(value);
     }
-    port1.close();
-    if (!reply.ok) throw new StoreError(reply.message, reply.code);
-    return reply;
-  }
+  return rows;
+}
+
+function storeError(e: unknown): StoreError {
+  if (e instanceof StoreError) return e;
+  const err = e as { message?: string; errno?: string; code?: string };
+  return new StoreError(err.message ?? String(e), err.errno ?? err.code);
 }

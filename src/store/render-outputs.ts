@@ -1,6 +1,6 @@
 /** store/render-outputs: the PDFs of a PDF operation beyond the row's own output_sha256 (a split's parts) and the
  * result's facts (migration 0014), written in the transaction that ends it, read back for its answer. */
-import type { Store } from "./store";
+import type { Reads, Tx } from "./store";
 
 /** StoredOutput is one PDF of an operation, in order. */
 export interface StoredOutput {
@@ -10,20 +10,23 @@ export interface StoredOutput {
 }
 
 /** recordOutputs keeps an operation's PDFs in order and its result's facts (JSON), in the transaction that ends it. */
-export function recordOutputs(store: Store, renderId: string, outputs: StoredOutput[], details: string | null): void {
-  outputs.forEach((o, position) =>
-    store.run("INSERT INTO render_outputs (render_id, position, sha256, pages, bytes) VALUES ($id, $position, $sha, $pages, $bytes)", {
-      id: renderId,
-      position,
-      sha: o.sha256,
-      pages: o.pages,
-      bytes: o.bytes,
-    }),
-  );
-  if (details !== null) store.run("UPDATE renders SET details = $details WHERE id = $id", { id: renderId, details });
+export async function recordOutputs(tx: Tx, renderId: string, outputs: StoredOutput[], details: string | null): Promise<void> {
+  // Sent together: one round trip on PostgreSQL.
+  await Promise.all([
+    ...outputs.map((o, position) =>
+      tx.run("INSERT INTO render_outputs (render_id, position, sha256, pages, bytes) VALUES ($id, $position, $sha, $pages, $bytes)", {
+        id: renderId,
+        position,
+        sha: o.sha256,
+        pages: o.pages,
+        bytes: o.bytes,
+      }),
+    ),
+    ...(details === null ? [] : [tx.run("UPDATE renders SET details = $details WHERE id = $id", { id: renderId, details })]),
+  ]);
 }
 
 /** outputsOf answers an operation's PDFs in order (none for a render). */
-export function outputsOf(store: Store, renderId: string): StoredOutput[] {
-  return store.all<StoredOutput>("SELECT sha256, pages, bytes FROM render_outputs WHERE render_id = $id ORDER BY position", { id: renderId });
+export function outputsOf(db: Reads, renderId: string): Promise<StoredOutput[]> {
+  return db.all<StoredOutput>("SELECT sha256, pages, bytes FROM render_outputs WHERE render_id = $id ORDER BY position", { id: renderId });
 }

@@ -1,26 +1,28 @@
 /**
  * claim-loop: the loop both delivery dispatchers run (webhooks/dispatcher.ts, destinations/dispatcher.ts). Rows are the
  * queue: each tick writes the outcomes of the attempts that ended and leases due rows for the free slots, in one
- * transaction, at most `concurrency` attempts at once and `perKey` to one endpoint or destination. A lease that runs out
- * (a crash mid-attempt) frees its row for the next start, so a restart loses nothing.
+ * transaction, at most `concurrency` attempts at once and `perKey` to one endpoint or destination. Each row is claimed
+ * by itself (`FOR UPDATE … SKIP LOCKED`): processes claiming at once take different rows and never wait for each other.
+ * A lease that runs out (a crash mid-attempt) frees its row for the next claim, so a restart loses nothing.
  */
 import type { Logger } from "pino";
 import { Backoff } from "../lib/backoff";
-import type { Store } from "../store/store";
+import type { Channel, Reads, Store, Tx } from "../store/store";
 
 /** What a dispatcher gives the loop: R is a due row as read, J the claimed job, F a finished attempt. */
 export interface ClaimLoopParts<R extends { id: string }, J, F> {
-  /** Due rows in the order to send them, at most `limit`, leaving out those whose key is in `busy`; read inside the tick's
-   * transaction to claim them, and before it to see whether there is anything to do. */
-  candidates(limit: number, busy: string[]): R[];
+  /** Due rows in the order to send them, at most `limit`, leaving out those whose key is in `busy`; read before the
+   * tick's transaction to see whether there is anything to do, and inside it with `lock` to claim them (the rows locked,
+   * those another process is claiming skipped). */
+  candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<R[]>;
   /** Leases a row and answers its job, or settles it unsent and answers null; inside the tick's transaction. */
-  take(row: R): J | null;
+  take(tx: Tx, row: R): Promise<J | null>;
   /** The key `perKey` counts by: the endpoint or destination. */
   keyOf(row: R): string;
   /** Sends one job; it never throws (an unexpected error is an outcome too). */
   attempt(job: J): Promise<F>;
   /** Writes one finished attempt's outcome; inside the tick's transaction. */
-  record(finished: F): void;
+  record(tx: Tx, finished: F): Promise<void>;
 }
 
 export interface ClaimLoopOptions {
@@ -28,6 +30,8 @@ export interface ClaimLoopOptions {
   log: Logger;
   /** Names the rows in the log: "webhook deliveries". */
   what: string;
+  /** The wake-up channel new due rows are notified on (Store.listen). */
+  channel: Channel;
   concurrency: number;
   perKey: number;
   pollMs: number;
@@ -39,6 +43,8 @@ export class ClaimLoop<R extends { id: string }, J, F> {
   private readonly load = new Map<string, number>();
   private finished: F[] = [];
   private scheduled = false;
+  private ticking: Promise<void> | null = null;
+  private again = false;
   private stopping = false;
   private poller: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -52,10 +58,10 @@ export class ClaimLoop<R extends { id: string }, J, F> {
     this.faults = new Backoff(options.log, `recording or claiming ${options.what}`);
   }
 
-  /** start polls for due rows and lets `listen` (new rows written in this process) call notify; answers false if running. */
-  start(listen: (notify: () => void) => () => void): boolean {
+  /** start polls for due rows and listens for new ones (any process's, Store.listen); answers false if running. */
+  start(): boolean {
     if (this.poller) return false;
-    this.unsubscribe = listen(() => this.notify());
+    this.unsubscribe = this.options.store.listen(this.options.channel, () => this.notify());
     this.poller = setInterval(() => this.notify(), this.options.pollMs);
     this.notify();
     return true;
@@ -65,17 +71,16 @@ export class ClaimLoop<R extends { id: string }, J, F> {
   notify(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    // A timer, never a direct call: rows are written inside the render's transaction and show once it commits.
     setTimeout(() => {
       this.scheduled = false;
-      this.tick();
+      void this.tick();
     }, 0);
   }
 
   /** runOnce sends everything due now and waits until no attempt is in flight and every outcome is written. */
   async runOnce(): Promise<void> {
     for (;;) {
-      this.tick();
+      await this.tick();
       if (this.inflight.size === 0) return;
       await Promise.all([...this.inflight.values()]);
     }
@@ -93,15 +98,31 @@ export class ClaimLoop<R extends { id: string }, J, F> {
     this.poller = null;
     this.unsubscribe?.();
     while (this.inflight.size > 0) await Promise.all([...this.inflight.values()]);
-    this.tick();
+    await this.tick();
+  }
+
+  /** tick runs one round, or, while one runs, asks for another after it: rounds never overlap, so a row this process
+   * is sending is never claimed twice by it. */
+  private tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      do {
+        this.again = false;
+        await this.round();
+      } while (this.again);
+    })().finally(() => (this.ticking = null));
+    return this.ticking;
   }
 
   /**
-   * tick writes the outcomes of the attempts that ended and claims due rows for the free slots, in one transaction: one
-   * commit per tick rather than two per attempt (synchronous=FULL makes each commit a sync to disk). Outcomes are written
-   * before the claim, so a row that just failed is never claimed again on its old due time.
+   * round writes the outcomes of the attempts that ended and claims due rows for the free slots, in one transaction: one
+   * commit per round rather than two per attempt (synchronous=FULL makes each commit a sync to disk). Outcomes are
+   * written before the claim, so a row that just failed is never claimed again on its old due time.
    */
-  private tick(): void {
+  private async round(): Promise<void> {
     if (!this.faults.ready()) return;
     const finished = this.finished;
     this.finished = [];
@@ -109,12 +130,11 @@ export class ClaimLoop<R extends { id: string }, J, F> {
     if (finished.length === 0 && free <= 0) return;
     let claimed: Array<{ id: string; key: string; job: J }>;
     try {
-      // Nothing to write and nothing due: a look outside any transaction, so an idle process takes no write lock (on a
-      // shared store, the one lock all processes' writers take turns on).
-      if (finished.length === 0 && this.due().length === 0) return;
-      claimed = this.options.store.tx(() => {
-        for (const f of finished) this.parts.record(f);
-        return free > 0 ? this.claim(free) : [];
+      // Nothing to write and nothing due: a look outside any transaction, so an idle process opens none.
+      if (finished.length === 0 && (await this.due(this.options.store)).length === 0) return;
+      claimed = await this.options.store.tx(async (tx) => {
+        await Promise.all(finished.map((f) => this.parts.record(tx, f)));
+        return free > 0 ? this.claim(tx, free) : [];
       });
     } catch (err) {
       // Unwritten outcomes are not lost for good: their leases run out and those rows are sent again.
@@ -138,27 +158,28 @@ export class ClaimLoop<R extends { id: string }, J, F> {
 
   /** due answers rows due now that this process could send (up to `limit` beyond those it is sending): keys at their cap
    * are left out by the query, so a long backlog of one never hides the others' due rows. */
-  private due(limit = 1): R[] {
+  private async due(db: Reads, limit = 1, lock = false): Promise<R[]> {
     const { perKey } = this.options;
     const busy = [...this.load].filter(([, load]) => load >= perKey).map(([key]) => key);
-    return this.parts.candidates(limit + this.inflight.size, busy).filter((row) => !this.inflight.has(row.id));
+    return (await this.parts.candidates(db, limit + this.inflight.size, busy, lock)).filter((row) => !this.inflight.has(row.id));
   }
 
-  private claim(limit: number): Array<{ id: string; key: string; job: J }> {
+  private async claim(tx: Tx, limit: number): Promise<Array<{ id: string; key: string; job: J }>> {
     const { perKey } = this.options;
     // Rows this process is still sending are skipped here, even if a moved clock made their lease look expired.
-    const rows = this.due(2 * limit);
+    const rows = await this.due(tx, 2 * limit, true);
     const perKeyClaimed = new Map<string, number>();
-    const claimed: Array<{ id: string; key: string; job: J }> = [];
+    const chosen: R[] = [];
     for (const row of rows) {
-      if (claimed.length >= limit) break;
+      if (chosen.length >= limit) break;
       const key = this.parts.keyOf(row);
       if ((this.load.get(key) ?? 0) + (perKeyClaimed.get(key) ?? 0) >= perKey) continue;
-      const job = this.parts.take(row);
-      if (job === null) continue;
       perKeyClaimed.set(key, (perKeyClaimed.get(key) ?? 0) + 1);
-      claimed.push({ id: row.id, key, job });
+      chosen.push(row);
     }
-    return claimed;
+    const jobs = await Promise.all(chosen.map((row) => this.parts.take(tx, row)));
+    // A row settled unsent freed its slot: the next round looks again.
+    if (jobs.includes(null)) this.again = true;
+    return chosen.flatMap((row, i) => (jobs[i] === null ? [] : [{ id: row.id, key: this.parts.keyOf(row), job: jobs[i]! }]));
   }
 }

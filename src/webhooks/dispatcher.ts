@@ -3,9 +3,9 @@ import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
 import { inList } from "../store/sql-list";
-import type { Store } from "../store/store";
+import type { Reads, Store, Tx } from "../store/store";
 import { checkDestination, type DestinationOptions } from "./destinations";
-import { eventBody, onEndEvent, type EventRow } from "./events";
+import { eventBody, type EventRow } from "./events";
 import { nextAttemptAt, TIMEOUT_MS } from "./retry";
 import { decryptSecret } from "./secret-box";
 import { signatureHeader } from "./sign";
@@ -109,25 +109,26 @@ export class Dispatcher {
         store: options.store,
         log: options.log,
         what: "webhook deliveries",
+        channel: "webhook_deliveries",
         concurrency: options.concurrency ?? CONCURRENCY,
         perKey: options.perEndpoint ?? PER_ENDPOINT,
         pollMs: options.pollMs ?? POLL_MS,
       },
       {
-        candidates: (limit, busy) => this.candidates(limit, busy),
-        take: (row) => this.take(row),
+        candidates: (db, limit, busy, lock) => this.candidates(db, limit, busy, lock),
+        take: (tx, row) => this.take(tx, row),
         keyOf: (row) => row.endpoint_id,
         attempt: (job) => this.attempt(job),
-        record: (finished) => this.record(finished),
+        record: (tx, finished) => this.record(tx, finished),
       },
     );
   }
 
-  /** start begins polling for due deliveries, listens for new ones written in this process, and sweeps old history. */
+  /** start begins polling for due deliveries, listens for new ones, and sweeps old history. */
   start(): void {
-    if (!this.loop.start((notify) => onEndEvent(this.store, notify))) return;
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
-    this.sweep();
+    if (!this.loop.start()) return;
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
+    void this.sweep();
   }
 
   /** notify asks for a tick soon; calls before it runs share it (one transaction). */
@@ -153,19 +154,20 @@ export class Dispatcher {
     await this.loop.stop();
   }
 
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     try {
-      const swept = sweepWebhookHistory(this.store, this.clock, this.options.retentionDays);
+      const swept = await sweepWebhookHistory(this.store, this.clock, this.options.retentionDays);
       if (swept.deliveries || swept.events) this.log.info(swept, "webhook history swept");
     } catch (err) {
       this.log.error({ err }, "webhook history sweep failed");
     }
   }
 
-  /** candidates reads due deliveries with what their attempt needs, endpoints at their cap left out. Inside the loop's transaction. */
-  private candidates(limit: number, busy: string[]): JobRow[] {
+  /** candidates reads due deliveries with what their attempt needs, endpoints at their cap left out; with `lock`, the
+   * deliveries' rows locked and those another process is claiming skipped. */
+  private candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<JobRow[]> {
     const atCap = inList("d.endpoint_id", busy, "busy");
-    return this.store.all<JobRow>(
+    return db.all<JobRow>(
       `SELECT d.id, d.endpoint_id, d.attempts, e.url, e.enabled, e.secret_encrypted, e.previous_secret_encrypted,
          e.previous_secret_expires_at, v.id AS event_id, v.type, v.render_id, v.status AS event_status, v.test, v.error_code,
          v.created_at AS event_created_at
@@ -175,16 +177,16 @@ export class Dispatcher {
        WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
          AND NOT (${atCap.sql})
        ORDER BY d.next_attempt_at, d.id
-       LIMIT $limit`,
+       LIMIT $limit${lock ? " FOR UPDATE OF d SKIP LOCKED" : ""}`,
       { now: this.clock.now().toISOString(), ...atCap.params, limit },
     );
   }
 
   /** take leases a due delivery; one whose endpoint is disabled fails instead, unsent (spec 3.1). Inside the loop's transaction. */
-  private take(r: JobRow): Job | null {
+  private async take(tx: Tx, r: JobRow): Promise<Job | null> {
     if (r.enabled !== 1) {
       // spec 3.1 and 3.5: the next attempt was reached while the endpoint is disabled; no request, no attempt counted.
-      this.store.run(
+      await tx.run(
         `UPDATE webhook_deliveries SET status = 'failed', last_error = $error, next_attempt_at = NULL, lease_expires_at = NULL
          WHERE id = $id`,
         { id: r.id, error: LAST_ERROR.disabled },
@@ -192,7 +194,7 @@ export class Dispatcher {
       return null;
     }
     const lease = new Date(this.clock.now().getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    this.store.run("UPDATE webhook_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: r.id, lease });
+    await tx.run("UPDATE webhook_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: r.id, lease });
     return {
       id: r.id,
       endpoint_id: r.endpoint_id,
@@ -274,12 +276,12 @@ export class Dispatcher {
   }
 
   /** record writes an attempt's outcome: succeeded, pending with the next attempt's time, or failed after the 11th (spec 3.1, 6.5). */
-  private record({ job, at, outcome }: Finished): void {
+  private async record(tx: Tx, { job, at, outcome }: Finished): Promise<void> {
     const attempts = job.attempts + 1;
     const next = outcome.error === null ? null : nextAttemptAt(at, attempts);
     const status = outcome.error === null ? "succeeded" : next ? "pending" : "failed";
     // `status = 'pending'`: a row deleted with its endpoint meanwhile stays deleted; a recorded 2xx is never overwritten.
-    this.store.run(
+    await tx.run(
       `UPDATE webhook_deliveries SET status = $status, attempts = $attempts, last_status_code = $code, last_error = $error,
          last_attempt_at = $at, next_attempt_at = $next, lease_expires_at = NULL
        WHERE id = $id AND status = 'pending'`,

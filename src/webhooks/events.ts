@@ -1,7 +1,7 @@
 /** events: the render-end events of spec 6 — the hand-off from rendering, and the delivery body built from them. */
 import type { Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
-import type { Store } from "../store/store";
+import type { Tx } from "../store/store";
 import type { FinalStatus } from "../store/render-status";
 
 /** spec 6.1: the event types, one per final render state. */
@@ -18,54 +18,45 @@ export interface EndEvent {
   errorCode?: string;
 }
 
-// In-process listeners (the dispatcher) told that deliveries were written, so they go out without waiting for a poll.
-const listeners = new WeakMap<Store, Set<() => void>>();
-
-/** onEndEvent registers `fn` to hear of new deliveries on `store`, and answers the unsubscribe; `fn` is called inside the
- * writing transaction, so it must only schedule work (the rows are visible once that transaction commits). */
-export function onEndEvent(store: Store, fn: () => void): () => void {
-  let set = listeners.get(store);
-  if (!set) listeners.set(store, (set = new Set()));
-  set.add(fn);
-  return () => set.delete(fn);
-}
-
 /**
  * enqueueEndEvent records the end event of a PDF render and one pending delivery per endpoint that should get it; it must
  * run inside the transaction that moves the render to its final state (STYLE habit 4), and answers the event id.
  */
-export function enqueueEndEvent(store: Store, clock: Clock, event: EndEvent): string {
-  if (!store.inTransaction) throw new Error("enqueueEndEvent must run inside the transaction of the render's final state");
+export async function enqueueEndEvent(tx: Tx, clock: Clock, event: EndEvent): Promise<string> {
   const id = newId("evt");
   const type: EventType = `render.${event.status}`;
   // The event time is when the render reached its final state: now, inside that transaction (spec 6.3 createdAt).
   const now = clock.now().toISOString();
   // spec 6.3: data.errorCode only on render.failed; a failure always has a code, RENDER_FAILED when none was given.
   const errorCode = event.status === "failed" ? event.errorCode ?? "RENDER_FAILED" : null;
-  store.run(
-    `INSERT INTO webhook_events (id, workspace_id, type, render_id, status, test, error_code, created_at)
-     VALUES ($id, $ws, $type, $renderId, $status, $test, $errorCode, $now)`,
-    { id, ws: event.workspaceId, type, renderId: event.renderId, status: event.status, test: event.test ? 1 : 0, errorCode, now },
-  );
   // spec 6.2 (1), (2) and 3.5: subscribed, enabled now, and created no later than the render ended. A disabled endpoint
   // gets no row, so the event is never sent to it later.
   // The subscription is matched here, not in SQL: a workspace has ten endpoints at most, and PostgreSQL has no
-  // json_each over the stored text (docs/scale-out.md "Portable SQL").
-  const endpoints = store
-    .all<{ id: string; event_types: string }>(
+  // json_each over the stored text (docs/scale-out.md "Portable SQL"). The event and the read go out together.
+  const [, subscribed] = await Promise.all([
+    tx.run(
+      `INSERT INTO webhook_events (id, workspace_id, type, render_id, status, test, error_code, created_at)
+       VALUES ($id, $ws, $type, $renderId, $status, $test, $errorCode, $now)`,
+      { id, ws: event.workspaceId, type, renderId: event.renderId, status: event.status, test: event.test ? 1 : 0, errorCode, now },
+    ),
+    tx.all<{ id: string; event_types: string }>(
       `SELECT id, event_types FROM webhook_endpoints WHERE workspace_id = $ws AND enabled = 1 AND created_at <= $now ORDER BY created_at, id`,
       { ws: event.workspaceId, now },
-    )
-    .filter((endpoint) => (JSON.parse(endpoint.event_types) as EventType[]).includes(type));
-  for (const endpoint of endpoints) {
-    // spec 3.1: the first attempt is due at once.
-    store.run(
-      `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at)
-       VALUES ($id, $endpoint, $event, 'pending', 0, $now, $now)`,
-      { id: newId("whd"), endpoint: endpoint.id, event: id, now },
-    );
-  }
-  if (endpoints.length > 0) for (const fn of listeners.get(store) ?? []) fn();
+    ),
+  ]);
+  const endpoints = subscribed.filter((endpoint) => (JSON.parse(endpoint.event_types) as EventType[]).includes(type));
+  if (endpoints.length === 0) return id;
+  // spec 3.1: the first attempt is due at once.
+  await Promise.all(
+    endpoints.map((endpoint) =>
+      tx.run(
+        `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at)
+         VALUES ($id, $endpoint, $event, 'pending', 0, $now, $now)`,
+        { id: newId("whd"), endpoint: endpoint.id, event: id, now },
+      ),
+    ),
+  );
+  tx.notify("webhook_deliveries");
   return id;
 }
 

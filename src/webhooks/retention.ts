@@ -5,12 +5,12 @@ import type { Store } from "../store/store";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** sweepWebhookHistory deletes finished deliveries and events older than `retentionDays`, and answers how many of each went. */
-export function sweepWebhookHistory(store: Store, clock: Clock, retentionDays: number): { deliveries: number; events: number } {
+export function sweepWebhookHistory(store: Store, clock: Clock, retentionDays: number): Promise<{ deliveries: number; events: number }> {
   const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
-  return store.tx(() => {
+  return store.tx(async (tx) => {
     // A delivery still pending keeps its event: the schedule (about a day) may outlast a short retention.
-    const deliveries = store.run("DELETE FROM webhook_deliveries WHERE created_at < $cutoff AND status <> 'pending'", { cutoff });
-    const events = store.run(
+    const deliveries = await tx.run("DELETE FROM webhook_deliveries WHERE created_at < $cutoff AND status <> 'pending'", { cutoff });
+    const events = await tx.run(
       `DELETE FROM webhook_events WHERE created_at < $cutoff
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`,
       { cutoff },

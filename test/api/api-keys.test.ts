@@ -29,9 +29,9 @@ describe("POST /v1/api-keys", () => {
     expect(k.createdAt).toBe("2026-03-10T10:00:00.000Z");
     expect(k.expiresAt).toBe("2026-04-09T10:00:00.000Z");
     expect(k.lastUsedAt).toBeUndefined();
-    const stored = t.server.store.get<{ secret_hash: string }>("SELECT secret_hash FROM api_keys WHERE id = $id", { id: k.id })!;
+    const stored = (await t.server.store.get<{ secret_hash: string }>("SELECT secret_hash FROM api_keys WHERE id = $id", { id: k.id }))!;
     expect(stored.secret_hash).toBe(new Bun.CryptoHasher("sha256").update(k.secret).digest("hex"));
-    const dump = JSON.stringify(t.server.store.all("SELECT * FROM api_keys"));
+    const dump = JSON.stringify(await t.server.store.all("SELECT * FROM api_keys"));
     expect(dump).not.toContain(k.secret);
   });
 
@@ -60,7 +60,7 @@ describe("POST /v1/api-keys", () => {
   });
 
   test("an API key is refused even with admin:manage (spec 5.3.2)", async () => {
-    const key = t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
     const res = await t.call("/v1/api-keys", { key, body: { name: "x", scopes: [] } });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("FORBIDDEN");
@@ -74,7 +74,7 @@ describe("POST /v1/api-keys", () => {
 
 describe("GET /v1/api-keys", () => {
   test("works with an API key holding admin:manage and never shows secrets", async () => {
-    const key = t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
     const res = await t.call("/v1/api-keys", { key });
     expect(res.status).toBe(200);
     expect(res.body.items.length).toBeGreaterThan(0);
@@ -82,7 +82,7 @@ describe("GET /v1/api-keys", () => {
   });
 
   test("an API key without admin:manage: 403", async () => {
-    const key = t.makeKey(t.defaultWorkspaceId, ["render:read"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["render:read"]);
     const res = await t.call("/v1/api-keys", { key });
     expect(res.status).toBe(403);
     expect(res.body.error.message).toContain("admin:manage");
@@ -111,7 +111,7 @@ describe("GET /v1/api-keys", () => {
 
   test("default page size is 50", async () => {
     const ws = await t.makeWorkspace("Fifty");
-    for (let i = 0; i < 55; i++) t.makeKey(ws.id, []);
+    for (let i = 0; i < 55; i++) await t.makeKey(ws.id, []);
     const res = await t.call("/v1/api-keys", { cookie: ws.cookie });
     expect(res.body.items.length).toBe(50);
     expect(res.body.nextCursor).toBeTruthy();
@@ -125,17 +125,17 @@ describe("using a key", () => {
   test("lastUsedAt is set on use and updated at most once a minute", async () => {
     const created = (await create({ name: "used", scopes: ["render:read"] })).body;
     const use = () => t.call("/v1/render-limits", { key: created.secret });
-    const read = () => t.server.store.get<{ last_used_at: string | null }>("SELECT last_used_at FROM api_keys WHERE id = $id", { id: created.id })!.last_used_at;
-    expect(read()).toBeNull();
+    const read = async () => (await t.server.store.get<{ last_used_at: string | null }>("SELECT last_used_at FROM api_keys WHERE id = $id", { id: created.id }))!.last_used_at;
+    expect(await read()).toBeNull();
     expect((await use()).status).toBe(200);
-    const first = read();
+    const first = await read();
     expect(first).toBe(t.clock.now().toISOString());
     t.clock.advance(30_000);
     await use();
-    expect(read()).toBe(first);
+    expect(await read()).toBe(first);
     t.clock.advance(31_000);
     await use();
-    expect(read()).toBe(t.clock.now().toISOString());
+    expect(await read()).toBe(t.clock.now().toISOString());
   });
 
   test("an unknown or malformed key: 401", async () => {
@@ -187,7 +187,7 @@ describe("rotate, revoke, delete", () => {
 
   test("rotate, revoke and delete refuse API keys even with admin:manage", async () => {
     const created = (await create({ name: "target", scopes: [] })).body;
-    const key = t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
     for (const [method, path] of [
       ["POST", `/v1/api-keys/${created.id}/rotate`],
       ["POST", `/v1/api-keys/${created.id}/revoke`],
@@ -218,7 +218,7 @@ describe("rotate, revoke, delete", () => {
     await t.call(`/v1/api-keys/${created.id}/rotate`, { cookie, method: "POST", headers: { "x-request-id": "rotate-req-1" } });
     await t.call(`/v1/api-keys/${created.id}/revoke`, { cookie, method: "POST" });
     await t.call(`/v1/api-keys/${created.id}`, { cookie, method: "DELETE" });
-    const key = t.makeKey(t.defaultWorkspaceId, ["audit:read"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["audit:read"]);
     const res = await t.call(`/v1/audit-events?resourceId=${created.id}`, { key });
     expect(res.body.items.map((e: any) => e.action)).toEqual(["api_key.deleted", "api_key.revoked", "api_key.rotated", "api_key.created"]);
     for (const e of res.body.items) {
@@ -235,7 +235,7 @@ describe("rotate, revoke, delete", () => {
 describe("a suspended workspace", () => {
   test("refuses its API keys with 403 while members still sign in and read", async () => {
     const ws = await t.makeWorkspace("Suspended Co");
-    const key = t.makeKey(ws.id, ["render:read"]);
+    const key = await t.makeKey(ws.id, ["render:read"]);
     expect((await t.call("/v1/render-limits", { key })).status).toBe(200);
     const admin = await t.signIn();
     const put = await t.call(`/v1/companies/${ws.id}/allowances`, { cookie: admin, method: "PUT", body: { maxActiveRenders: 10, rendersPerMinute: 60, suspended: true } });

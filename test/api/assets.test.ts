@@ -15,7 +15,7 @@ const MIN = 60_000;
 
 beforeAll(async () => {
   t = await startTestServer();
-  key = t.makeKey(t.defaultWorkspaceId, ["asset:manage", "audit:read", "render:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["asset:manage", "audit:read", "render:read"]);
   all = await samples();
 });
 afterAll(() => t.stop());
@@ -240,7 +240,7 @@ describe("upload addresses", () => {
     const foreign = `${u.origin}${u.pathname}?token=${new URL(b.body.uploadUrl).searchParams.get("token")}`;
     expect((await put(t, foreign, PNG)).status).toBe(403);
     // a forged later expiry with the old signature
-    const [, sig] = u.searchParams.get("token")!.split(".");
+    const [, sig] = (u.searchParams.get("token"))!.split(".");
     expect((await put(t, `${u.origin}${u.pathname}?token=${Date.parse("2099-01-01")}.${sig}`, PNG)).status).toBe(403);
     expect((await put(t, a.body.uploadUrl, PNG)).status).toBe(200);
   });
@@ -278,7 +278,7 @@ describe("upload addresses", () => {
     expect(second.status).toBe(409);
     // The sweep spares a registration and a temporary file that an upload is writing.
     t.clock.advance(16 * MIN);
-    expect(sweep().tempFiles).toBe(0);
+    expect((await sweep()).tempFiles).toBe(0);
     release();
     expect((await first).status).toBe(200);
     expect(tempFiles()).toEqual([]);
@@ -372,7 +372,7 @@ describe("GET /v1/assets/{id} and the download address", () => {
 describe("another workspace", () => {
   test("its assets are 404 for reading, downloading details and deleting, and never listed", async () => {
     const other = await t.makeWorkspace("Other Assets");
-    const otherKey = t.makeKey(other.id, ["asset:manage"]);
+    const otherKey = await t.makeKey(other.id, ["asset:manage"]);
     const theirs = await uploadSample(t, otherKey, png());
     expect((await t.call(`/v1/assets/${theirs.id}`, { key })).status).toBe(404);
     expect((await t.call(`/v1/assets/${theirs.id}`, { key, method: "DELETE" })).status).toBe(404);
@@ -384,8 +384,8 @@ describe("another workspace", () => {
 
 describe("scopes (spec 4.5)", () => {
   test("asset:manage registers every kind; template:content registers images only; neither: 403", async () => {
-    const content = t.makeKey(t.defaultWorkspaceId, ["template:content"]);
-    const neither = t.makeKey(t.defaultWorkspaceId, ["template:read", "render:create"]);
+    const content = await t.makeKey(t.defaultWorkspaceId, ["template:content"]);
+    const neither = await t.makeKey(t.defaultWorkspaceId, ["template:read", "render:create"]);
     for (const s of all) {
       const withContent = await register(registration(s), content);
       if (s.kind === "image") {
@@ -402,7 +402,7 @@ describe("scopes (spec 4.5)", () => {
   });
 
   test("template:content alone does not list, read or delete", async () => {
-    const content = t.makeKey(t.defaultWorkspaceId, ["template:content"]);
+    const content = await t.makeKey(t.defaultWorkspaceId, ["template:content"]);
     const reg = await register(registration(png()), content);
     expect((await t.call("/v1/assets", { key: content })).status).toBe(403);
     expect((await t.call(`/v1/assets/${reg.body.id}`, { key: content })).status).toBe(403);
@@ -426,7 +426,7 @@ describe("scopes (spec 4.5)", () => {
 describe("GET /v1/assets", () => {
   test("newest first, paged with limit and cursor, filtered by kind", async () => {
     const ws = await t.makeWorkspace("Listing");
-    const k = t.makeKey(ws.id, ["asset:manage"]);
+    const k = await t.makeKey(ws.id, ["asset:manage"]);
     const order: Array<{ id: string; kind: string }> = [];
     for (let i = 0; i < 7; i++) {
       t.clock.advance(1000);
@@ -462,7 +462,7 @@ describe("GET /v1/assets", () => {
 
   test("default 50 items, at most 100; bad queries: 400", async () => {
     const ws = await t.makeWorkspace("Many");
-    const k = t.makeKey(ws.id, ["asset:manage"]);
+    const k = await t.makeKey(ws.id, ["asset:manage"]);
     for (let i = 0; i < 52; i++) await uploadSample(t, k, png());
     const res = await t.call("/v1/assets", { key: k });
     expect(res.body.items.length).toBe(50);
@@ -480,7 +480,7 @@ describe("DELETE /v1/assets/{id}", () => {
     const s: Sample = { kind: "stylesheet", mediaType: "text/css", filename: "shared.css", bytes: new TextEncoder().encode(`/* shared ${Date.now()} */ a { color: red }`) };
     const first = await uploadSample(t, key, s);
     const other = await t.makeWorkspace("Shares Bytes");
-    const second = await uploadSample(t, t.makeKey(other.id, ["asset:manage"]), { ...s, filename: "copy.css" });
+    const second = await uploadSample(t, await t.makeKey(other.id, ["asset:manage"]), { ...s, filename: "copy.css" });
     const sha = sha256(s.bytes);
     expect(await stored(sha)).toBe(true);
 
@@ -491,7 +491,7 @@ describe("DELETE /v1/assets/{id}", () => {
     expect((await t.call(`/v1/assets/${first.id}`, { key })).status).toBe(404);
     expect((await t.call(`/v1/assets/${first.id}`, { key, method: "DELETE" })).status).toBe(404);
 
-    const otherKey = t.makeKey(other.id, ["asset:manage"]);
+    const otherKey = await t.makeKey(other.id, ["asset:manage"]);
     const detail = await t.call(`/v1/assets/${second.id}`, { key: otherKey });
     const down = await fetch(local(t, detail.body.downloadUrl));
     expect(new Uint8Array(await down.arrayBuffer())).toEqual(s.bytes);
@@ -529,7 +529,7 @@ describe("maxStorageBytes and storageBytes", () => {
   test("uploaded plus reserved bytes may not go over the allowance: 429 QUOTA_EXCEEDED", async () => {
     const admin = await t.signIn();
     const ws = await t.makeWorkspace("Quota");
-    const k = t.makeKey(ws.id, ["asset:manage", "render:read"]);
+    const k = await t.makeKey(ws.id, ["asset:manage", "render:read"]);
     const limits = async () => (await t.call("/v1/render-limits", { key: k })).body;
     const setMax = async (max: number | null) => {
       const res = await t.call(`/v1/companies/${ws.id}/allowances`, { cookie: admin, method: "PUT", body: { maxActiveRenders: 10, rendersPerMinute: 60, maxStorageBytes: max } });
@@ -553,7 +553,7 @@ describe("maxStorageBytes and storageBytes", () => {
     // A registration that expires gives its reservation back.
     t.clock.advance(16 * MIN);
     expect((await t.call("/v1/assets", { key: k, body: registration({ kind: "pdf", mediaType: "application/pdf", filename: "3.pdf", bytes: PDF }) })).status).toBe(201);
-    expect(t.server.store.get("SELECT 1 FROM assets WHERE id = $id", { id: second.body.id })).toBeNull();
+    expect(await t.server.store.get("SELECT 1 FROM assets WHERE id = $id", { id: second.body.id })).toBeNull();
 
     // Deleting frees uploaded bytes; null is unlimited; 0 refuses everything.
     expect((await t.call(`/v1/assets/${first.id}`, { key: k, method: "DELETE" })).status).toBe(200);
@@ -566,7 +566,7 @@ describe("maxStorageBytes and storageBytes", () => {
 
   test("storageBytes counts each uploaded asset, also when two share their bytes", async () => {
     const ws = await t.makeWorkspace("Counting");
-    const k = t.makeKey(ws.id, ["asset:manage", "render:read"]);
+    const k = await t.makeKey(ws.id, ["asset:manage", "render:read"]);
     await uploadSample(t, k, png());
     await uploadSample(t, k, png());
     await t.call("/v1/assets", { key: k, body: registration({ kind: "pdf", mediaType: "application/pdf", filename: "p.pdf", bytes: PDF }) });
@@ -585,16 +585,16 @@ describe("cleanup", () => {
     const stale = join(t.dataDir, "tmp", "uploads", "ast_crashed.abc.part");
     writeFileSync(stale, "left by a crash");
     t.clock.advance(6 * MIN);
-    const result = sweep();
+    const result = await sweep();
     expect(result.expiredRegistrations).toBeGreaterThanOrEqual(1);
     expect(result.tempFiles).toBe(1);
     expect(existsSync(stale)).toBe(false);
-    expect(t.server.store.get("SELECT 1 FROM assets WHERE id = $id", { id: reg.body.id })).toBeNull();
-    expect(t.server.store.get("SELECT 1 FROM assets WHERE id = $id", { id: fresh.body.id })).not.toBeNull();
+    expect(await t.server.store.get("SELECT 1 FROM assets WHERE id = $id", { id: reg.body.id })).toBeNull();
+    expect(await t.server.store.get("SELECT 1 FROM assets WHERE id = $id", { id: fresh.body.id })).not.toBeNull();
     const events = await auditOf(reg.body.id);
     expect(events.map((e) => e.action)).toEqual(["asset.expired", "asset.registered"]);
     expect(events[0]).toMatchObject({ actorType: "system", actorId: "renderd", resourceType: "asset", resourceName: "pixel.png", resourceDeleted: true });
-    expect(sweep()).toEqual({ expiredRegistrations: 0, tempFiles: 0 });
+    expect(await sweep()).toEqual({ expiredRegistrations: 0, tempFiles: 0 });
   });
 
   // Ages are set on files under DATA_DIR (their mtime): a bucket's LastModified cannot be set back. The listing the scan
@@ -631,7 +631,7 @@ describe("audit", () => {
     expect(del.status).toBe(200);
     const events = await auditOf(reg.body.id);
     expect(events.map((e) => e.action)).toEqual(["asset.deleted", "asset.uploaded", "asset.registered"]);
-    const keyId = t.server.store.get<{ id: string }>("SELECT id FROM api_keys WHERE secret_hash = $h", { h: sha256(new TextEncoder().encode(key)) })!.id;
+    const keyId = (await t.server.store.get<{ id: string }>("SELECT id FROM api_keys WHERE secret_hash = $h", { h: sha256(new TextEncoder().encode(key)) }))!.id;
     for (const e of events) {
       expect(e).toMatchObject({
         actorType: "api_key",
@@ -648,11 +648,11 @@ describe("audit", () => {
   });
 
   test("a refused registration or upload writes nothing", async () => {
-    const before = t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events")!.n;
+    const before = (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events"))!.n;
     await register({ kind: "image", filename: "x", mediaType: "text/css", size: 1, sha256: "f".repeat(64) });
     const reg = await register(registration(png()));
     await put(t, reg.body.uploadUrl, JPEG);
-    const after = t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events")!.n;
+    const after = (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events"))!.n;
     expect(after - before).toBe(1);
   });
 });

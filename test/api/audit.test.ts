@@ -7,7 +7,7 @@ let key: string;
 beforeAll(async () => {
   t = await startTestServer();
   ws = await t.makeWorkspace("Audit Co");
-  key = t.makeKey(ws.id, ["audit:read"]);
+  key = await t.makeKey(ws.id, ["audit:read"]);
   // A known history. Setup (system): workspace.created, user.created, api_key.created (the reader key);
   // the owner (user): user.signed_in, three keys made a minute apart, one revoked.
   for (const name of ["alpha", "beta", "gamma"]) {
@@ -93,7 +93,7 @@ describe("GET /v1/audit-events", () => {
     const first = (await list()).body.items[0];
     const one = await t.call(`/v1/audit-events/${first.id}`, { key });
     expect(one.body).toEqual(first);
-    const otherKey = t.makeKey(t.defaultWorkspaceId, ["audit:read"]);
+    const otherKey = await t.makeKey(t.defaultWorkspaceId, ["audit:read"]);
     const res = await t.call(`/v1/audit-events/${first.id}`, { key: otherKey });
     expect(res.status).toBe(404);
     const otherList = await t.call(`/v1/audit-events?resourceId=${first.resourceId}`, { key: otherKey });
@@ -101,7 +101,7 @@ describe("GET /v1/audit-events", () => {
   });
 
   test("needs audit:read", async () => {
-    const k = t.makeKey(ws.id, ["render:read"]);
+    const k = await t.makeKey(ws.id, ["render:read"]);
     expect((await t.call("/v1/audit-events", { key: k })).status).toBe(403);
   });
 });

@@ -63,7 +63,7 @@ describe("sign-in, sign-out, me", () => {
   });
 
   test("me with an API key is refused: it is a console operation", async () => {
-    const key = t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
     const res = await t.call("/v1/auth/me", { key });
     expect(res.status).toBe(403);
   });
@@ -75,7 +75,7 @@ describe("sign-in, sign-out, me", () => {
   });
 
   test("sign-in is audited in the user's workspace", async () => {
-    const key = t.makeKey(t.defaultWorkspaceId, ["audit:read"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["audit:read"]);
     const before = await t.call("/v1/audit-events?action=user.signed_in&limit=100", { key });
     await t.signIn();
     const after = await t.call("/v1/audit-events?action=user.signed_in&limit=100", { key });

@@ -19,7 +19,7 @@ let key: string;
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "2" });
-  key = t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage"]);
 });
 afterAll(() => t.stop());
 
@@ -62,11 +62,11 @@ const pageText = (pdf: Uint8Array) => poppler(pdf, (file) => ["pdftotext", "-lay
 
 describe("starters", () => {
   test("GET /v1/template-starters answers the five, each a complete draft; template:read is enough", async () => {
-    const readKey = t.makeKey(t.defaultWorkspaceId, ["template:read"]);
+    const readKey = await t.makeKey(t.defaultWorkspaceId, ["template:read"]);
     const list = ok(await t.call("/v1/template-starters", { key: readKey }), 200);
     expect(list.items.map((s: any) => s.id)).toEqual(["invoice", "receipt", "letter", "report", "certificate"]);
     for (const s of list.items) expect(Object.keys(s.source)).toEqual(expect.arrayContaining(["content", "dataSchema", "sampleData", "stylesheet", "page", "footer"]));
-    expect((await t.call("/v1/template-starters", { key: t.makeKey(t.defaultWorkspaceId, ["render:read"]) })).status).toBe(403);
+    expect((await t.call("/v1/template-starters", { key: await t.makeKey(t.defaultWorkspaceId, ["render:read"]) })).status).toBe(403);
   });
 
   test("POST /v1/templates {name, starter} makes a template of the starter's draft; fields sent beside it replace the starter's", async () => {

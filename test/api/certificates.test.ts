@@ -12,7 +12,7 @@ beforeAll(async () => {
   // openssl makes certificates valid from the moment they are made: ten minutes ahead, the server's clock is past
   // the start of every certificate this file makes.
   t.clock.set(new Date(Date.now() + 10 * 60_000));
-  key = t.makeKey(t.defaultWorkspaceId, ["certificate:manage", "audit:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["certificate:manage", "audit:read"]);
 });
 afterAll(() => t.stop());
 
@@ -33,7 +33,7 @@ describe("POST /v1/certificates", () => {
       sha256Fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
       createdAt: t.clock.now().toISOString(),
     });
-    const row = t.server.store.get<{ pkcs12_encrypted: string }>("SELECT pkcs12_encrypted FROM certificates WHERE id = $id", { id: res.body.id })!;
+    const row = (await t.server.store.get<{ pkcs12_encrypted: string }>("SELECT pkcs12_encrypted FROM certificates WHERE id = $id", { id: res.body.id }))!;
     expect(row.pkcs12_encrypted).not.toContain(p12.slice(0, 40));
     expect(Buffer.from(row.pkcs12_encrypted, "base64").toString("latin1")).not.toContain("secret");
     const audit = await t.call(`/v1/audit-events?resourceId=${res.body.id}`, { key });
@@ -76,7 +76,7 @@ describe("POST /v1/certificates", () => {
     expect((await upload({ name: "x", pkcs12: "not base64!", password: "" })).status).toBe(400);
     expect((await upload({ name: "x", pkcs12: "A".repeat(140_000), password: "" })).status).toBe(400);
     expect((await upload({ name: "x", pkcs12: p12 })).status).toBe(400);
-    const reader = t.makeKey(t.defaultWorkspaceId, ["render:read"]);
+    const reader = await t.makeKey(t.defaultWorkspaceId, ["render:read"]);
     expect((await upload({ name: "x", pkcs12: p12, password: "secret" }, reader)).status).toBe(403);
   });
 });
@@ -94,7 +94,7 @@ describe("GET and DELETE /v1/certificates", () => {
     expect((await t.call(`/v1/certificates/${a.id}`, { key })).body).toEqual(a);
 
     const other = await t.makeWorkspace("Other Co");
-    const otherKey = t.makeKey(other.id, ["certificate:manage"]);
+    const otherKey = await t.makeKey(other.id, ["certificate:manage"]);
     expect((await t.call(`/v1/certificates/${a.id}`, { key: otherKey })).status).toBe(404);
     expect((await t.call(`/v1/certificates/${a.id}`, { key: otherKey, method: "DELETE" })).status).toBe(404);
 

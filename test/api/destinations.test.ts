@@ -31,7 +31,7 @@ beforeAll(async () => {
   http = startHttpReceiver();
   t = await startTestServer({ DESTINATION_ALLOW_PRIVATE: "1", RENDER_WORKERS: "1" }, undefined, { resolve, log: createLogger("trace", sink) });
   strict = await startTestServer({ RENDER_WORKERS: "1" }, undefined, { resolve });
-  key = t.makeKey(t.defaultWorkspaceId, ["destination:manage", "render:create", "render:read", "render:cancel", "template:write", "template:read", "audit:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["destination:manage", "render:create", "render:read", "render:cancel", "template:write", "template:read", "audit:read"]);
 });
 afterAll(async () => {
   await t.stop();
@@ -49,7 +49,7 @@ async function create(type: string, config: unknown, name = `${type} destination
   return server.call("/v1/destinations", { key: as, body: { name, type, config } });
 }
 
-const auditActions = (id: string) => t.server.store.all<{ action: string }>("SELECT action FROM audit_events WHERE resource_id = $id ORDER BY created_at, id", { id }).map((r) => r.action);
+const auditActions = async (id: string) => (await t.server.store.all<{ action: string; }>("SELECT action FROM audit_events WHERE resource_id = $id ORDER BY created_at, id", { id })).map((r) => r.action);
 
 describe("destinations CRUD", () => {
   test("each type is created with its credentials masked in every answer and sealed in the store", async () => {
@@ -70,7 +70,7 @@ describe("destinations CRUD", () => {
     expect(listed.nextCursor).toBeString();
     const one = ok(await t.call(`/v1/destinations/${made.http.id}`, { key }), 200);
     expect(one).toEqual(made.http);
-    const rows = JSON.stringify(t.server.store.all("SELECT * FROM destinations"));
+    const rows = JSON.stringify(await t.server.store.all("SELECT * FROM destinations"));
     for (const secret of [...SECRETS, sshd.privateKey.slice(40, 80)]) expect(rows).not.toContain(secret);
     for (const body of [JSON.stringify(made), JSON.stringify(listed)]) for (const secret of SECRETS) expect(body).not.toContain(secret);
   });
@@ -91,14 +91,14 @@ describe("destinations CRUD", () => {
     expect(got.headers.get("authorization")).toBe(SECRETS[1]);
     expect(ok(await t.call(`/v1/destinations/${d.id}`, { key, method: "DELETE" }), 200)).toEqual({ id: d.id, deleted: true });
     expect((await t.call(`/v1/destinations/${d.id}`, { key })).status).toBe(404);
-    expect(auditActions(d.id)).toEqual(["destination.created", "destination.updated", "destination.deleted"]);
-    const audit = JSON.stringify(t.server.store.all("SELECT * FROM audit_events WHERE resource_id = $id", { id: d.id }));
+    expect(await auditActions(d.id)).toEqual(["destination.created", "destination.updated", "destination.deleted"]);
+    const audit = JSON.stringify(await t.server.store.all("SELECT * FROM audit_events WHERE resource_id = $id", { id: d.id }));
     expect(audit).not.toContain(SECRETS[1]);
   });
 
   test("credentials that no longer decrypt (another SECRET_KEY) make the test say so; a PATCH giving them again mends it", async () => {
     const d = ok(await create("http", httpConfig()), 201);
-    t.server.store.run("UPDATE destinations SET secrets_encrypted = 'c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5IGVudGlyZWx5' WHERE id = $id", { id: d.id });
+    await t.server.store.tx((tx) => tx.run("UPDATE destinations SET secrets_encrypted = 'c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5IGVudGlyZWx5' WHERE id = $id", { id: d.id }));
     expect(ok(await t.call(`/v1/destinations/${d.id}`, { key }), 200).config).toEqual({ url: `${http.url}/in`, method: "PUT" });
     const broken = ok(await t.call(`/v1/destinations/${d.id}/test`, { key, method: "POST" }), 200);
     expect(broken).toEqual({ ok: false, error: expect.stringContaining("cannot be decrypted") });
@@ -109,13 +109,13 @@ describe("destinations CRUD", () => {
 
   test("another workspace's destination is 404; without destination:manage it is 403", async () => {
     const d = ok(await create("http", httpConfig()), 201);
-    const ws = createWorkspace(t.server.store, t.clock, { actor: CLI_ACTOR, requestId: "test" }, { name: "Other", slug: "other-dest" });
-    const other = t.makeKey(ws.id, ["destination:manage"]);
+    const ws = await t.server.store.tx((tx) => createWorkspace(tx, t.clock, { actor: CLI_ACTOR, requestId: "test" }, { name: "Other", slug: "other-dest" }));
+    const other = await t.makeKey(ws.id, ["destination:manage"]);
     for (const [method, path] of [["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/test"], ["GET", "/deliveries"]] as const) {
       const res = await t.call(`/v1/destinations/${d.id}${path}`, { key: other, method, body: method === "PATCH" ? { name: "x" } : undefined });
       expect(res.status).toBe(404);
     }
-    const noScope = t.makeKey(t.defaultWorkspaceId, ["render:create"]);
+    const noScope = await t.makeKey(t.defaultWorkspaceId, ["render:create"]);
     expect((await t.call("/v1/destinations", { key: noScope })).status).toBe(403);
   });
 });
@@ -148,7 +148,7 @@ describe("destinations 4xx", () => {
   });
 
   test("without DESTINATION_ALLOW_PRIVATE private and loopback hosts and plain http are refused (spec 6.7)", async () => {
-    const strictKey = strict.makeKey(strict.defaultWorkspaceId, ["destination:manage"]);
+    const strictKey = await strict.makeKey(strict.defaultWorkspaceId, ["destination:manage"]);
     const cases: Array<[string, unknown, string]> = [
       ["sftp", sftpConfig(), "/config/host"],
       ["email", emailConfig({ smtpHost: "inside.example.com" }), "/config/smtpHost"],

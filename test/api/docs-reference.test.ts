@@ -10,7 +10,7 @@ let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  app = buildApi({ PUBLIC_URL: "http://127.0.0.1" });
+  app = await buildApi({ PUBLIC_URL: "http://127.0.0.1" });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => app.api.handle(request) });
   origin = `http://127.0.0.1:${server.port}`;
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });

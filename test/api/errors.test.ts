@@ -7,7 +7,7 @@ let key: string;
 beforeAll(async () => {
   t = await startTestServer({ RENDER_MAX_INPUT_BYTES: "2048" });
   cookie = await t.signIn();
-  key = t.makeKey(t.defaultWorkspaceId, ["admin:manage", "audit:read", "render:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["admin:manage", "audit:read", "render:read"]);
 });
 afterAll(() => t.stop());
 
@@ -123,7 +123,7 @@ describe("error envelope (spec 7.1)", () => {
   });
 
   test("?wait=120: the message says what wait must be, not the pattern", async () => {
-    const renderKey = t.makeKey(t.defaultWorkspaceId, ["render:create"]);
+    const renderKey = await t.makeKey(t.defaultWorkspaceId, ["render:create"]);
     const res = await t.call("/v1/renders?wait=120", { key: renderKey, body: { html: "<p>x</p>" } });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toBe("The query string is not valid: wait must be a whole number of seconds from 0 to 60.");

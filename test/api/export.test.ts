@@ -43,7 +43,7 @@ describe("GET /v1/export", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     const day = t.clock.now().toISOString().slice(0, 10);
-    const { slug } = t.server.store.get<{ slug: string }>("SELECT slug FROM workspaces WHERE id = $id", { id: ws.id })!;
+    const { slug } = (await t.server.store.get<{ slug: string }>("SELECT slug FROM workspaces WHERE id = $id", { id: ws.id }))!;
     expect(res.headers.get("content-disposition")).toBe(`attachment; filename="renderd-export-${slug}-${day}.json"`);
     const doc = res.body;
     expect(exportDocument.Check(doc)).toBe(true);
@@ -75,7 +75,7 @@ describe("GET /v1/export", () => {
 
   test("audited as workspace.exported by the caller", async () => {
     await exportAs({ cookie: ws.cookie });
-    const key = t.makeKey(ws.id, ["audit:read"]);
+    const key = await t.makeKey(ws.id, ["audit:read"]);
     const [event] = (await t.call("/v1/audit-events?action=workspace.exported", { key })).body.items;
     expect(event).toMatchObject({ actorType: "user", actorEmail: ws.email, resourceType: "workspace", resourceId: ws.id, resourceName: "Export Co" });
   });
@@ -84,8 +84,8 @@ describe("GET /v1/export", () => {
     const added = await t.call("/v1/members", { cookie: ws.cookie, body: { email: `reader-${Date.now()}@example.test`, role: "member" } });
     const member = await t.signIn(added.body.member.email, added.body.oneTimePassword);
     expect((await exportAs({ cookie: member })).status).toBe(200);
-    expect((await exportAs({ key: t.makeKey(ws.id, ["admin:manage"]) })).status).toBe(200);
-    const narrow = await exportAs({ key: t.makeKey(ws.id, ["render:read", "audit:read"]) });
+    expect((await exportAs({ key: await t.makeKey(ws.id, ["admin:manage"]) })).status).toBe(200);
+    const narrow = await exportAs({ key: await t.makeKey(ws.id, ["render:read", "audit:read"]) });
     expect(narrow.status).toBe(403);
     expect(narrow.body.error.message).toContain("admin:manage");
     expect((await exportAs({})).status).toBe(401);
@@ -101,8 +101,8 @@ describe("GET /v1/export", () => {
       owner: { cookie: ws.cookie },
       admin: { cookie: await joined("admin") },
       member: { cookie: await joined("member") },
-      "admin:manage key": { key: t.makeKey(ws.id, ["admin:manage"]) },
-      "admin:manage and audit:read key": { key: t.makeKey(ws.id, ["admin:manage", "audit:read"]) },
+      "admin:manage key": { key: await t.makeKey(ws.id, ["admin:manage"]) },
+      "admin:manage and audit:read key": { key: await t.makeKey(ws.id, ["admin:manage", "audit:read"]) },
     };
     const seen: Record<string, [number, boolean]> = {};
     for (const [who, credentials] of Object.entries(callers)) {
@@ -121,7 +121,7 @@ describe("GET /v1/export", () => {
 
   test("a suspended workspace's members can still export (spec 3.4); its API keys are refused (5.3.7)", async () => {
     const other = await t.makeWorkspace("Suspended Co", "member");
-    const key = t.makeKey(other.id, ["admin:manage"]);
+    const key = await t.makeKey(other.id, ["admin:manage"]);
     const admin = await t.signIn();
     expect((await t.call(`/v1/companies/${other.id}/allowances`, { cookie: admin, method: "PUT", body: { maxActiveRenders: 10, rendersPerMinute: 60, suspended: true } })).status).toBe(200);
     const res = await exportAs({ cookie: other.cookie });
@@ -132,14 +132,14 @@ describe("GET /v1/export", () => {
 
   test("a long history crosses many pages and flushes without losing or repeating a row", async () => {
     const big = await t.makeWorkspace("Big History");
-    for (let i = 0; i < 260; i++) t.makeKey(big.id, ["render:read"]);
+    for (let i = 0; i < 260; i++) await t.makeKey(big.id, ["render:read"]);
     const res = await fetch(t.url + "/v1/export", { headers: { cookie: big.cookie } });
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text.length).toBeGreaterThan(64 * 1024);
     const doc = JSON.parse(text);
     expect(exportDocument.Check(doc)).toBe(true);
-    const stored = t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE workspace_id = $ws", { ws: big.id })!.n;
+    const stored = (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE workspace_id = $ws", { ws: big.id }))!.n;
     expect(doc.auditEvents.length).toBe(stored);
     expect(new Set(doc.auditEvents.map((e: any) => e.id)).size).toBe(stored);
   });

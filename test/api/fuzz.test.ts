@@ -31,7 +31,7 @@ const knownIds: string[] = [];
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1" }, undefined, { resolve: async () => ["93.184.216.34"] });
   doc = (await t.call("/v1/openapi.json")).body;
-  key = t.makeKey(t.defaultWorkspaceId, [...SCOPES]);
+  key = await t.makeKey(t.defaultWorkspaceId, [...SCOPES]);
   cookie = await t.signIn();
   // Real ids, so some generated paths reach real rows; never the fuzz key's own or the default workspace's, whose
   // revocation or suspension would stop the run short.

@@ -5,6 +5,9 @@ import { freePort } from "../serve-process";
 import { readiness } from "../../src/modules/health";
 import { MemoryCounters } from "../../src/http/rate-limit";
 import { redisAddress, RedisCounters } from "../../src/http/redis-counters";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite-store";
 
 let t: TestServer;
@@ -22,9 +25,11 @@ describe("GET /health", () => {
   });
 
   test("names the database when the store cannot be queried", async () => {
-    const store = new SqliteStore(":memory:");
-    store.close();
+    const dir = mkdtempSync(join(tmpdir(), "renderd-health-"));
+    const store = new SqliteStore(join(dir, "renderd.db"));
+    await store.close();
     expect(await readiness(store)).toEqual({ status: "unavailable", unavailable: ["database"] });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test("names redis when the rate counters' Redis does not answer, and asks nothing of counters in this process", async () => {

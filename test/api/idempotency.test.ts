@@ -15,13 +15,13 @@ afterAll(() => t.stop());
 let counter = 0;
 async function workspace(allowances: Record<string, number> = {}) {
   const ws = await t.makeWorkspace(`Idempotency ${++counter}`);
-  const key = t.makeKey(ws.id, ["render:create", "render:read"]);
+  const key = await t.makeKey(ws.id, ["render:create", "render:read"]);
   const res = await t.call(`/v1/companies/${ws.id}/allowances`, { method: "PUT", cookie: admin, body: { maxActiveRenders: 10, rendersPerMinute: 60, ...allowances } });
   expect(res.status).toBe(200);
   return { ...ws, key };
 }
 
-const renderCount = (ws: string) => t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders WHERE workspace_id = $ws", { ws })!.n;
+const renderCount = async (ws: string) => (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders WHERE workspace_id = $ws", { ws }))!.n;
 const documentsThisMonth = async (key: string) => (await t.call("/v1/render-limits", { key })).body.documentsThisMonth;
 const withKey = (idempotencyKey: string) => ({ "idempotency-key": idempotencyKey });
 
@@ -38,7 +38,7 @@ describe("Idempotency-Key on POST /v1/renders", () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(renderCount(ws.id)).toBe(1);
+    expect(await renderCount(ws.id)).toBe(1);
     expect(await documentsThisMonth(ws.key)).toBe(1);
   });
 
@@ -46,11 +46,11 @@ describe("Idempotency-Key on POST /v1/renders", () => {
     const ws = await workspace();
     const first = await t.call("/v1/renders", { key: ws.key, body: { html: "<p>later</p>" }, headers: withKey("later-1") });
     expect(first.status).toBe(202);
-    await until(() => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: first.body.id })!.status === "succeeded");
+    await until(async () => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: first.body.id }))!.status === "succeeded");
     const again = await t.call("/v1/renders?wait=5", { key: ws.key, body: { html: "<p>later</p>" }, headers: withKey("later-1") });
     expect(again.status).toBe(202);
     expect(again.body).toEqual(first.body);
-    expect(renderCount(ws.id)).toBe(1);
+    expect(await renderCount(ws.id)).toBe(1);
   });
 
   test("the same key with another body, or on another route, is 409 CONFLICT saying to use a new key", async () => {
@@ -62,7 +62,7 @@ describe("Idempotency-Key on POST /v1/renders", () => {
     expect(other.body.error.message).toContain("send a new key for a new request");
     const batch = await t.call("/v1/renders/batch", { key: ws.key, body: { items: [{ html: "<p>a</p>" }] }, headers: withKey("k-1") });
     expect(batch.status).toBe(409);
-    expect(renderCount(ws.id)).toBe(1);
+    expect(await renderCount(ws.id)).toBe(1);
   });
 
   test("two requests with one key at once: one proceeds, the other is 409 until the first has answered", async () => {
@@ -72,7 +72,7 @@ describe("Idempotency-Key on POST /v1/renders", () => {
     await t.server.worker.stop();
     try {
       const firstReply = t.call("/v1/renders?wait=2", { key: ws.key, body, headers: withKey("twice") });
-      await until(() => t.server.store.get("SELECT 1 FROM idempotency_keys WHERE workspace_id = $ws AND key = 'twice' AND final = 0", { ws: ws.id }) !== null);
+      await until(async () => (await t.server.store.get("SELECT 1 FROM idempotency_keys WHERE workspace_id = $ws AND key = 'twice' AND final = 0", { ws: ws.id })) !== null);
       const second = await t.call("/v1/renders?wait=2", { key: ws.key, body, headers: withKey("twice") });
       expect(second.status).toBe(409);
       expect(second.body.error.message).toContain("still running");
@@ -81,9 +81,9 @@ describe("Idempotency-Key on POST /v1/renders", () => {
       const third = await t.call("/v1/renders?wait=2", { key: ws.key, body, headers: withKey("twice") });
       expect(third.status).toBe(202);
       expect(third.body).toEqual(first.body);
-      expect(renderCount(ws.id)).toBe(1);
+      expect(await renderCount(ws.id)).toBe(1);
     } finally {
-      t.server.worker.start();
+      await t.server.worker.start();
     }
   });
 
@@ -99,7 +99,7 @@ describe("Idempotency-Key on POST /v1/renders", () => {
 
     t.clock.advance(KEEP_MS - 1000);
     expect((await t.call("/v1/renders", { key: ws.key, body, headers: withKey("daily") })).body.id).toBe(first.body.id);
-    expect(sweepIdempotencyKeys({ store: t.server.store, clock: t.clock })).toBe(0);
+    expect(await sweepIdempotencyKeys({ store: t.server.store, clock: t.clock })).toBe(0);
     t.clock.advance(1000);
     // Expired: no longer replayed even before the sweep, and the key may name a new request.
     const next = await t.call("/v1/renders", { key: ws.key, body: { html: "<p>next day</p>" }, headers: withKey("daily") });
@@ -107,9 +107,9 @@ describe("Idempotency-Key on POST /v1/renders", () => {
     expect(next.body.id).not.toBe(first.body.id);
     // The other workspace's key (and the earlier tests' keys) are a day old now: swept; the first workspace's was
     // claimed anew a moment ago and stays.
-    expect(sweepIdempotencyKeys({ store: t.server.store, clock: t.clock })).toBeGreaterThanOrEqual(1);
-    const kept = (ws: string) => t.server.store.get("SELECT 1 FROM idempotency_keys WHERE workspace_id = $ws", { ws }) !== null;
-    expect([kept(ws.id), kept(other.id)]).toEqual([true, false]);
+    expect(await sweepIdempotencyKeys({ store: t.server.store, clock: t.clock })).toBeGreaterThanOrEqual(1);
+    const kept = async (ws: string) => (await t.server.store.get("SELECT 1 FROM idempotency_keys WHERE workspace_id = $ws", { ws })) !== null;
+    expect([await kept(ws.id), await kept(other.id)]).toEqual([true, false]);
   });
 
   test("a malformed key is 400 naming the header", async () => {
@@ -119,7 +119,7 @@ describe("Idempotency-Key on POST /v1/renders", () => {
       expect(res.status).toBe(400);
       expect(res.body.error.details).toEqual([{ path: "/idempotency-key", message: "must be 1 to 255 visible ASCII characters" }]);
     }
-    expect(renderCount(ws.id)).toBe(0);
+    expect(await renderCount(ws.id)).toBe(0);
     expect((await t.call("/v1/renders", { key: ws.key, body: { html: "<p>x</p>" }, headers: withKey("x".repeat(255)) })).status).toBe(202);
   });
 
@@ -139,7 +139,7 @@ describe("Idempotency-Key on POST /v1/renders", () => {
     const retried = await t.call("/v1/renders", { key: ws.key, body: { html: "<p>2</p>" }, headers: withKey("retry-me") });
     expect(retried.status).toBe(202);
     expect(retried.headers.get("idempotent-replayed")).toBeNull();
-    expect(renderCount(ws.id)).toBe(2);
+    expect(await renderCount(ws.id)).toBe(2);
   });
 
   test("a refused body is not kept, whether the schema or the route refused it: the corrected request may use the same key", async () => {
@@ -164,6 +164,6 @@ describe("Idempotency-Key on POST /v1/renders/batch", () => {
     expect(again.status).toBe(202);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(renderCount(ws.id)).toBe(2);
+    expect(await renderCount(ws.id)).toBe(2);
   });
 });

@@ -31,14 +31,14 @@ export interface InProcessApi {
 }
 
 /** buildApi makes the API over a fresh, migrated store in a temporary DATA_DIR; `env` overrides settings. */
-export function buildApi(env: Record<string, string> = {}): InProcessApi {
+export async function buildApi(env: Record<string, string> = {}): Promise<InProcessApi> {
   const dataDir = mkdtempSync(join(tmpdir(), "renderd-api-"));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env });
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
   const log = createLogger("silent");
   const files = new DiskFiles(dataDir);
   const store = openStore(dataDir);
-  migrate(store, clock);
+  await migrate(store, clock);
   const queue = new StoreQueue(store, clock, config.renderLeaseMs);
   const worker = new RenderWorker({ store, clock, log, files, queue, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {
@@ -49,8 +49,8 @@ export function buildApi(env: Record<string, string> = {}): InProcessApi {
     clock,
     files,
     queue,
-    close(keepDataDir = false) {
-      store.close();
+    async close(keepDataDir = false) {
+      await store.close();
       if (!keepDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

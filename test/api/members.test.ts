@@ -19,7 +19,7 @@ async function add(cookie: string, body: unknown) {
 }
 
 async function auditOf(workspaceId: string, action: string) {
-  const key = t.makeKey(workspaceId, ["audit:read"]);
+  const key = await t.makeKey(workspaceId, ["audit:read"]);
   return (await t.call(`/v1/audit-events?action=${action}`, { key })).body.items;
 }
 
@@ -54,7 +54,7 @@ describe("POST /v1/members", () => {
     const me = await t.call("/v1/auth/me", { cookie });
     expect(me.body.workspace).toEqual({ id: ws.id, name: "New Users", role: "member" });
     // Only the argon2id hash is kept.
-    expect(JSON.stringify(t.server.store.all("SELECT * FROM users"))).not.toContain(res.body.oneTimePassword);
+    expect(JSON.stringify(await t.server.store.all("SELECT * FROM users"))).not.toContain(res.body.oneTimePassword);
     const [added] = await auditOf(ws.id, "member.added");
     expect(added).toMatchObject({ actorType: "user", actorEmail: ws.email, resourceType: "user", resourceId: res.body.member.userId, resourceName: address, metadata: { role: "member", newUser: true } });
     expect(JSON.stringify(added)).not.toContain(res.body.oneTimePassword);
@@ -103,7 +103,7 @@ describe("POST /v1/members", () => {
     const ws = await t.makeWorkspace("Plain", "member");
     expect((await add(ws.cookie, { email: email("m"), role: "member" })).status).toBe(403);
     expect((await t.call("/v1/members", { cookie: ws.cookie })).status).toBe(403);
-    const key = t.makeKey(ws.id, ["admin:manage"]);
+    const key = await t.makeKey(ws.id, ["admin:manage"]);
     const byKey = await t.call("/v1/members", { key, body: { email: email("k"), role: "member" } });
     expect(byKey.status).toBe(403);
     expect(byKey.body.error.message).toContain("console session");
@@ -119,7 +119,7 @@ describe("GET /v1/members", () => {
       t.clock.advance(1000);
       expect((await add(ws.cookie, { email: email(label), role: "member" })).status).toBe(201);
     }
-    const key = t.makeKey(ws.id, ["admin:manage"]);
+    const key = await t.makeKey(ws.id, ["admin:manage"]);
     const first = await t.call("/v1/members?limit=2", { key });
     expect(first.status).toBe(200);
     expect(first.body.items.length).toBe(2);
@@ -133,7 +133,7 @@ describe("GET /v1/members", () => {
     expect(Object.keys(all[0]).sort()).toEqual(["createdAt", "email", "name", "role", "userId"]);
     expect((await t.call("/v1/members?limit=0", { key })).status).toBe(400);
     expect((await t.call("/v1/members?role=owner", { key })).status).toBe(400);
-    expect((await t.call("/v1/members", { key: t.makeKey(ws.id, ["audit:read"]) })).status).toBe(403);
+    expect((await t.call("/v1/members", { key: await t.makeKey(ws.id, ["audit:read"]) })).status).toBe(403);
   });
 });
 

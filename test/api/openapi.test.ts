@@ -13,7 +13,7 @@ let app: InProcessApi;
 let doc: any;
 
 beforeAll(async () => {
-  app = buildApi({ PUBLIC_URL, SESSION_COOKIE_NAME: "rd_console" });
+  app = await buildApi({ PUBLIC_URL, SESSION_COOKIE_NAME: "rd_console" });
   const res = await app.api.handle(new Request(`${PUBLIC_URL}/v1/openapi.json`));
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/json");

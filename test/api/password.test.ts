@@ -87,7 +87,7 @@ describe("changing one's password", () => {
     freshMinute();
     const ws = await t.makeWorkspace("Origin Co");
     const body = { currentPassword: ws.password, newPassword: "a long enough passphrase" };
-    const key = t.makeKey(ws.id, ["admin:manage"]);
+    const key = await t.makeKey(ws.id, ["admin:manage"]);
     expect((await t.call("/v1/auth/password", { key, body })).status).toBe(403);
     expect((await change(ws.cookie, body, "https://evil.example")).status).toBe(403);
     expect((await change(ws.cookie, body, null)).status).toBe(403);

@@ -60,7 +60,7 @@ const pdfAsset = async (name: string, bytes: Uint8Array<ArrayBuffer>) => (await 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1" });
   t.clock.set(new Date(Date.now() + 10 * 60_000));
-  key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "asset:manage", "certificate:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "asset:manage", "certificate:manage"]);
   ids.three = await pdfAsset("three.pdf", await pdfOf("Page 1", "Page 2", "Page 3"));
   ids.two = await pdfAsset("two.pdf", await pdfOf("Other A", "Other B"));
   ids.form = await pdfAsset("form.pdf", await formPdf());
@@ -100,7 +100,7 @@ describe("operations", () => {
     check(pdf);
     expect(ok(await t.call("/v1/render-limits", { key }), 200).documentsThisMonth).toBe(before + 1);
     // Announced as a render's end is, under its own id.
-    expect(t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_events WHERE render_id = $id AND type = 'render.succeeded'", { id: op.id })!.n).toBe(1);
+    expect((await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_events WHERE render_id = $id AND type = 'render.succeeded'", { id: op.id }))!.n).toBe(1);
     const noMarks = await run({ operation: "merge", inputs: [{ assetId: ids.three }, { assetId: ids.two }], bookmarks: false });
     expect(qpdfJson(noMarks.pdf).outlines).toEqual([]);
   });
@@ -200,7 +200,7 @@ describe("bad input", () => {
     await refused({ operation: "flatten", inputs: [{ assetId: ids.xml }] }, 422, "/inputs/0/assetId");
     await refused({ operation: "flatten", inputs: [{ renderId: "rnd_missing" }] }, 422, "/inputs/0/renderId");
     const other = await t.makeWorkspace("Other");
-    const theirs = ok(await t.call("/v1/pdf-operations", { key: t.makeKey(other.id, ["render:create"]), body: { operation: "flatten", inputs: [{ assetId: ids.three }] } }), 422);
+    const theirs = ok(await t.call("/v1/pdf-operations", { key: await t.makeKey(other.id, ["render:create"]), body: { operation: "flatten", inputs: [{ assetId: ids.three }] } }), 422);
     expect(theirs.error.details[0].path).toBe("/inputs/0/assetId");
     expect((await refused({ operation: "flatten", inputs: [{ assetId: ids.damaged }] }, 400, "/inputs/0")).message).toContain("damaged");
     expect((await refused({ operation: "flatten", inputs: [{ assetId: ids.locked }] }, 400, "/inputs/0/password")).message).toContain("encrypted");
@@ -228,7 +228,7 @@ describe("bad input", () => {
     expect(ok(await t.call("/v1/pdf-operations", { key }), 200).items[0].id).toBe(op.id);
     expect(ok(await t.call(`/v1/pdf-operations/${op.id}?wait=30`, { key }), 200).status).toBe("succeeded");
     // Cancelled as a render is: an ended one is 409, another workspace's (or none) 404.
-    const cancel = t.makeKey(t.defaultWorkspaceId, ["render:cancel"]);
+    const cancel = await t.makeKey(t.defaultWorkspaceId, ["render:cancel"]);
     expect(ok(await t.call(`/v1/pdf-operations/${op.id}/cancel`, { key: cancel, method: "POST" }), 409).error.message).toContain("succeeded");
     ok(await t.call("/v1/pdf-operations/pdo_missing/cancel", { key: cancel, method: "POST" }), 404);
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../harness";
 import { allowanceRefusal, type Use } from "../../src/modules/renders/allowances";
 import type { CompanyAllowances } from "../../src/modules/workspaces/model";
+import { inList } from "../../src/store/sql-list";
 import { until } from "../wait";
 
 let t: TestServer;
@@ -18,7 +19,7 @@ const TEST_HTML = { html: "<p>test allowance</p>", test: true };
 
 async function workspace(name: string, allowances: Partial<CompanyAllowances> = {}) {
   const ws = await t.makeWorkspace(name);
-  const key = t.makeKey(ws.id, ["render:create", "render:read", "render:cancel"]);
+  const key = await t.makeKey(ws.id, ["render:create", "render:read", "render:cancel"]);
   await setAllowances(ws.id, allowances);
   return { ...ws, key };
 }
@@ -33,7 +34,7 @@ async function setAllowances(id: string, allowances: Partial<CompanyAllowances>)
 }
 
 const limits = async (key: string) => (await t.call("/v1/render-limits", { key: key })).body;
-const renderCount = (ws: string) => t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders WHERE workspace_id = $ws", { ws })!.n;
+const renderCount = async (ws: string) => (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders WHERE workspace_id = $ws", { ws }))!.n;
 
 /** paused runs `fn` with the worker stopped, so renders stay queued (outstanding) while allowances are checked. */
 async function paused<T>(fn: () => Promise<T>): Promise<T> {
@@ -41,7 +42,7 @@ async function paused<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {
-    t.server.worker.start();
+    await t.server.worker.start();
   }
 }
 
@@ -79,7 +80,7 @@ describe("allowances at creation (spec 2.2, 8.1)", () => {
       expect(third.body.error).toMatchObject({ code: "RATE_LIMITED", retryable: true });
       expect(Number(third.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect((await t.call("/v1/renders", { key: ws.key, body: TEST_HTML })).status).toBe(202);
-      expect(renderCount(ws.id)).toBe(3);
+      expect(await renderCount(ws.id)).toBe(3);
     });
   });
 
@@ -139,11 +140,11 @@ describe("allowances at creation (spec 2.2, 8.1)", () => {
       const refused = await t.call("/v1/renders", { cookie: ws.cookie, body: HTML });
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe("FORBIDDEN");
-      t.server.worker.start();
+      await t.server.worker.start();
       await Bun.sleep(500);
-      expect(t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: queued.body.id })!.status).toBe("queued");
+      expect((await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: queued.body.id }))!.status).toBe("queued");
       await setAllowances(ws.id, { suspended: false });
-      await until(() => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: queued.body.id })!.status === "succeeded");
+      await until(async () => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: queued.body.id }))!.status === "succeeded");
       await t.server.worker.stop();
     });
   });
@@ -157,7 +158,7 @@ describe("allowances at creation (spec 2.2, 8.1)", () => {
       expect((await t.call("/v1/renders", { key: ws.key, body: HTML })).status).toBe(429);
       return made;
     });
-    await until(() => ids.every((id) => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })!.status === "succeeded"));
+    await until(async () => (await t.server.store.all<{ status: string }>(`SELECT status FROM renders WHERE ${inList("id", ids, "r").sql}`, inList("id", ids, "r").params)).every((r) => r.status === "succeeded"));
     expect((await t.call("/v1/renders", { key: ws.key, body: HTML })).status).toBe(202);
   });
 });
@@ -178,7 +179,7 @@ describe("batches: all accepted or none", () => {
     const res = await t.call("/v1/renders/batch", { key: ws.key, body: { items: [HTML, { html: "<p>x</p>", data: {} }] } });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([{ path: "/items/1/data", message: "is only allowed with templateId" }]);
-    expect(renderCount(ws.id)).toBe(0);
+    expect(await renderCount(ws.id)).toBe(0);
     expect((await limits(ws.key)).documentsThisMonth).toBe(0);
   });
 
@@ -186,7 +187,7 @@ describe("batches: all accepted or none", () => {
     const ws = await workspace("Big batch", { maxActiveRenders: 2 });
     const res = await t.call("/v1/renders/batch", { key: ws.key, body: { items: [HTML, HTML, HTML] } });
     expect(res.status).toBe(429);
-    expect(renderCount(ws.id)).toBe(0);
+    expect(await renderCount(ws.id)).toBe(0);
   });
 
   test("1..500 items", async () => {

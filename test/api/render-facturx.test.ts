@@ -19,7 +19,7 @@ let terms: string;
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1" });
-  key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "asset:manage", "template:write"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "asset:manage", "template:write"]);
   xml = (await uploadSample(t, key, { kind: "pdf", mediaType: "text/xml", filename: "factur-x.xml", bytes: XML })).id;
   appXml = (await uploadSample(t, key, { kind: "pdf", mediaType: "application/xml", filename: "invoice.xml", bytes: XML })).id;
   terms = (await uploadSample(t, key, { kind: "pdf", mediaType: "application/pdf", filename: "terms.pdf", bytes: PDF })).id;

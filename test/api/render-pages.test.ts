@@ -16,7 +16,7 @@ let pdf: Uint8Array;
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1" });
-  key = t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read"]);
   const template = ok(await t.call("/v1/templates", { key, body: INVOICE_TEMPLATE }), 201);
   ok(await t.call(`/v1/templates/${template.id}/publish`, { key, method: "POST" }), 201);
   invoice = ok(await t.call("/v1/renders?wait=30", { key, body: { templateId: template.id, data: INVOICE_DATA } }), 200);
@@ -62,9 +62,9 @@ describe("GET /v1/renders/{id}/pages/{n}", () => {
   test("a second ask is served from the store: kept once, answered even with the PDF's file gone", async () => {
     const first = await image(`/v1/renders/${invoice.id}/pages/1?width=321`);
     const bytes = new Uint8Array(await first.arrayBuffer());
-    const rows = t.server.store.all<{ image_sha256: string }>("SELECT image_sha256 FROM page_images WHERE variant = 'png:w321'");
+    const rows = await t.server.store.all<{ image_sha256: string }>("SELECT image_sha256 FROM page_images WHERE variant = 'png:w321'");
     expect(rows).toHaveLength(1);
-    const pdfSha = t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: invoice.id })!.output_sha256;
+    const pdfSha = (await t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: invoice.id }))!.output_sha256;
     // Through the file store: under DATA_DIR, or the bucket on the PostgreSQL pass.
     const saved = (await t.server.files.read("outputs", pdfSha))!;
     await t.server.files.delete("outputs", pdfSha);
@@ -107,7 +107,7 @@ describe("GET /v1/renders/{id}/pages/{n}", () => {
     ok(await t.call(`/v1/renders/rnd_nothing/pages/1`, { key }), 404);
     expect((await image(`/v1/renders/${invoice.id}/pages/1`, null)).status).toBe(401);
     const other = await t.makeWorkspace("Elsewhere");
-    ok(await t.call(`/v1/renders/${invoice.id}/pages/1`, { key: t.makeKey(other.id, ["render:read"]) }), 404);
+    ok(await t.call(`/v1/renders/${invoice.id}/pages/1`, { key: await t.makeKey(other.id, ["render:read"]) }), 404);
   });
 
   test("a PDF only its user password opens is 409; one with an owner password alone is drawn", async () => {
@@ -125,7 +125,7 @@ describe("output: images as a render's output", () => {
     expect(render.result.pages).toBe(2);
     expect(render.result.images.map((i: any) => i.page)).toEqual([2, 1]);
     // Drawn before the render succeeded: kept already.
-    expect(t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM page_images WHERE variant = 'webp:d96'")!.n).toBe(2);
+    expect((await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM page_images WHERE variant = 'webp:d96'"))!.n).toBe(2);
     const card = decodeWebp(new Uint8Array(await (await fetch(local(t, render.result.images[1].url))).arrayBuffer()));
     expect([card.width, card.height]).toEqual([600, 315]);
     // The first card is blue.

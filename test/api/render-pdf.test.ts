@@ -26,7 +26,7 @@ async function pdfOf(...texts: string[]): Promise<Uint8Array<ArrayBuffer>> {
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1" });
-  key = t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage"]);
   terms = (await uploadSample(t, key, { kind: "pdf", mediaType: "application/pdf", filename: "terms.pdf", bytes: await pdfOf("Terms 1", "Terms 2") })).id;
   cover = (await uploadSample(t, key, { kind: "pdf", mediaType: "application/pdf", filename: "cover.pdf", bytes: await pdfOf("Cover") })).id;
   png = (await uploadSample(t, key, { kind: "image", mediaType: "image/png", filename: "pixel.png", bytes: PNG })).id;

@@ -12,11 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const status = (server: TestServer, id: string) => server.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })?.status;
+const status = async (server: TestServer, id: string) => (await server.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
 
 async function workspaceKey(name: string, server = t): Promise<{ id: string; key: string }> {
   const ws = await server.makeWorkspace(name);
-  return { id: ws.id, key: server.makeKey(ws.id, ["render:create", "render:read", "render:cancel"]) };
+  return { id: ws.id, key: await server.makeKey(ws.id, ["render:create", "render:read", "render:cancel"]) };
 }
 
 describe("fair scheduling (spec 8.1 (5))", () => {
@@ -27,12 +27,12 @@ describe("fair scheduling (spec 8.1 (5))", () => {
     // A queues all of its renders first, then B, then C: first come, first served would run A's three first.
     for (const [name, ws] of [["a", a], ["b", b], ["c", c]] as const)
       for (const n of [1, 2, 3]) made[(await t.call("/v1/renders", { key: ws.key, body: { html: `<p>${name}${n}</p>` } })).body.id] = `${name}${n}`;
-    t.server.worker.start();
-    await until(() => Object.keys(made).every((id) => status(t, id) === "succeeded"), 60_000);
+    await t.server.worker.start();
+    await until(async () => (await Promise.all(Object.keys(made).map((id) => status(t, id)))).every((s) => s === "succeeded"), 60_000);
     // Events are written in the transaction of each final state, and one process's ids sort in the order it made them
     // (lib/ids.ts): their id order is the order renders ended, on both engines.
-    const ended = t.server.store
-      .all<{ render_id: string }>("SELECT render_id FROM webhook_events ORDER BY id")
+    const ended = (await t.server.store
+      .all<{ render_id: string; }>("SELECT render_id FROM webhook_events ORDER BY id"))
       .map((e) => made[e.render_id])
       .filter(Boolean);
     expect(ended).toEqual(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]);
@@ -44,9 +44,9 @@ describe("fair scheduling (spec 8.1 (5))", () => {
       const ws = await workspaceKey("Alone", wide);
       const ids: string[] = [];
       for (const n of [1, 2]) ids.push((await wide.call("/v1/renders", { key: ws.key, body: { html: slowHtml(1, `alone${n}`) } })).body.id);
-      await until(() => ids.every((id) => status(wide, id) === "processing"), 30_000);
+      await until(async () => (await Promise.all(ids.map((id) => status(wide, id)))).every((s) => s === "processing"), 30_000);
       expect(wide.server.pool.stats().busy).toBe(2);
-      await until(() => ids.every((id) => status(wide, id) === "succeeded"), 60_000);
+      await until(async () => (await Promise.all(ids.map((id) => status(wide, id)))).every((s) => s === "succeeded"), 60_000);
     } finally {
       await wide.stop();
     }
@@ -57,11 +57,11 @@ describe("crashes", () => {
   test("Chromium killed mid-render: the render is printed again on the new browser and succeeds", async () => {
     const ws = await workspaceKey("Crash");
     const res = await t.call("/v1/renders", { key: ws.key, body: { html: slowHtml(2, "survivor") } });
-    await until(() => status(t, res.body.id) === "processing");
+    await until(async () => await status(t, res.body.id) === "processing");
     await Bun.sleep(300);
     const [browser] = t.server.pool.browserPids();
     process.kill(browser!, "SIGKILL");
-    await until(() => status(t, res.body.id) !== "processing", 60_000);
+    await until(async () => await status(t, res.body.id) !== "processing", 60_000);
     expect((await t.call(`/v1/renders/${res.body.id}`, { key: ws.key })).body).toMatchObject({ status: "succeeded" });
     expect(t.server.pool.browserPids()[0]).not.toBe(browser);
     expect(t.server.pool.stats().browserRestarts).toBeGreaterThanOrEqual(1);
@@ -72,11 +72,11 @@ describe("crashes", () => {
     const ids: string[] = [];
     ids.push((await t.call("/v1/renders", { key: ws.key, body: { html: slowHtml(1, "first") } })).body.id);
     for (const n of [2, 3]) ids.push((await t.call("/v1/renders", { key: ws.key, body: { html: `<p>queued ${n}</p>` } })).body.id);
-    await until(() => status(t, ids[0]!) === "processing");
+    await until(async () => await status(t, ids[0]!) === "processing");
     await t.restart();
-    await until(() => ids.every((id) => status(t, id) === "succeeded"), 60_000);
+    await until(async () => (await Promise.all(ids.map((id) => status(t, id)))).every((s) => s === "succeeded"), 60_000);
     // A stop is not a crash: nothing counts against the render's one recovery.
-    expect(t.server.store.get<{ n: number }>("SELECT SUM(recoveries) AS n FROM renders WHERE id IN ($a, $b, $c)", { a: ids[0]!, b: ids[1]!, c: ids[2]! })!.n).toBe(0);
+    expect((await t.server.store.get<{ n: number }>("SELECT SUM(recoveries) AS n FROM renders WHERE id IN ($a, $b, $c)", { a: ids[0]!, b: ids[1]!, c: ids[2]! }))!.n).toBe(0);
   });
 
   test("after the process died, renders left processing are queued again once; the second time they fail", async () => {
@@ -85,13 +85,13 @@ describe("crashes", () => {
     const once = (await t.call("/v1/renders", { key: ws.key, body: { html: "<p>interrupted once</p>" } })).body.id;
     const twice = (await t.call("/v1/renders", { key: ws.key, body: { html: "<p>interrupted twice</p>" } })).body.id;
     // What a process killed mid-render leaves behind: rows still `processing`, one of them already recovered once.
-    t.server.store.run("UPDATE renders SET status = 'processing', started_at = $now WHERE id IN ($a, $b)", { now: t.clock.now().toISOString(), a: once, b: twice });
-    t.server.store.run("UPDATE renders SET recoveries = 1 WHERE id = $id", { id: twice });
+    await t.server.store.tx((tx) => tx.run("UPDATE renders SET status = 'processing', started_at = $now WHERE id IN ($a, $b)", { now: t.clock.now().toISOString(), a: once, b: twice }));
+    await t.server.store.tx((tx) => tx.run("UPDATE renders SET recoveries = 1 WHERE id = $id", { id: twice }));
     await t.restart();
-    await until(() => status(t, once) === "succeeded" && status(t, twice) === "failed", 30_000);
+    await until(async () => await status(t, once) === "succeeded" && await status(t, twice) === "failed", 30_000);
     const failed = (await t.call(`/v1/renders/${twice}`, { key: ws.key })).body;
     expect(failed.error.code).toBe("RENDER_FAILED");
-    expect(t.server.store.get<{ type: string }>("SELECT type FROM webhook_events WHERE render_id = $id", { id: twice })!.type).toBe("render.failed");
+    expect((await t.server.store.get<{ type: string }>("SELECT type FROM webhook_events WHERE render_id = $id", { id: twice }))!.type).toBe("render.failed");
   });
 });
 
@@ -102,22 +102,22 @@ describe("leases (docs/architecture.md, the queue)", () => {
     try {
       const ws = await workspaceKey("Leased", leased);
       const id = (await leased.call("/v1/renders", { key: ws.key, body: { html: slowHtml(6, "leased") } })).body.id;
-      await until(() => status(leased, id) === "processing");
+      await until(async () => await status(leased, id) === "processing");
       // Another process on the same store, as issue 15 will have.
       const other = new StoreQueue(leased.server.store, leased.clock, 3000);
       leased.clock.advance(2000);
       await Bun.sleep(1300);
       leased.clock.advance(2000);
       // Past the first lease, but renewed meanwhile: nothing to take back.
-      expect(other.claim()).toBeNull();
+      expect(await other.claim()).toBeNull();
 
       leased.clock.advance(10_000);
-      expect(other.claim()).toMatchObject({ renderId: id });
+      expect(await other.claim()).toMatchObject({ renderId: id });
       await until(() => leased.server.worker.inFlight().length === 0, 5_000);
-      const row = leased.server.store.get<{ status: string; lease_owner: string; recoveries: number }>("SELECT status, lease_owner, recoveries FROM renders WHERE id = $id", { id })!;
+      const row = await leased.server.store.get<{ status: string; lease_owner: string; recoveries: number }>("SELECT status, lease_owner, recoveries FROM renders WHERE id = $id", { id })!;
       expect(row).toEqual({ status: "processing", lease_owner: other.owner, recoveries: 1 });
-      expect(leased.server.store.get("SELECT 1 FROM webhook_events WHERE render_id = $id", { id })).toBeNull();
-      expect(other.cancel(id)).toBe(true);
+      expect(await leased.server.store.get("SELECT 1 FROM webhook_events WHERE render_id = $id", { id })).toBeNull();
+      expect(await other.cancel(id)).toBe(true);
     } finally {
       await leased.stop();
     }

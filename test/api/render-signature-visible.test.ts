@@ -20,7 +20,7 @@ beforeAll(async () => {
   // openssl makes certificates valid from the moment they are made: ten minutes ahead, the server's clock is past
   // the start of every certificate this file makes.
   t.clock.set(new Date(Date.now() + 10 * 60_000));
-  key = t.makeKey(t.defaultWorkspaceId, ["certificate:manage", "render:create", "render:read", "template:write", "template:publish"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["certificate:manage", "render:create", "render:read", "template:write", "template:publish"]);
   certificateId = await uploadCertificate("Visible Signer", key);
 });
 afterAll(() => t.stop());
@@ -109,7 +109,7 @@ describe("visible signatures", () => {
 describe("a template's default certificate", () => {
   test("is refused at create, update and publish when the workspace cannot sign with it (422 at /signature/certificateId)", async () => {
     const other = await t.makeWorkspace("Other Signers");
-    const foreign = await uploadCertificate("Foreign Signer", t.makeKey(other.id, ["certificate:manage"]));
+    const foreign = await uploadCertificate("Foreign Signer", await t.makeKey(other.id, ["certificate:manage"]));
     const content = { type: "text", text: "Signed" };
     for (const id of ["crt_unknown", foreign]) {
       const created = await t.call("/v1/templates", { key, body: { name: "Bad signer", content, signature: { certificateId: id } } });
@@ -140,7 +140,7 @@ describe("RENDER_MAX_OUTPUT_BYTES", () => {
     const limited = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_OUTPUT_BYTES: String(unsigned.length + 2_000) });
     try {
       limited.clock.set(t.clock.now());
-      const as = limited.makeKey(limited.defaultWorkspaceId, ["certificate:manage", "render:create", "render:read"]);
+      const as = await limited.makeKey(limited.defaultWorkspaceId, ["certificate:manage", "render:create", "render:read"]);
       const upload = await limited.call("/v1/certificates", { key: as, body: { name: "Big", pkcs12: Buffer.from(makePkcs12()).toString("base64"), password: "secret" } });
       expect((await limited.call("/v1/renders?wait=30", { key: as, body: { html: invoice } })).body.status).toBe("succeeded");
       const signed = await limited.call("/v1/renders?wait=30", { key: as, body: { html: invoice, signature: { certificateId: upload.body.id } } });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   // openssl makes certificates valid from the moment they are made: ten minutes ahead, the server's clock is past
   // the start of every certificate this file makes.
   t.clock.set(new Date(Date.now() + 10 * 60_000));
-  key = t.makeKey(t.defaultWorkspaceId, ["certificate:manage", "render:create", "render:read", "template:write", "template:publish"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["certificate:manage", "render:create", "render:read", "template:write", "template:publish"]);
 });
 afterAll(() => t.stop());
 
@@ -30,8 +30,8 @@ async function uploadCertificate(options: Parameters<typeof makePkcs12>[0] = {},
 
 /** ended polls a render until it reaches a final state (GET has no ?wait). */
 async function ended(id: string) {
-  const status = () => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })!.status;
-  await until(() => !["queued", "processing"].includes(status()), 30_000);
+  const status = async () => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))!.status;
+  await until(async () => !["queued", "processing"].includes(await status()), 30_000);
   return (await t.call(`/v1/renders/${id}`, { key })).body;
 }
 
@@ -79,7 +79,7 @@ describe("signed renders", () => {
 
   test("an unknown, another workspace's or an expired certificate is refused when the render is created (422)", async () => {
     const other = await t.makeWorkspace("Other Co");
-    const foreign = await uploadCertificate({}, t.makeKey(other.id, ["certificate:manage"]));
+    const foreign = await uploadCertificate({}, await t.makeKey(other.id, ["certificate:manage"]));
     const shortLived = await uploadCertificate({ days: 1 });
     for (const certificateId of ["crt_unknown", foreign]) {
       const res = await t.call("/v1/renders", { key, body: { html: invoice, signature: { certificateId } } });
@@ -113,7 +113,7 @@ describe("signed renders", () => {
       const expired = (await t.call("/v1/renders", { key, body: { html: invoice, signature: { certificateId: shortLived } } })).body;
       expect((await t.call(`/v1/certificates/${deletedCert}`, { key, method: "DELETE" })).status).toBe(200);
       t.clock.advance(2 * 24 * 3600 * 1000);
-      t.server.worker.start();
+      await t.server.worker.start();
       const deletedEnd = await ended(deleted.id);
       expect(deletedEnd).toMatchObject({ status: "failed", error: { code: "RENDER_FAILED", message: expect.stringContaining(`${deletedCert} was deleted`) } });
       expect(deletedEnd.result).toBeUndefined();
@@ -122,7 +122,7 @@ describe("signed renders", () => {
       expect(expiredEnd.result).toBeUndefined();
     } finally {
       t.clock.set(now);
-      t.server.worker.start();
+      await t.server.worker.start();
     }
   });
 
@@ -131,7 +131,7 @@ describe("signed renders", () => {
     const stamped = await startTestServer({ SIGNATURE_TIMESTAMP_URL: tsa.url });
     try {
       stamped.clock.set(t.clock.now());
-      const as = stamped.makeKey(stamped.defaultWorkspaceId, ["certificate:manage", "render:create"]);
+      const as = await stamped.makeKey(stamped.defaultWorkspaceId, ["certificate:manage", "render:create"]);
       const upload = await stamped.call("/v1/certificates", { key: as, body: { name: "Stamped", pkcs12: Buffer.from(makePkcs12({ commonName: "Stamped Signer" })).toString("base64"), password: "secret" } });
       const res = await stamped.call("/v1/renders?wait=30", { key: as, body: { html: invoice, signature: { certificateId: upload.body.id } } });
       expect(res.body.status).toBe("succeeded");

@@ -23,7 +23,7 @@ const FONT_NAME = "LiberationMono-BoldItalic";
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "2" });
-  key = t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage"]);
   png = (await uploadSample(t, key, { kind: "image", mediaType: "image/png", filename: "pixel.png", bytes: PNG })).id;
 });
 afterAll(() => t.stop());
@@ -97,12 +97,12 @@ function wordBoxes(pdf: Uint8Array): { word: string; xMin: number }[] {
   return [...html.matchAll(/<word xMin="([\d.]+)"[^>]*>([^<]*)<\/word>/g)].map((m) => ({ word: m[2]!, xMin: Number(m[1]) }));
 }
 
-const renderCount = () => t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders")!.n;
+const renderCount = async () => (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders"))!.n;
 
 let workspaces = 0;
 // A workspace without members: faster than t.makeWorkspace, which hashes a password.
-function freshWorkspace(name: string): string {
-  return createWorkspace(t.server.store, t.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { name, slug: `render-tpl-${++workspaces}` }).id;
+async function freshWorkspace(name: string): Promise<string> {
+  return (await t.server.store.tx((tx) => createWorkspace(tx, t.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { name, slug: `render-tpl-${++workspaces}` }))).id;
 }
 
 const text = (value: unknown, more: Record<string, unknown> = {}) => ({ type: "text", text: value, ...more });
@@ -668,7 +668,7 @@ describe("template assets", () => {
     const template = await createTemplate({ assetIds: [asset], content: text("styled") });
     await publish(template.id);
     ok(await t.call(`/v1/assets/${asset}`, { key, method: "DELETE" }), 200);
-    const before = renderCount();
+    const before = await renderCount();
     for (const body of [{ templateId: template.id }, { templateId: template.id, test: true }, { templateId: template.id, version: 1 }]) {
       const res = await t.call("/v1/renders?wait=30", { key, body });
       expect(res.status).toBe(422);
@@ -678,7 +678,7 @@ describe("template assets", () => {
     const preview = await t.call(`/v1/templates/${template.id}/preview`, { key, body: {} });
     expect(preview.status).toBe(422);
     expect(preview.body.error.code).toBe("ASSET_INVALID");
-    expect(renderCount()).toBe(before);
+    expect(await renderCount()).toBe(before);
   });
 
   test("an image asset deleted after the template was saved: the render is 422 ASSET_INVALID at the image node", async () => {
@@ -749,7 +749,7 @@ describe("data validation", () => {
       content: text({ path: ["customer", "name"], prefix: "Customer: " }),
     });
     await publish(template.id);
-    const before = renderCount();
+    const before = await renderCount();
     const limits = async () => ok(await t.call("/v1/render-limits", { key }), 200);
     const usedBefore = await limits();
 
@@ -776,7 +776,7 @@ describe("data validation", () => {
     expect([batch.status, batch.body.error.code]).toEqual([422, "DATA_INVALID"]);
     expect(batch.body.error.details).toEqual([{ path: "/items/1/data/customer/name", message: "is required" }]);
 
-    expect(renderCount()).toBe(before);
+    expect(await renderCount()).toBe(before);
     const usedAfter = await limits();
     expect(usedAfter.documentsThisMonth).toBe(usedBefore.documentsThisMonth);
     expect(usedAfter.testRendersToday).toBe(usedBefore.testRendersToday);
@@ -844,7 +844,7 @@ describe("previews", () => {
     expect(renderId).toMatch(/^rnd_/);
     const pdf = new Uint8Array(await res.arrayBuffer());
     expect(pdfText(pdf)).toContain("Preview draft for Ada");
-    const row = t.server.store.get<{ source: string; test: number; status: string; template_version: number | null }>(
+    const row = await t.server.store.get<{ source: string; test: number; status: string; template_version: number | null }>(
       "SELECT source, test, status, template_version FROM renders WHERE id = $id",
       { id: renderId },
     );
@@ -859,22 +859,22 @@ describe("previews", () => {
     expect(versioned.status).toBe(200);
     expect(pdfText(new Uint8Array(await versioned.arrayBuffer()))).toContain("Preview v1 for Grace");
 
-    const before = renderCount();
+    const before = await renderCount();
     const html = await t.call(`/v1/templates/${template.id}/preview?format=html`, { key, body: { data: { who: "<Ada>" } } });
     expect(html.status).toBe(200);
     expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(html.body).toStartWith("<!DOCTYPE html>");
     expect(html.body).toContain("Preview draft for &lt;Ada&gt;");
-    expect(renderCount()).toBe(before);
+    expect(await renderCount()).toBe(before);
 
-    const reader = t.makeKey(t.defaultWorkspaceId, ["template:read", "render:read"]);
+    const reader = await t.makeKey(t.defaultWorkspaceId, ["template:read", "render:read"]);
     expect((await t.call(`/v1/templates/${template.id}/preview`, { key: reader, body: {} })).status).toBe(403);
     expect((await t.call(`/v1/templates/${template.id}/preview?format=html`, { key: reader, body: {} })).status).toBe(403);
   });
 
   test("with a documentsPerMonth allowance the preview is a test render", async () => {
-    const ws = freshWorkspace("Metered");
-    const k = t.makeKey(ws, ["template:write", "render:create", "render:read"]);
+    const ws = await freshWorkspace("Metered");
+    const k = await t.makeKey(ws, ["template:write", "render:create", "render:read"]);
     const admin = await t.signIn();
     ok(
       await t.call(`/v1/companies/${ws}/allowances`, { method: "PUT", cookie: admin, body: { maxActiveRenders: 10, rendersPerMinute: 60, documentsPerMonth: 100 } }),
@@ -885,7 +885,7 @@ describe("previews", () => {
     expect(res.status).toBe(200);
     expect(pdfText(new Uint8Array(await res.arrayBuffer()))).toContain("metered preview");
     const id = res.headers.get("x-render-id")!;
-    expect(t.server.store.get<{ test: number; source: string }>("SELECT test, source FROM renders WHERE id = $id", { id })).toEqual({ test: 1, source: "preview" });
+    expect(await t.server.store.get<{ test: number; source: string }>("SELECT test, source FROM renders WHERE id = $id", { id })).toEqual({ test: 1, source: "preview" });
     const got = ok(await t.call(`/v1/renders/${id}`, { key: k }), 200);
     expect(got).toMatchObject({ status: "succeeded", test: true, templateId: template.id });
     // A test render is no document of the month.

@@ -8,7 +8,7 @@ let key: string;
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1" });
-  key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
 });
 afterAll(() => t.stop());
 

@@ -5,18 +5,18 @@ import { pdfText, slowHtml } from "../render/fixtures";
 import { until } from "../wait";
 import { sweepRenders } from "../../src/queue/retention";
 import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-deletions";
-import type { TxOptions } from "../../src/store/store";
+import type { Params, Tx } from "../../src/store/store";
 
 let t: TestServer;
 let key: string;
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "2" });
-  key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "render:cancel", "usage:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "render:cancel", "usage:read"]);
 });
 afterAll(() => t.stop());
 
-const status = (id: string) => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })!.status;
+const status = async (id: string) => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))!.status;
 const events = (renderId: string) =>
   t.server.store.all<{ type: string; error_code: string | null; test: number }>("SELECT type, error_code, test FROM webhook_events WHERE render_id = $id", { id: renderId });
 
@@ -42,14 +42,14 @@ describe("POST /v1/renders", () => {
     expect(bytes.byteLength).toBe(r.result.bytes);
     expect(pdfText(bytes)).toContain("Hello renderd");
     // Exactly one end event, written with the final state.
-    expect(events(r.id)).toEqual([{ type: "render.succeeded", error_code: null, test: 0 }]);
+    expect(await events(r.id)).toEqual([{ type: "render.succeeded", error_code: null, test: 0 }]);
   });
 
   test("without ?wait answers 202 queued; the render then succeeds", async () => {
     const res = await t.call("/v1/renders", { key, body: { html: "<p>later</p>" } });
     expect(res.status).toBe(202);
     expect(["queued", "processing"]).toContain(res.body.status);
-    await until(() => status(res.body.id) === "succeeded");
+    await until(async () => await status(res.body.id) === "succeeded");
     const got = await t.call(`/v1/renders/${res.body.id}`, { key });
     expect(got.body.status).toBe("succeeded");
     expect(got.body.startedAt).toBeDefined();
@@ -108,9 +108,9 @@ describe("POST /v1/renders", () => {
   });
 
   test("scopes: render:create to create, render:read to read, render:cancel to cancel", async () => {
-    const readOnly = t.makeKey(t.defaultWorkspaceId, ["render:read"]);
+    const readOnly = await t.makeKey(t.defaultWorkspaceId, ["render:read"]);
     expect((await t.call("/v1/renders", { key: readOnly, body: { html: "<p>x</p>" } })).status).toBe(403);
-    const createOnly = t.makeKey(t.defaultWorkspaceId, ["render:create"]);
+    const createOnly = await t.makeKey(t.defaultWorkspaceId, ["render:create"]);
     const made = await t.call("/v1/renders", { key: createOnly, body: { html: "<p>x</p>" } });
     expect(made.status).toBe(202);
     expect((await t.call(`/v1/renders/${made.body.id}`, { key: createOnly })).status).toBe(403);
@@ -119,7 +119,7 @@ describe("POST /v1/renders", () => {
 
   test("another workspace's render is 404, and so is its cancel", async () => {
     const other = await t.makeWorkspace("Other renders");
-    const otherKey = t.makeKey(other.id, ["render:create", "render:read", "render:cancel"]);
+    const otherKey = await t.makeKey(other.id, ["render:create", "render:read", "render:cancel"]);
     const mine = await t.call("/v1/renders", { key, body: { html: "<p>mine</p>" } });
     expect((await t.call(`/v1/renders/${mine.body.id}`, { key: otherKey })).status).toBe(404);
     expect((await t.call(`/v1/renders/${mine.body.id}/cancel`, { key: otherKey, method: "POST" })).status).toBe(404);
@@ -130,26 +130,23 @@ describe("what survives a power cut (docs/rendering.md)", () => {
   test("with ?wait the acceptance commits without waiting for the disk, and is flushed before any answer but the render's own end", async () => {
     const s = await startTestServer({ RENDER_WORKERS: "1" });
     try {
-      const k = s.makeKey(s.defaultWorkspaceId, ["render:create", "render:read"]);
+      const k = await s.makeKey(s.defaultWorkspaceId, ["render:create", "render:read"]);
       const store = s.server.store;
       // Observes the real store: how the transaction that inserts a render commits, and each flush of the log.
       const acceptances: boolean[] = [];
-      let outer: TxOptions | undefined;
       let syncs = 0;
-      const [tx, run, sync] = [store.tx.bind(store), store.run.bind(store), store.sync.bind(store)];
-      store.tx = (fn, options) => {
-        if (store.inTransaction) return tx(fn, options);
-        outer = options;
-        try {
-          return tx(fn, options);
-        } finally {
-          outer = undefined;
-        }
-      };
-      store.run = (sql, params) => {
-        if (sql.trimStart().startsWith("INSERT INTO renders ")) acceptances.push(outer?.durable !== false);
-        return run(sql, params);
-      };
+      const [tx, sync] = [store.tx.bind(store), store.sync.bind(store)];
+      store.tx = (fn, options) =>
+        tx((handle) => {
+          const run = handle.run.bind(handle);
+          const observed: Tx = Object.assign(Object.create(handle), {
+            run: (sql: string, params?: Params) => {
+              if (sql.trimStart().startsWith("INSERT INTO renders ")) acceptances.push(options?.durable !== false);
+              return run(sql, params);
+            },
+          });
+          return fn(observed);
+        }, options);
       store.sync = () => (syncs++, sync());
       const accepted = async (path: string) => {
         acceptances.length = 0;
@@ -160,7 +157,7 @@ describe("what survives a power cut (docs/rendering.md)", () => {
       // Answered at once: the 202 acknowledges the render, so its acceptance waits for the disk.
       const at = await accepted("/v1/renders");
       expect([at.status, at.durable]).toEqual([202, [true]]);
-      await until(() => s.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: at.id })!.status === "succeeded");
+      await until(async () => (await s.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: at.id }))!.status === "succeeded");
       // Ended within the wait: the render's final commit, durable, came after the acceptance's and carried it to disk.
       const ended = await accepted("/v1/renders?wait=30");
       expect([ended.status, ended.durable, syncs]).toEqual([200, [false], 0]);
@@ -168,8 +165,8 @@ describe("what survives a power cut (docs/rendering.md)", () => {
       await s.server.worker.stop();
       const waited = await accepted("/v1/renders?wait=1");
       expect([waited.status, waited.durable, syncs]).toEqual([202, [false], 1]);
-      s.server.worker.start();
-      await until(() => s.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: waited.id })!.status === "succeeded");
+      await s.server.worker.start();
+      await until(async () => (await s.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: waited.id }))!.status === "succeeded");
     } finally {
       await s.stop();
     }
@@ -205,7 +202,7 @@ describe("failures carry the codes of 7.2", () => {
   test("a document over RENDER_MAX_PAGES fails with LIMIT_EXCEEDED; with ?wait the answer is that error with the renderId", async () => {
     const limited = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_PAGES: "2", RENDER_MAX_OUTPUT_BYTES: "30000", RENDER_TIMEOUT_MS: "1000" });
     try {
-      const k = limited.makeKey(limited.defaultWorkspaceId, ["render:create", "render:read"]);
+      const k = await limited.makeKey(limited.defaultWorkspaceId, ["render:create", "render:read"]);
       const pages = (n: number) => Array.from({ length: n }, (_, i) => `<p style="page-break-after:always">page ${i}</p>`).join("");
       const over = await limited.call("/v1/renders?wait=30", { key: k, body: { html: pages(3) } });
       expect(over.status).toBe(413);
@@ -215,7 +212,7 @@ describe("failures carry the codes of 7.2", () => {
       expect(read.body.status).toBe("failed");
       expect(read.body.error.code).toBe("LIMIT_EXCEEDED");
       expect(read.body.result).toBeUndefined();
-      const event = limited.server.store.get<{ type: string; error_code: string }>("SELECT type, error_code FROM webhook_events WHERE render_id = $id", { id: over.body.error.renderId });
+      const event = await limited.server.store.get<{ type: string; error_code: string }>("SELECT type, error_code FROM webhook_events WHERE render_id = $id", { id: over.body.error.renderId });
       expect(event).toEqual({ type: "render.failed", error_code: "LIMIT_EXCEEDED" });
 
       const exact = await limited.call("/v1/renders?wait=30", { key: k, body: { html: pages(2) } });
@@ -236,11 +233,11 @@ describe("failures carry the codes of 7.2", () => {
   test("a request body over RENDER_MAX_INPUT_BYTES is 413 LIMIT_EXCEEDED and creates nothing", async () => {
     const limited = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_INPUT_BYTES: "2048" });
     try {
-      const k = limited.makeKey(limited.defaultWorkspaceId, ["render:create"]);
+      const k = await limited.makeKey(limited.defaultWorkspaceId, ["render:create"]);
       const res = await limited.call("/v1/renders", { key: k, body: { html: `<p>${"x".repeat(4000)}</p>` } });
       expect(res.status).toBe(413);
       expect(res.body.error.code).toBe("LIMIT_EXCEEDED");
-      expect(limited.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders")!.n).toBe(0);
+      expect((await limited.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders"))!.n).toBe(0);
     } finally {
       await limited.stop();
     }
@@ -264,23 +261,23 @@ describe("cancel", () => {
       expect(cancelled.body.status).toBe("cancelled");
       expect(cancelled.body.finishedAt).toBeDefined();
       expect(cancelled.body.result).toBeUndefined();
-      expect(events(res.body.id)).toEqual([{ type: "render.cancelled", error_code: null, test: 0 }]);
+      expect(await events(res.body.id)).toEqual([{ type: "render.cancelled", error_code: null, test: 0 }]);
     } finally {
-      t.server.worker.start();
+      await t.server.worker.start();
     }
   });
 
   test("a processing render is stopped: cancelled, no PDF kept, one event", async () => {
     const res = await t.call("/v1/renders", { key, body: { html: slowHtml(3) } });
-    await until(() => status(res.body.id) === "processing");
+    await until(async () => await status(res.body.id) === "processing");
     const cancelled = await t.call(`/v1/renders/${res.body.id}/cancel`, { key, method: "POST" });
     expect(cancelled.body.status).toBe("cancelled");
     // The page is handed back and the next render prints.
     const next = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>after cancel</p>" } });
     expect(next.body.status).toBe("succeeded");
-    const row = t.server.store.get<{ status: string; output_sha256: string | null }>("SELECT status, output_sha256 FROM renders WHERE id = $id", { id: res.body.id })!;
+    const row = await t.server.store.get<{ status: string; output_sha256: string | null }>("SELECT status, output_sha256 FROM renders WHERE id = $id", { id: res.body.id })!;
     expect(row).toEqual({ status: "cancelled", output_sha256: null });
-    expect(events(res.body.id)).toEqual([{ type: "render.cancelled", error_code: null, test: 0 }]);
+    expect(await events(res.body.id)).toEqual([{ type: "render.cancelled", error_code: null, test: 0 }]);
   });
 
   test("an ended render cannot be cancelled: 409 CONFLICT, state unchanged", async () => {
@@ -288,14 +285,14 @@ describe("cancel", () => {
     const res = await t.call(`/v1/renders/${done.body.id}/cancel`, { key, method: "POST" });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("CONFLICT");
-    expect(status(done.body.id)).toBe("succeeded");
+    expect(await status(done.body.id)).toBe("succeeded");
   });
 });
 
 describe("GET /v1/renders", () => {
   test("lists newest first and filters by status and test", async () => {
     const ws = await t.makeWorkspace("Lister");
-    const k = t.makeKey(ws.id, ["render:create", "render:read"]);
+    const k = await t.makeKey(ws.id, ["render:create", "render:read"]);
     const a = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>a</p>" } });
     const b = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>b</p>", test: true } });
     const all = await t.call("/v1/renders", { key: k });
@@ -318,7 +315,7 @@ describe("results and usage", () => {
     const done = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>signed</p>" } });
     const url = new URL(local(t, done.body.result.downloadUrl));
     const tampered = new URL(url);
-    tampered.searchParams.set("token", url.searchParams.get("token")!.replace(/.$/, (c) => (c === "A" ? "B" : "A")));
+    tampered.searchParams.set("token", (url.searchParams.get("token"))!.replace(/.$/, (c) => (c === "A" ? "B" : "A")));
     expect((await fetch(tampered)).status).toBe(403);
     t.clock.advance(3601_000);
     try {
@@ -330,7 +327,7 @@ describe("results and usage", () => {
 
   test("every final state counts once in the day's usage record", async () => {
     const ws = await t.makeWorkspace("Usage counter");
-    const k = t.makeKey(ws.id, ["render:create", "render:read", "render:cancel", "usage:read"]);
+    const k = await t.makeKey(ws.id, ["render:create", "render:read", "render:cancel", "usage:read"]);
     await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>one</p>" } });
     await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p style='page-break-after:always'>1</p><p>2</p>", test: true } });
     const queued = await t.call("/v1/renders", { key: k, body: { html: slowHtml(3) } });
@@ -343,14 +340,14 @@ describe("results and usage", () => {
 
   test("retention deletes renders that ended RETENTION_DAYS ago and their PDFs; the usage record stays", async () => {
     const ws = await t.makeWorkspace("Retention");
-    const k = t.makeKey(ws.id, ["render:create", "render:read", "usage:read"]);
+    const k = await t.makeKey(ws.id, ["render:create", "render:read", "usage:read"]);
     const done = await t.call("/v1/renders?wait=30", { key: k, body: { html: "<p>kept for a while</p>" } });
-    const sha = t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: done.body.id })!.output_sha256;
+    const sha = (await t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: done.body.id }))!.output_sha256;
     expect(await t.server.files.stat("outputs", sha)).not.toBeNull();
     // The worker's hold on the PDF went in the transaction that ended the render.
-    expect(t.server.store.get("SELECT holder FROM file_holds WHERE sha256 = $sha", { sha })).toBeNull();
+    expect(await t.server.store.get("SELECT holder FROM file_holds WHERE sha256 = $sha", { sha })).toBeNull();
     const later = new Date(t.clock.now().getTime() + 31 * 86_400_000);
-    const swept = sweepRenders(t.server.store, { now: () => later }, 30);
+    const swept = await sweepRenders(t.server.store, { now: () => later }, 30);
     expect(swept.renders).toBeGreaterThanOrEqual(1);
     expect(swept.outputs).toBeGreaterThanOrEqual(1);
     expect((await t.call(`/v1/renders/${done.body.id}`, { key: k })).status).toBe(404);

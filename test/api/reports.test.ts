@@ -13,8 +13,8 @@ let admin: string; // the platform administrator's session cookie
 
 beforeAll(async () => {
   t = await startTestServer();
-  key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "asset:manage"]);
-  templateKey = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "template:write", "template:publish"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "asset:manage"]);
+  templateKey = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "template:write", "template:publish"]);
   admin = await t.signIn();
 });
 afterAll(() => t.stop());
@@ -63,7 +63,7 @@ const data = { orders: [{ id: "A-1", total: 12.5, due: "2026-03-31" }, { id: "A-
 /** freshWorkspace gives a workspace with an owner session and a render key, so allowance tests touch no other test. */
 async function freshWorkspace(name: string) {
   const ws = await t.makeWorkspace(name);
-  return { ...ws, key: t.makeKey(ws.id, ["render:create", "render:read", "asset:manage"]) };
+  return { ...ws, key: await t.makeKey(ws.id, ["render:create", "render:read", "asset:manage"]) };
 }
 
 const setAllowances = (id: string, body: Record<string, unknown>) =>
@@ -98,9 +98,9 @@ describe("POST /v1/reports (xlsx from sheets)", () => {
     const ws = await freshWorkspace("Quiet");
     expect((await report({ format: "xlsx", data, sheets }, { key: ws.key })).status).toBe(200);
     const store = t.server.store;
-    expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders WHERE workspace_id = $ws", { ws: ws.id })!.n).toBe(0);
-    expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM usage_days WHERE workspace_id = $ws", { ws: ws.id })!.n).toBe(0);
-    expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_events WHERE workspace_id = $ws", { ws: ws.id })!.n).toBe(0);
+    expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders WHERE workspace_id = $ws", { ws: ws.id }))!.n).toBe(0);
+    expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM usage_days WHERE workspace_id = $ws", { ws: ws.id }))!.n).toBe(0);
+    expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_events WHERE workspace_id = $ws", { ws: ws.id }))!.n).toBe(0);
   });
 });
 
@@ -185,7 +185,7 @@ describe("POST /v1/reports refusals", () => {
     expect(res.status).toBe(202);
     const render = (await res.json()) as any;
     expect(render).toMatchObject({ test: false, templateId: template.body.id, templateVersion: 1, filename: "q3.pdf" });
-    await until(() => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: render.id })!.status === "succeeded");
+    await until(async () => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: render.id }))!.status === "succeeded");
     const read = await t.call(`/v1/renders/${render.id}`, { key: templateKey });
     expect(pdfText(new Uint8Array(await (await fetch(local(t, read.body.result.downloadUrl))).arrayBuffer()))).toContain("Quarterly report");
   });
@@ -205,7 +205,7 @@ describe("POST /v1/reports refusals", () => {
   });
 
   test("needs render:create; anonymous callers are 401", async () => {
-    const reader = t.makeKey(t.defaultWorkspaceId, ["render:read", "asset:manage"]);
+    const reader = await t.makeKey(t.defaultWorkspaceId, ["render:read", "asset:manage"]);
     const res = await report({ format: "xlsx", data, sheets }, { key: reader });
     expect(res.status).toBe(403);
     expect(((await res.json()) as any).error.message).toBe("This operation needs the render:create scope.");
@@ -281,7 +281,7 @@ describe("POST /v1/strings/render", () => {
   });
 
   test("needs render:create", async () => {
-    const reader = t.makeKey(t.defaultWorkspaceId, ["render:read"]);
+    const reader = await t.makeKey(t.defaultWorkspaceId, ["render:read"]);
     expect((await render({ template: "x" }, reader)).status).toBe(403);
   });
 });

@@ -33,5 +33,5 @@ test("a restart keeps every key, workspace, allowance and audit event", async ()
   // Sessions survive too: the cookie from before the restart still works.
   expect((await t.call("/v1/auth/me", { cookie: ws.cookie })).status).toBe(200);
   // First start ran once: still one default workspace and one administrator.
-  expect(t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM workspaces WHERE slug = 'default'")!.n).toBe(1);
+  expect((await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM workspaces WHERE slug = 'default'"))!.n).toBe(1);
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
     REDIS_URL: redis.url,
     API_RATE_LIMIT_PER_MINUTE: String(RATE),
   });
-  key = t.makeKey(t.defaultWorkspaceId, ["asset:manage", "template:read", "template:write", "template:content", "render:create", "render:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["asset:manage", "template:read", "template:write", "template:content", "render:create", "render:read"]);
 });
 afterAll(async () => {
   await t?.stop();
@@ -65,7 +65,7 @@ describe("files in an S3-compatible bucket", () => {
     const pdf = await fetch(local(t, render.result.downloadUrl), { redirect: "manual" });
     expect(pdf.status).toBe(200);
     expect(pdfText(new Uint8Array(await pdf.arrayBuffer()))).toContain("FROM-THE-BUCKET styled");
-    const out = t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: render.id })!.output_sha256;
+    const out = (await t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: render.id }))!.output_sha256;
     expect(await inBucket(`outputs/${out.slice(0, 2)}/${out.slice(2, 4)}/${out}`)).toBe(true);
     expect(storedUnder("outputs")).toEqual([]);
 

@@ -12,7 +12,7 @@ beforeAll(async () => {
   const env = { ...(await sharedStoreEnv()), RENDER_WORKERS: "1" };
   a = await startTestServer(env);
   b = await startTestServer(env);
-  key = a.makeKey(a.defaultWorkspaceId, ["render:create", "render:read"]);
+  key = await a.makeKey(a.defaultWorkspaceId, ["render:create", "render:read"]);
 });
 afterAll(async () => {
   await a?.stop();
@@ -22,7 +22,7 @@ afterAll(async () => {
 describe("two processes on one store", () => {
   test("one first start: both see the same workspace default and its administrator", async () => {
     expect(b.defaultWorkspaceId).toBe(a.defaultWorkspaceId);
-    expect(a.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n).toBe(1);
+    expect((await a.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users"))!.n).toBe(1);
     expect(ok(await b.call("/v1/auth/me", { cookie: await b.signIn() }), 200).user.email).toBe("admin@example.test");
   });
 

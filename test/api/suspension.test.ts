@@ -39,11 +39,11 @@ beforeAll(async () => {
   admin = await t.signIn();
   owner = await t.makeWorkspace("Suspended Co");
   const passwordHash = await hashPassword("member-password-1");
-  createUser(t.server.store, t.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { email: "member@suspended.test", passwordHash, workspace: owner.id, role: "member", platformAdmin: false });
+  await t.server.store.tx((tx) => createUser(tx, t.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { email: "member@suspended.test", passwordHash, workspace: owner.id, role: "member", platformAdmin: false }));
   member = await t.signIn("member@suspended.test", "member-password-1");
 
   // One of each resource, made before the suspension, so that every read has something to read.
-  const key = t.makeKey(owner.id, ["template:write", "template:publish", "render:create", "render:read", "asset:manage", "webhook:manage", "certificate:manage", "destination:manage", "admin:manage"]);
+  const key = await t.makeKey(owner.id, ["template:write", "template:publish", "render:create", "render:read", "asset:manage", "webhook:manage", "certificate:manage", "destination:manage", "admin:manage"]);
   const created = async (path: string, body: unknown) => {
     const res = await t.call(path, { key, body });
     if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -83,7 +83,7 @@ beforeAll(async () => {
     expect(res.status).toBe(200);
   }
   // A suspended workspace renders nothing, so the queued render stays queued.
-  t.server.worker.start();
+  await t.server.worker.start();
 });
 afterAll(() => t.stop());
 

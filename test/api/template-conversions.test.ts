@@ -20,7 +20,7 @@ const SCOPES = ["template:read", "template:write", "template:publish", "render:c
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1" });
-  key = t.makeKey(t.defaultWorkspaceId, [...SCOPES]);
+  key = await t.makeKey(t.defaultWorkspaceId, [...SCOPES]);
   admin = await t.signIn();
 });
 afterAll(() => t.stop());
@@ -226,7 +226,7 @@ describe("an asset deleted while its conversion waits", () => {
       id = ok(await t.call("/v1/template-conversions", { key, body: { assetId: asset } }), 202).id;
       ok(await t.call(`/v1/assets/${asset}`, { key, method: "DELETE" }), 200);
     } finally {
-      t.server.conversions.start();
+      await t.server.conversions.start();
     }
     await t.server.conversions.idle();
     const failed = ok(await t.call(`/v1/template-conversions/${id!}`, { key }), 200);
@@ -249,7 +249,7 @@ describe("refusals", () => {
   test("an unknown asset, and another workspace's PDF: 404 NOT_FOUND alike", async () => {
     expect(ok(await t.call("/v1/template-conversions", { key, body: { assetId: "ast_nothing" } }), 404).error).toMatchObject({ code: "NOT_FOUND", details: [{ path: "/assetId" }] });
     const other = await t.makeWorkspace("Elsewhere");
-    const otherKey = t.makeKey(other.id, [...SCOPES]);
+    const otherKey = await t.makeKey(other.id, [...SCOPES]);
     const theirs = await uploadPdf(await invoice(), "theirs.pdf", otherKey);
     expect(ok(await t.call("/v1/template-conversions", { key, body: { assetId: theirs } }), 404).error.code).toBe("NOT_FOUND");
     // Their conversion is not ours to read either.
@@ -262,7 +262,7 @@ describe("refusals", () => {
   test("a bad body: 400 BAD_REQUEST with the path; no template:write: 403; no key: 401", async () => {
     expect(ok(await t.call("/v1/template-conversions", { key, body: {} }), 400).error.details[0].path).toBe("/assetId");
     expect(ok(await t.call("/v1/template-conversions", { key, body: { assetId: "ast_x", name: "extra" } }), 400).error.code).toBe("BAD_REQUEST");
-    const reader = t.makeKey(t.defaultWorkspaceId, ["template:read"]);
+    const reader = await t.makeKey(t.defaultWorkspaceId, ["template:read"]);
     expect(ok(await t.call("/v1/template-conversions", { key: reader, body: { assetId: "ast_x" } }), 403).error.code).toBe("FORBIDDEN");
     expect(ok(await t.call("/v1/template-conversions", { body: { assetId: "ast_x" } }), 401).error.code).toBe("UNAUTHORIZED");
     expect(ok(await t.call("/v1/template-conversions/tcv_unknown", { key }), 404).error.code).toBe("NOT_FOUND");
@@ -272,7 +272,7 @@ describe("refusals", () => {
 describe("the templateConversionsPerMonth allowance (spec 2.2, 2.3)", () => {
   test("every conversion counts from its creation, failed ones too; one over the allowance is 429 QUOTA_EXCEEDED", async () => {
     const ws = await t.makeWorkspace("Quota");
-    const wsKey = t.makeKey(ws.id, [...SCOPES]);
+    const wsKey = await t.makeKey(ws.id, [...SCOPES]);
     ok(await t.call(`/v1/companies/${ws.id}/allowances`, { method: "PUT", cookie: admin, body: { maxActiveRenders: 10, rendersPerMinute: 60, templateConversionsPerMonth: 2 } }), 200);
     const counter = async () => ok(await t.call("/v1/render-limits", { key: wsKey }), 200).templateConversionsThisMonth;
     expect(await counter()).toBe(0);
@@ -283,7 +283,7 @@ describe("the templateConversionsPerMonth allowance (spec 2.2, 2.3)", () => {
       ok(await t.call("/v1/template-conversions", { key: wsKey, body: { assetId: pdf } }), 202);
       expect(await counter()).toBe(1);
     } finally {
-      t.server.conversions.start();
+      await t.server.conversions.start();
     }
     expect((await convert(await uploadPdf(await scanned(), "scan.pdf", wsKey), wsKey)).status).toBe("failed");
     expect(await counter()).toBe(2);
@@ -305,8 +305,8 @@ describe("a restart", () => {
     const second = await convert(pdf);
     // As a crash would leave them: mid-conversion, with no template yet.
     const reset = "UPDATE template_conversions SET status = 'processing', template_id = NULL, sample_data = NULL, finished_at = NULL, attempts = $attempts WHERE id = $id";
-    t.server.store.run(reset, { id: first.id, attempts: 1 });
-    t.server.store.run(reset, { id: second.id, attempts: 2 });
+    await t.server.store.tx((tx) => tx.run(reset, { id: first.id, attempts: 1 }));
+    await t.server.store.tx((tx) => tx.run(reset, { id: second.id, attempts: 2 }));
     await t.restart();
     await t.server.conversions.idle();
     const again = ok(await t.call(`/v1/template-conversions/${first.id}`, { key }), 200);
@@ -314,7 +314,7 @@ describe("a restart", () => {
     expect(again.templateId).not.toBe(first.templateId);
     const failed = ok(await t.call(`/v1/template-conversions/${second.id}`, { key }), 200);
     expect(failed).toMatchObject({ status: "failed", error: expect.stringContaining("interrupted 2 times") });
-    expect(t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM template_conversions WHERE status IN ('queued', 'processing')")!.n).toBe(0);
+    expect((await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM template_conversions WHERE status IN ('queued', 'processing')"))!.n).toBe(0);
   });
 });
 
@@ -338,7 +338,7 @@ describe("names from a model (TEMPLATE_CONVERTER_URL)", () => {
     });
     const withModel = await startTestServer({ RENDER_WORKERS: "1", TEMPLATE_CONVERTER_URL: `http://127.0.0.1:${model.port}/v1`, TEMPLATE_CONVERTER_MODEL: "tiny-namer" });
     try {
-      const modelKey = withModel.makeKey(withModel.defaultWorkspaceId, [...SCOPES]);
+      const modelKey = await withModel.makeKey(withModel.defaultWorkspaceId, [...SCOPES]);
       const asset = (await uploadSample(withModel, modelKey, { kind: "pdf", mediaType: "application/pdf", filename: "invoice.pdf", bytes: (await invoice()) as Uint8Array<ArrayBuffer> })).id;
       const done = await convert(asset, modelKey, withModel);
       expect(done.status).toBe("succeeded");
@@ -374,7 +374,7 @@ describe("names from a model (TEMPLATE_CONVERTER_URL)", () => {
     const model = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("overloaded", { status: 503 }) });
     const withModel = await startTestServer({ RENDER_WORKERS: "1", TEMPLATE_CONVERTER_URL: `http://127.0.0.1:${model.port}/v1` });
     try {
-      const modelKey = withModel.makeKey(withModel.defaultWorkspaceId, [...SCOPES]);
+      const modelKey = await withModel.makeKey(withModel.defaultWorkspaceId, [...SCOPES]);
       const asset = (await uploadSample(withModel, modelKey, { kind: "pdf", mediaType: "application/pdf", filename: "invoice.pdf", bytes: (await invoice()) as Uint8Array<ArrayBuffer> })).id;
       const done = await convert(asset, modelKey, withModel);
       expect(done.status).toBe("succeeded");

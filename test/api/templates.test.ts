@@ -17,17 +17,17 @@ const asset: Record<"png" | "svg" | "font" | "css", string> = { png: "", svg: ""
 let workspaces = 0;
 
 // A workspace without members: faster than t.makeWorkspace, which hashes a password.
-function freshWorkspace(name: string): string {
-  return createWorkspace(t.server.store, t.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { name, slug: `${name.toLowerCase()}-${++workspaces}` }).id;
+async function freshWorkspace(name: string): Promise<string> {
+  return (await t.server.store.tx((tx) => createWorkspace(tx, t.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { name, slug: `${name.toLowerCase()}-${++workspaces}` }))).id;
 }
 
 beforeAll(async () => {
   t = await startTestServer();
-  key = t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "asset:manage", "audit:read"]);
-  readKey = t.makeKey(t.defaultWorkspaceId, ["template:read"]);
-  writeKey = t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write"]);
-  const ws = freshWorkspace("Other");
-  other = { id: ws, key: t.makeKey(ws, ["template:read", "template:write", "template:publish", "asset:manage"]) };
+  key = await t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write", "template:publish", "asset:manage", "audit:read"]);
+  readKey = await t.makeKey(t.defaultWorkspaceId, ["template:read"]);
+  writeKey = await t.makeKey(t.defaultWorkspaceId, ["template:read", "template:write"]);
+  const ws = await freshWorkspace("Other");
+  other = { id: ws, key: await t.makeKey(ws, ["template:read", "template:write", "template:publish", "asset:manage"]) };
   all = await samples();
   asset.png = (await uploadSample(t, key, sample("pixel.png"))).id;
   asset.svg = (await uploadSample(t, key, sample("logo.svg"))).id;
@@ -181,12 +181,12 @@ describe("POST /v1/templates", () => {
     ],
     ["a page number in the body", { content: { type: "text", text: { path: ["$page", "number"] } } }, "/content/text/path", "page values are only available in the header and footer"],
   ])("%s is 422 TEMPLATE_INVALID pointing at the node, and nothing is written", async (_, draft, path, message) => {
-    const before = t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM templates")!.n;
+    const before = (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM templates"))!.n;
     const res = await create({ name: "Broken", ...draft });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("TEMPLATE_INVALID");
     expect(res.body.error.details).toContainEqual({ path, message });
-    expect(t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM templates")!.n).toBe(before);
+    expect((await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM templates"))!.n).toBe(before);
   });
 
   test("a key without template:write is 403; no key is 401", async () => {
@@ -250,7 +250,7 @@ describe("assets of a template", () => {
 
 describe("GET /v1/templates", () => {
   test("lists the workspace's templates newest first, without drafts, a page at a time", async () => {
-    const k = t.makeKey(freshWorkspace("Lister"), ["template:read", "template:write"]);
+    const k = await t.makeKey(await freshWorkspace("Lister"), ["template:read", "template:write"]);
     const a = await created({ name: "A", content: { type: "text", text: "a" } }, k);
     t.clock.advance(1000);
     const b = await created({ name: "B", content: { type: "text", text: "b" } }, k);
@@ -412,7 +412,7 @@ describe("DELETE /v1/templates/:id", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: tpl.id, deleted: true });
     expect((await t.call(`/v1/templates/${tpl.id}`, { key })).status).toBe(404);
-    expect(t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM template_versions WHERE template_id = $id", { id: tpl.id })!.n).toBe(0);
+    expect((await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM template_versions WHERE template_id = $id", { id: tpl.id }))!.n).toBe(0);
     const events = await auditOf(tpl.id);
     expect(events.map((e) => [e.action, e.resourceDeleted])).toEqual([
       ["template.deleted", true],
@@ -425,9 +425,9 @@ describe("DELETE /v1/templates/:id", () => {
 
 describe("templateForRender", () => {
   const store = () => t.server.store;
-  const error = (fn: () => unknown): ApiError => {
+  const error = async (fn: () => Promise<unknown>): Promise<ApiError> => {
     try {
-      fn();
+      await fn();
     } catch (e) {
       return e as ApiError;
     }
@@ -437,21 +437,21 @@ describe("templateForRender", () => {
   test("answers the draft, the latest version or a numbered one, split into source and assetIds", async () => {
     const tpl = await created({ ...invoice(), assetIds: [asset.font] });
     const { assetIds, ...source } = tpl.draft;
-    expect(templateForRender(store(), t.defaultWorkspaceId, tpl.id, "draft")).toEqual({ templateId: tpl.id, version: null, source, assetIds });
+    expect(await templateForRender(store(), t.defaultWorkspaceId, tpl.id, "draft")).toEqual({ templateId: tpl.id, version: null, source, assetIds });
 
-    const err = error(() => templateForRender(store(), t.defaultWorkspaceId, tpl.id, "latest"));
+    const err = await error(() => templateForRender(store(), t.defaultWorkspaceId, tpl.id, "latest"));
     expect([err.code, err.message]).toEqual(["CONFLICT", `Template ${tpl.id} has no published version; publish it first, or render its draft.`]);
 
     await t.call(`/v1/templates/${tpl.id}/publish`, { key, method: "POST" });
     await t.call(`/v1/templates/${tpl.id}`, { key, method: "PATCH", body: { assetIds: null, stylesheet: "p { margin: 0; }" } });
     await t.call(`/v1/templates/${tpl.id}/publish`, { key, method: "POST" });
 
-    const latest = templateForRender(store(), t.defaultWorkspaceId, tpl.id, "latest");
+    const latest = await templateForRender(store(), t.defaultWorkspaceId, tpl.id, "latest");
     expect(latest).toEqual({ templateId: tpl.id, version: 2, source: { ...source, stylesheet: "p { margin: 0; }" }, assetIds: [] });
-    expect(templateForRender(store(), t.defaultWorkspaceId, tpl.id, 1)).toEqual({ templateId: tpl.id, version: 1, source, assetIds });
+    expect(await templateForRender(store(), t.defaultWorkspaceId, tpl.id, 1)).toEqual({ templateId: tpl.id, version: 1, source, assetIds });
 
-    const missing = error(() => templateForRender(store(), t.defaultWorkspaceId, tpl.id, 7));
+    const missing = await error(() => templateForRender(store(), t.defaultWorkspaceId, tpl.id, 7));
     expect([missing.code, missing.message]).toEqual(["NOT_FOUND", `Template ${tpl.id} has no version 7.`]);
-    expect(error(() => templateForRender(store(), other.id, tpl.id, "draft")).code).toBe("NOT_FOUND");
+    expect((await error(() => templateForRender(store(), other.id, tpl.id, "draft"))).code).toBe("NOT_FOUND");
   });
 });

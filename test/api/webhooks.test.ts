@@ -25,8 +25,8 @@ beforeAll(async () => {
   t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }, undefined, { resolve });
   strict = await startTestServer({}, undefined, { resolve });
   receiver = startReceiver();
-  key = t.makeKey(t.defaultWorkspaceId, ["webhook:manage", "audit:read"]);
-  strictKey = strict.makeKey(strict.defaultWorkspaceId, ["webhook:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["webhook:manage", "audit:read"]);
+  strictKey = await strict.makeKey(strict.defaultWorkspaceId, ["webhook:manage"]);
 });
 afterAll(async () => {
   receiver.stop();
@@ -42,8 +42,8 @@ async function create(body: unknown, as = key) {
 
 /** freshWorkspace gives a workspace with its own key, so the 10-endpoint cap of one test does not touch another. */
 async function freshWorkspace(name: string) {
-  const ws = createWorkspace(t.server.store, t.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { name, slug: `${name.toLowerCase()}-${++workspaces}` });
-  return { id: ws.id, key: t.makeKey(ws.id, ["webhook:manage", "audit:read"]) };
+  const ws = await t.server.store.tx((tx) => createWorkspace(tx, t.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { name, slug: `${name.toLowerCase()}-${++workspaces}` }));
+  return { id: ws.id, key: await t.makeKey(ws.id, ["webhook:manage", "audit:read"]) };
 }
 
 describe("POST /v1/webhook-endpoints", () => {
@@ -61,7 +61,7 @@ describe("POST /v1/webhook-endpoints", () => {
     expect(e.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(e.secret.slice(6), "base64").length).toBe(32);
     expect(Object.keys(e).sort()).toEqual(["createdAt", "description", "enabled", "eventTypes", "id", "secret", "updatedAt", "url"]);
-    const dump = JSON.stringify(t.server.store.all("SELECT * FROM webhook_endpoints"));
+    const dump = JSON.stringify(await t.server.store.all("SELECT * FROM webhook_endpoints"));
     expect(dump).not.toContain(e.secret);
     expect(dump).not.toContain(e.secret.slice(6));
   });
@@ -133,7 +133,7 @@ describe("POST /v1/webhook-endpoints", () => {
   test("webhook:manage is needed: 401 without a credential, 403 without the scope or for a member", async () => {
     const body = { url: `${receiver.url}/in`, eventTypes: ["render.failed"] };
     expect((await t.call("/v1/webhook-endpoints", { body })).status).toBe(401);
-    const renderKey = t.makeKey(t.defaultWorkspaceId, ["render:create", "audit:read"]);
+    const renderKey = await t.makeKey(t.defaultWorkspaceId, ["render:create", "audit:read"]);
     const refused = await t.call("/v1/webhook-endpoints", { key: renderKey, body });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toContain("webhook:manage");
@@ -231,21 +231,21 @@ describe("rotate-secret, delete, audit", () => {
     expect(JSON.stringify(read.body)).not.toContain("whsec_");
     const list = await t.call("/v1/webhook-endpoints?limit=100", { key });
     expect(JSON.stringify(list.body)).not.toContain("whsec_");
-    const dump = JSON.stringify(t.server.store.all("SELECT * FROM webhook_endpoints"));
+    const dump = JSON.stringify(await t.server.store.all("SELECT * FROM webhook_endpoints"));
     expect(dump).not.toContain(created.secret.slice(6));
     expect(dump).not.toContain(rotated.body.secret.slice(6));
   });
 
   test("delete answers {id, deleted: true}, discards the deliveries, then 404", async () => {
     const created = (await create({ url: `${receiver.url}/d`, eventTypes: ["render.failed"] })).body;
-    t.server.store.tx(() => enqueueEndEvent(t.server.store, t.clock, { workspaceId: t.defaultWorkspaceId, renderId: "rnd_deleted1", status: "failed", test: false, errorCode: "RENDER_TIMEOUT" }));
+    await t.server.store.tx(async (tx) => enqueueEndEvent(tx, t.clock, { workspaceId: t.defaultWorkspaceId, renderId: "rnd_deleted1", status: "failed", test: false, errorCode: "RENDER_TIMEOUT" }));
     await t.server.webhooks.runOnce();
-    const count = () => t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = $id", { id: created.id })!.n;
-    expect(count()).toBe(1);
+    const count = async () => (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = $id", { id: created.id }))!.n;
+    expect(await count()).toBe(1);
     const res = await t.call(`/v1/webhook-endpoints/${created.id}`, { key, method: "DELETE" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: created.id, deleted: true });
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
     for (const [method, path] of [
       ["GET", `/v1/webhook-endpoints/${created.id}`],
       ["DELETE", `/v1/webhook-endpoints/${created.id}`],
@@ -312,8 +312,7 @@ describe("GET /v1/webhook-endpoints/{id}/deliveries", () => {
     for (const [i, status] of (["succeeded", "failed", "cancelled"] as const).entries()) {
       t.clock.advance(1000);
       events.push(
-        t.server.store.tx(() =>
-          enqueueEndEvent(t.server.store, t.clock, { workspaceId: ws.id, renderId: `rnd_records${i}`, status, test: i === 2, errorCode: "LIMIT_EXCEEDED" }),
+        await t.server.store.tx(async (tx) => enqueueEndEvent(tx, t.clock, { workspaceId: ws.id, renderId: `rnd_records${i}`, status, test: i === 2, errorCode: "LIMIT_EXCEEDED" })
         ),
       );
     }

@@ -13,7 +13,7 @@ const put = (id: string, body: unknown, cookie = admin) => t.call(`/v1/companies
 
 describe("GET /v1/render-limits", () => {
   test("answers all eleven fields with the defaults and zero counters", async () => {
-    const key = t.makeKey(t.defaultWorkspaceId, ["render:read"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["render:read"]);
     const res = await t.call("/v1/render-limits", { key });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -32,7 +32,7 @@ describe("GET /v1/render-limits", () => {
   });
 
   test("needs render:read", async () => {
-    const key = t.makeKey(t.defaultWorkspaceId, ["audit:read"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["audit:read"]);
     const res = await t.call("/v1/render-limits", { key });
     expect(res.status).toBe(403);
   });
@@ -45,7 +45,7 @@ describe("PUT /v1/companies/{id}/allowances", () => {
     const res = await put(ws.id, body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(body);
-    const key = t.makeKey(ws.id, ["render:read"]);
+    const key = await t.makeKey(ws.id, ["render:read"]);
     const limits = await t.call("/v1/render-limits", { key });
     expect(limits.body).toMatchObject(body);
   });
@@ -93,7 +93,7 @@ describe("PUT /v1/companies/{id}/allowances", () => {
     const ws = await t.makeWorkspace("Owner Only");
     const owner = await put(ws.id, { maxActiveRenders: 1, rendersPerMinute: 1 }, ws.cookie);
     expect(owner.status).toBe(403);
-    const key = t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
     const byKey = await t.call(`/v1/companies/${ws.id}/allowances`, { key, method: "PUT", body: { maxActiveRenders: 1, rendersPerMinute: 1 } });
     expect(byKey.status).toBe(403);
     const anonymous = await t.call(`/v1/companies/${ws.id}/allowances`, { method: "PUT", body: { maxActiveRenders: 1, rendersPerMinute: 1 } });
@@ -153,7 +153,7 @@ describe("platform workspaces", () => {
       }
       cursor = res.body.nextCursor;
     } while (cursor);
-    const total = t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM workspaces")!.n;
+    const total = (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM workspaces"))!.n;
     expect(seen.size).toBe(total);
   });
 
@@ -167,7 +167,7 @@ describe("platform workspaces", () => {
   test("non-administrators and API keys are refused", async () => {
     const ws = await t.makeWorkspace("Plain");
     expect((await t.call("/v1/platform/workspaces", { cookie: ws.cookie })).status).toBe(403);
-    const key = t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["admin:manage"]);
     expect((await t.call("/v1/platform/workspaces", { key })).status).toBe(403);
     expect((await t.call(`/v1/platform/workspaces/${ws.id}`, { key })).status).toBe(403);
   });

@@ -18,15 +18,15 @@ test("with filesInBucket the archive holds the store only; without it a file not
   mkdirSync(data);
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
   const store = openStore(data);
-  migrate(store, clock);
-  const ws = createWorkspace(store, clock, { actor: CLI_ACTOR, requestId: "test" }, { name: "Acme", slug: "acme" });
+  await migrate(store, clock);
+  const ws = await store.tx((tx) => createWorkspace(tx, clock, { actor: CLI_ACTOR, requestId: "test" }, { name: "Acme", slug: "acme" }));
   // An uploaded asset whose bytes live in the bucket, not under DATA_DIR.
-  store.run(
+  await store.tx(async (tx) => tx.run(
     `INSERT INTO assets (id, workspace_id, kind, filename, media_type, size, sha256, status, created_at, upload_expires_at, registered_by)
      VALUES ('ast_1', $ws, 'image', 'a.png', 'image/png', 10, $sha, 'uploaded', $t, $t, '{}')`,
     { ws: ws.id, sha: "ab".repeat(32), t: clock.now().toISOString() },
-  );
-  store.close();
+  ));
+  await store.close();
   const options = { dataDir: data, secretKey: "k".repeat(32), now: clock.now() };
   const bucket = await createBackup({ ...options, out: join(dir, "bucket.tar.gz"), filesInBucket: true });
   expect(bucket.missing).toEqual([]);

@@ -116,7 +116,7 @@ describe("backup create", () => {
     expect(listing).toContain("manifest.json");
     expect(listing).toContain(made.pdfPath!.slice(t.dataDir.length + 1));
     const manifest = JSON.parse(Bun.spawnSync(["tar", "-xzOf", archive, "manifest.json"]).stdout.toString());
-    const level = t.server.store.get<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1")!;
+    const level = (await t.server.store.get<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1"))!;
     expect(manifest).toMatchObject({ format: "renderd-backup", formatVersion: 1, migration: level, missing: [] });
     expect(manifest.renderdVersion).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
     const pdfEntry = manifest.files.find((f: any) => f.path.startsWith("outputs/") && f.sha256 === sha256Hex(made.pdf!));

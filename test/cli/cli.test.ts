@@ -34,12 +34,12 @@ function refused(args: string[]): string {
   return lines[0];
 }
 
-function readStore<T>(fn: (store: ReturnType<typeof openStore>) => T): T {
+async function readStore<T>(fn: (store: ReturnType<typeof openStore>) => T | Promise<T>): Promise<T> {
   const store = openStore(dataDir);
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -83,7 +83,7 @@ describe("users", () => {
     const user = json(["users", "create", "--email", "ops@example.com", "--workspace", "acme-corp", "--role", "admin", "--platform-admin"]);
     expect(user).toMatchObject({ email: "ops@example.com", workspaceId: state.acmeId, role: "admin", platformAdmin: true });
     expect(user.generatedPassword).toMatch(/^[0-9A-Za-z]{20}$/);
-    const hash = readStore((s) => s.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE id = $id", { id: user.id })!.password_hash);
+    const hash = await readStore(async (s) => (await s.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE id = $id", { id: user.id }))!.password_hash);
     expect(await Bun.password.verify(user.generatedPassword, hash)).toBe(true);
   });
 
@@ -91,7 +91,7 @@ describe("users", () => {
     const out = ok(["users", "create", "--email", "dev@example.com", "--workspace", "beta", "--password-stdin"], "correct horse battery\n");
     expect(out).toMatch(/^created user dev@example\.com \(usr_\w+\): member of ws_/);
     expect(out).not.toContain("password");
-    const hash = readStore((s) => s.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE email = 'dev@example.com'")!.password_hash);
+    const hash = await readStore(async (s) => (await s.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE email = 'dev@example.com'"))!.password_hash);
     expect(await Bun.password.verify("correct horse battery", hash)).toBe(true);
   });
 
@@ -103,19 +103,19 @@ describe("users", () => {
 
 describe("users set-password", () => {
   const sessionsOf = (email: string) =>
-    readStore((s) => s.get<{ n: number }>("SELECT COUNT(*) AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $email", { email })!.n);
+    readStore(async (s) => (await s.get<{ n: number }>("SELECT COUNT(*) AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $email", { email }))!.n);
 
   test("reads one line from stdin, replaces the hash, ends the user's sessions, audits as system/cli", async () => {
     const store = openStore(dataDir);
     await signIn(store, systemClock, "cli-test", "dev@example.com", "correct horse battery").finally(() => store.close());
-    expect(sessionsOf("dev@example.com")).toBe(1);
+    expect(await sessionsOf("dev@example.com")).toBe(1);
     const out = ok(["users", "set-password", "--email", "dev@example.com", "--password-stdin"], "a new long passphrase\n");
     expect(out).toMatch(/^changed the password of dev@example\.com \(usr_\w+\); ended 1 session\(s\)$/m);
     expect(out).not.toContain("passphrase");
-    expect(sessionsOf("dev@example.com")).toBe(0);
-    const hash = readStore((s) => s.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE email = 'dev@example.com'")!.password_hash);
+    expect(await sessionsOf("dev@example.com")).toBe(0);
+    const hash = await readStore(async (s) => (await s.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE email = 'dev@example.com'"))!.password_hash);
     expect(await Bun.password.verify("a new long passphrase", hash)).toBe(true);
-    const audit = readStore((s) =>
+    const audit = await readStore((s) =>
       s.all<{ actor_type: string; actor_id: string; resource_name: string; metadata: string }>("SELECT actor_type, actor_id, resource_name, metadata FROM audit_events WHERE action = 'user.password_changed'"),
     );
     expect(audit).toEqual([{ actor_type: "system", actor_id: "cli", resource_name: "dev@example.com", metadata: JSON.stringify({ sessionsEnded: 1 }) }]);
@@ -201,21 +201,21 @@ describe("suspend and restore", () => {
 });
 
 describe("audit", () => {
-  test("every change is audited with actor system/cli", () => {
-    const rows = readStore((s) => s.all<{ action: string; actor_type: string; actor_id: string; request_id: string }>("SELECT action, actor_type, actor_id, request_id FROM audit_events WHERE action != 'user.signed_in'"));
+  test("every change is audited with actor system/cli", async () => {
+    const rows = await readStore((s) => s.all<{ action: string; actor_type: string; actor_id: string; request_id: string }>("SELECT action, actor_type, actor_id, request_id FROM audit_events WHERE action != 'user.signed_in'"));
     // (The one sign-in is the test's own, made through the service to give set-password a session to end.)
     for (const r of rows) expect([r.actor_type, r.actor_id]).toEqual(["system", "cli"]);
     for (const r of rows) expect(r.request_id).toMatch(/^req_/);
-    const count = (action: string) => rows.filter((r) => r.action === action).length;
-    expect(count("workspace.created")).toBe(2);
-    expect(count("user.created")).toBe(2);
-    expect(count("api_key.created")).toBe(2);
-    expect(count("api_key.revoked")).toBe(1);
-    expect(count("user.password_changed")).toBe(1);
-    expect(count("workspace.allowances_updated")).toBe(2);
+    const count = async (action: string) => rows.filter((r) => r.action === action).length;
+    expect(await count("workspace.created")).toBe(2);
+    expect(await count("user.created")).toBe(2);
+    expect(await count("api_key.created")).toBe(2);
+    expect(await count("api_key.revoked")).toBe(1);
+    expect(await count("user.password_changed")).toBe(1);
+    expect(await count("workspace.allowances_updated")).toBe(2);
     // The second `suspend` changed nothing, so it wrote nothing.
-    expect(count("workspace.suspended")).toBe(1);
-    expect(count("workspace.restored")).toBe(1);
+    expect(await count("workspace.suspended")).toBe(1);
+    expect(await count("workspace.restored")).toBe(1);
   });
 });
 

@@ -112,15 +112,15 @@ describe("renderd doctor", () => {
 
   test("a store newer than the binary fails the migrations line; a DATA_DIR not made yet passes", async () => {
     const store = openStore(dataDir);
-    store.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', '2030-01-01T00:00:00.000Z')");
-    store.close();
+    await store.tx((tx) => tx.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', '2030-01-01T00:00:00.000Z')"));
+    await store.close();
     try {
       const r = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium" });
       expect(r.line("migrations")).toMatch(/^FAIL\s+migrations\s+the store is at migration 9999, newer than this binary \(\d+\): upgrade renderd\.$/);
     } finally {
       const s = openStore(dataDir);
-      s.run("DELETE FROM schema_migrations WHERE version = 9999");
-      s.close();
+      await s.tx((tx) => tx.run("DELETE FROM schema_migrations WHERE version = 9999"));
+      await s.close();
     }
     const fresh = await doctor({ CHROMIUM_PATH: "/nonexistent/chromium", DATA_DIR: join(work, "not-yet") });
     expect(fresh.line("data-dir")).toMatch(/not-yet does not exist yet; serve creates it in .*, which is writable/);

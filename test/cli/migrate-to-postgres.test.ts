@@ -63,7 +63,7 @@ function withPassword(url: string): string {
 /** makeAppliance fills a DATA_DIR through the API and the services, then closes it (nothing holds the store open). */
 async function makeAppliance(): Promise<string> {
   // buildApi reads no secret.key: the session cookie is signed with this one.
-  const app = buildApi({ PUBLIC_URL, SECRET_KEY: APPLIANCE_SECRET_KEY, WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  const app = await buildApi({ PUBLIC_URL, SECRET_KEY: APPLIANCE_SECRET_KEY, WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
   try {
     await fill(app);
   } catch (e) {
@@ -79,15 +79,15 @@ async function fill(app: InProcessApi): Promise<void> {
   const { store, clock, files, queue } = app;
   const ctx = { actor: CLI_ACTOR, requestId: "test-setup" };
   const passwordHash = await hashPassword(PASSWORD);
-  const ws = store.tx(() => {
-    const made = createWorkspace(store, clock, ctx, { name: "Moving", slug: "moving" });
-    createUser(store, clock, ctx, { email: "Owner@Example.test", passwordHash, workspace: made.id, role: "owner", platformAdmin: true });
+  const ws = await store.tx(async (tx) => {
+    const made = await createWorkspace(tx, clock, ctx, { name: "Moving", slug: "moving" });
+    await createUser(tx, clock, ctx, { email: "Owner@Example.test", passwordHash, workspace: made.id, role: "owner", platformAdmin: true });
     return made.id;
   });
-  const key = createApiKey(store, clock, ctx, ws, {
+  const key = (await createApiKey(store, clock, ctx, ws, {
     name: "ops",
     scopes: ["template:read", "template:write", "template:publish", "render:create", "render:read", "asset:manage", "webhook:manage"],
-  }).secret;
+  })).secret;
   const call = async (path: string, init: { method?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {}) => {
     const headers: Record<string, string> = { "x-api-key": key, ...init.headers };
     if (init.body !== undefined) headers["content-type"] = "application/json";
@@ -110,12 +110,12 @@ async function fill(app: InProcessApi): Promise<void> {
   const render = await call("/v1/renders", { body: { templateId: template.body.id } });
   expect(render.status).toBe(202);
   // The render completes through the queue, as the worker would after printing: PDF stored, usage counted, events written.
-  const claim = queue.claim();
+  const claim = await queue.claim();
   expect(claim?.renderId).toBe(render.body.id);
   const output = await files.put("outputs", claim!.renderId, PDF);
-  expect(queue.complete(claim!.renderId, { outputSha256: output, pages: 1, bytes: PDF.byteLength })?.status).toBe("succeeded");
+  expect((await store.tx((tx) => queue.complete(tx, claim!.renderId, { outputSha256: output, pages: 1, bytes: PDF.byteLength })))?.status).toBe("succeeded");
   // A limit past 2^53 (a number would lose its last digit): the copy must carry it whole.
-  store.run("UPDATE workspaces SET max_storage_bytes = 9007199254740993");
+  await store.tx((tx) => tx.run("UPDATE workspaces SET max_storage_bytes = 9007199254740993"));
 }
 
 // One after the other: each is kept as soon as it is up, so afterAll stops whatever started if a later one fails.
@@ -223,7 +223,7 @@ describe("renderd migrate --to-postgres", () => {
     try {
       const signIn = await fetch(`${server.url}/v1/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "owner@example.test", password: PASSWORD }) });
       expect(signIn.status).toBe(200);
-      const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+      const cookie = (signIn.headers.get("set-cookie"))!.split(";")[0]!;
       const renders = await (await fetch(`${server.url}/v1/renders`, { headers: { cookie } })).json();
       expect(renders.items, JSON.stringify(renders)).toHaveLength(1);
       expect(renders.items[0].status).toBe("succeeded");
@@ -329,7 +329,7 @@ describe("renderd migrate --to-postgres", () => {
       expect(r.code).toBe(2);
       expect(r.err).toContain(`renderd: ${storePath(dataDir)} is open in process ${process.pid} (renderd serve?): stop it first`);
     } finally {
-      held.close();
+      await held.close();
     }
     expect(await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], s3Env())).toMatchObject({ code: 2, err: expect.stringContaining("--to-postgres needs DATABASE_URL") });
     expect(await renderd(["migrate", "--to-postgres", "--data-dir", dataDir], { DATABASE_URL: url })).toMatchObject({ code: 2, err: expect.stringContaining("--to-postgres needs S3_BUCKET") });

@@ -15,8 +15,8 @@ let store: PostgresStore;
 beforeAll(async () => {
   env = await sharedStoreEnv();
 });
-afterAll(() => {
-  store?.close();
+afterAll(async () => {
+  await store?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -24,14 +24,14 @@ const renderd = (args: string[], extra: Record<string, string | undefined> = {})
 const ok = (args: string[]): string => cliOutput(renderd(args), args);
 
 describe("the CLI on DATABASE_URL", () => {
-  test("migrate applies the migrations to PostgreSQL once; a second run applies none", () => {
+  test("migrate applies the migrations to PostgreSQL once; a second run applies none", async () => {
     expect(ok(["migrate"])).toMatch(/^applied 0001_init, /);
     expect(ok(["migrate"])).not.toContain("0001_init");
-    store = new PostgresStore(env.DATABASE_URL!);
-    expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM schema_migrations")!.n).toBeGreaterThanOrEqual(11);
+    store = await PostgresStore.open(env.DATABASE_URL!);
+    expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM schema_migrations"))!.n).toBeGreaterThanOrEqual(11);
   });
 
-  test("workspaces, users, keys, allowances, suspend and restore write to PostgreSQL, audited as system/cli", () => {
+  test("workspaces, users, keys, allowances, suspend and restore write to PostgreSQL, audited as system/cli", async () => {
     const ws = JSON.parse(ok(["workspaces", "create", "Acme Corp", "--json"]));
     expect(ok(["workspaces", "list"])).toContain("acme-corp");
     JSON.parse(ok(["users", "create", "--email", "ops@example.com", "--workspace", "acme-corp", "--role", "admin", "--json"]));
@@ -40,10 +40,10 @@ describe("the CLI on DATABASE_URL", () => {
     ok(["allowances", "set", "--workspace", "acme-corp", "--max-active-renders", "5", "--renders-per-minute", "100"]);
     expect(ok(["suspend", "acme-corp"])).toMatch(/^suspended workspace acme-corp/);
     expect(ok(["restore", "acme-corp"])).toContain("acme-corp");
-    expect(store.get("SELECT slug, max_active_renders, suspended FROM workspaces WHERE id = $id", { id: ws.id })).toEqual({ slug: "acme-corp", max_active_renders: 5, suspended: 0 });
-    expect(store.get("SELECT email FROM users WHERE email = 'ops@example.com'")).toEqual({ email: "ops@example.com" });
-    expect(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM api_keys WHERE workspace_id = $ws", { ws: ws.id })!.n).toBe(1);
-    const actions = store.all<{ action: string }>("SELECT action FROM audit_events WHERE workspace_id = $ws ORDER BY id", { ws: ws.id }).map((r) => r.action);
+    expect(await store.get("SELECT slug, max_active_renders, suspended FROM workspaces WHERE id = $id", { id: ws.id })).toEqual({ slug: "acme-corp", max_active_renders: 5, suspended: 0 });
+    expect(await store.get("SELECT email FROM users WHERE email = 'ops@example.com'")).toEqual({ email: "ops@example.com" });
+    expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM api_keys WHERE workspace_id = $ws", { ws: ws.id }))!.n).toBe(1);
+    const actions = (await store.all<{ action: string; }>("SELECT action FROM audit_events WHERE workspace_id = $ws ORDER BY id", { ws: ws.id })).map((r) => r.action);
     expect(actions).toEqual(["workspace.created", "user.created", "api_key.created", "workspace.allowances_updated", "workspace.suspended", "workspace.restored"]);
   });
 

@@ -26,28 +26,28 @@ function badInput(args: string[]): string {
   return lines[0];
 }
 
-function withStore<T>(fn: (store: Store) => T): T {
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   const store = openStore(dataDir);
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 const ws: Record<"acme" | "beta", string> = { acme: "", beta: "" };
 
-beforeAll(() => {
+beforeAll(async () => {
   ok(["migrate"]);
   ws.acme = JSON.parse(ok(["workspaces", "create", "Acme", "--slug", "acme", "--json"])).id;
   ws.beta = JSON.parse(ok(["workspaces", "create", "Beta", "--slug", "beta", "--json"])).id;
-  withStore((store) =>
-    store.tx(() => {
-      recordRenderEnd(store, { workspaceId: ws.acme, day: "2025-01-31", status: "succeeded", pages: 4, bytes: 4096 });
-      recordRenderEnd(store, { workspaceId: ws.beta, day: "2025-01-31", status: "failed" });
-      recordRenderEnd(store, { workspaceId: ws.acme, day: "2025-02-01", status: "succeeded", pages: 1, bytes: 10 });
-      recordRenderEnd(store, { workspaceId: ws.acme, day: "2025-02-01", status: "cancelled" });
-      recordRenderEnd(store, { workspaceId: ws.beta, day: "2025-03-01", status: "succeeded", pages: 2, bytes: 20 });
+  await withStore((store) =>
+    store.tx(async (tx) => {
+      await recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-01-31", status: "succeeded", pages: 4, bytes: 4096 });
+      await recordRenderEnd(tx, { workspaceId: ws.beta, day: "2025-01-31", status: "failed" });
+      await recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-02-01", status: "succeeded", pages: 1, bytes: 10 });
+      await recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-02-01", status: "cancelled" });
+      await recordRenderEnd(tx, { workspaceId: ws.beta, day: "2025-03-01", status: "succeeded", pages: 2, bytes: 20 });
     }),
   );
 });
@@ -99,16 +99,16 @@ describe("renderd usage export", () => {
     expect(badInput(["usage", "export", "--from", "2025-01-01", "--to", "2025-01-31", "--format", "xml"])).toContain("--format must be csv or json");
   });
 
-  test("the export writes nothing to the store", () => {
+  test("the export writes nothing to the store", async () => {
     const snapshot = () =>
-      withStore((store) => ({
-        usage: store.all("SELECT * FROM usage_days ORDER BY workspace_id, day"),
-        audit: store.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events")!.n,
-        migrations: store.all("SELECT * FROM schema_migrations ORDER BY version"),
+      withStore(async (store) => ({
+        usage: await store.all("SELECT * FROM usage_days ORDER BY workspace_id, day"),
+        audit: (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events"))!.n,
+        migrations: await store.all("SELECT * FROM schema_migrations ORDER BY version"),
       }));
-    const before = snapshot();
+    const before = await snapshot();
     ok(["usage", "export", "--from", "2025-01-01", "--to", "2025-12-31", "--format", "json"]);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 });
 

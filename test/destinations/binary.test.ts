@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 test("a render made by the compiled binary reaches s3, sftp, e-mail and http byte for byte", async () => {
-  const key = serve.makeKey(["destination:manage", "render:create", "render:read"]);
+  const key = await serve.makeKey(["destination:manage", "render:create", "render:read"]);
   const configs = [
     { type: "s3", config: { bucket: S3_BUCKET, region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, ...S3_KEY } },
     { type: "sftp", config: { host: "127.0.0.1", port: sshd.port, username: sshd.user, privateKey: sshd.privateKey, hostKeySha256: sshd.fingerprint, directory: sshd.directory } },

@@ -21,15 +21,15 @@ let store: SqliteStore;
 let principal: ApiKeyPrincipal;
 const clock = new ManualClock("2026-03-10T10:00:00.000Z");
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "renderd-idempotency-"));
   store = openStore(dir);
-  migrate(store, clock);
-  const ws = createWorkspace(store, clock, { actor: CLI_ACTOR, requestId: "test" }, { name: "Idempotency" });
+  await migrate(store, clock);
+  const ws = await store.tx((tx) => createWorkspace(tx, clock, { actor: CLI_ACTOR, requestId: "test" }, { name: "Idempotency" }));
   principal = { kind: "api_key", keyId: "key_test", workspaceId: ws.id, scopes: new Set(), actor: { type: "api_key", id: "key_test", name: "test" } };
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -48,7 +48,7 @@ describe("a process that dies while a request with an Idempotency-Key runs", () 
     let created = 0;
     // The first request creates, then waits for ever: the process died during its ?wait.
     void once()(context("died-waiting"), async (kept) => {
-      kept(202, () => ({ id: `rnd_${++created}`, status: "queued" }));
+      await kept(202, async () => ({ id: `rnd_${++created}`, status: "queued" }));
       return never;
     });
     const running = await errorOf(once()(context("died-waiting"), () => ({ id: "again" })));
@@ -56,7 +56,7 @@ describe("a process that dies while a request with an Idempotency-Key runs", () 
 
     clock.advance(ABANDONED_MS);
     const ctx = context("died-waiting");
-    const retry = await once()(ctx, (kept) => kept(202, () => ({ id: `rnd_${++created}`, status: "queued" })));
+    const retry = await once()(ctx, (kept) => kept(202, async () => ({ id: `rnd_${++created}`, status: "queued" })));
     expect(retry).toEqual({ id: "rnd_1", status: "queued" });
     expect(ctx.set.status).toBe(202);
     expect(ctx.set.headers["idempotent-replayed"]).toBe("true");
@@ -73,8 +73,8 @@ describe("a process that dies while a request with an Idempotency-Key runs", () 
 
   test("a retryable failure after the creation keeps the answer given with what was created", async () => {
     const first = await errorOf(
-      once()(context("created-then-failed"), (kept) => {
-        kept(202, () => ({ id: "rnd_kept" }));
+      once()(context("created-then-failed"), async (kept) => {
+        await kept(202, async () => ({ id: "rnd_kept" }));
         throw new ApiError("INTERNAL", "lost while waiting");
       }),
     );
@@ -85,14 +85,14 @@ describe("a process that dies while a request with an Idempotency-Key runs", () 
   test("a creation that throws keeps nothing: its transaction and the answer roll back together", async () => {
     const failed = await errorOf(
       once()(context("creation-failed"), (kept) =>
-        kept(202, () => {
-          store.run("UPDATE workspaces SET name = 'changed' WHERE id = $id", { id: principal.workspaceId });
+        kept(202, async (tx) => {
+          await tx.run("UPDATE workspaces SET name = 'changed' WHERE id = $id", { id: principal.workspaceId });
           throw new ApiError("INTERNAL", "the creation failed");
         }),
       ),
     );
     expect(failed).toMatchObject({ code: "INTERNAL" });
-    expect(store.get<{ name: string }>("SELECT name FROM workspaces WHERE id = $id", { id: principal.workspaceId })!.name).toBe("Idempotency");
+    expect((await store.get<{ name: string }>("SELECT name FROM workspaces WHERE id = $id", { id: principal.workspaceId }))!.name).toBe("Idempotency");
     expect(await once()(context("creation-failed"), () => "ran again")).toBe("ran again");
   });
 });

@@ -114,7 +114,7 @@ describe("nesting depth (issue 16)", () => {
   });
 
   test("a query string is flat: a deep bracket value is one string, refused by its pattern", async () => {
-    const key = t.makeKey(t.defaultWorkspaceId, ["render:create"]);
+    const key = await t.makeKey(t.defaultWorkspaceId, ["render:create"]);
     const started = performance.now();
     const res = await t.call(`/v1/renders?wait=${encodeURIComponent(nested(1000))}`, { key, body: { html: "<p>x</p>" } });
     expect(performance.now() - started).toBeLessThan(1000);

@@ -11,7 +11,7 @@ let t: TestServer;
 let key: string;
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1" });
-  key = t.makeKey(t.defaultWorkspaceId, ["template:write", "template:read"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["template:write", "template:read"]);
 });
 afterAll(() => t.stop());
 

@@ -13,9 +13,9 @@ const stores = testStores("ledger");
 
 async function open(engine: Engine): Promise<Store> {
   const store = await stores.open(await stores.place(engine), clock);
-  store.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000, $now)", {
+  await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000, $now)", {
     now: clock.now().toISOString(),
-  });
+  }));
   return store;
 }
 
@@ -23,29 +23,29 @@ for (const engine of ENGINES) {
   describe(`ledger upserts on ${engine}`, () => {
     test("add, give back, never below zero, past 2^32", async () => {
       const store = await open(engine);
-      const add = (delta: number) => store.tx(() => addToCounter(store, "ws_a", "documents", "2026-03", delta));
+      const add = (delta: number) => store.tx(async (tx) => addToCounter(tx, "ws_a", "documents", "2026-03", delta));
       const value = () => readCounter(store, "ws_a", "documents", "2026-03");
-      add(-4);
-      expect(value()).toBe(0);
-      add(3);
-      add(2);
-      expect(value()).toBe(5);
-      add(-7);
-      expect(value()).toBe(0);
-      add(2 ** 33);
-      add(1);
-      expect(value()).toBe(2 ** 33 + 1);
-      expect(readCounter(store, "ws_a", "test_renders", "2026-03")).toBe(0);
+      await add(-4);
+      expect(await value()).toBe(0);
+      await add(3);
+      await add(2);
+      expect(await value()).toBe(5);
+      await add(-7);
+      expect(await value()).toBe(0);
+      await add(2 ** 33);
+      await add(1);
+      expect(await value()).toBe(2 ** 33 + 1);
+      expect(await readCounter(store, "ws_a", "test_renders", "2026-03")).toBe(0);
     });
 
     test("a day's usage adds up render by render", async () => {
       const store = await open(engine);
       const end = (status: "succeeded" | "failed", pages?: number, bytes?: number) =>
-        store.tx(() => recordRenderEnd(store, { workspaceId: "ws_a", day: "2026-03-10", status, pages, bytes }));
-      end("succeeded", 2, 1000);
-      end("succeeded", 3, 2 ** 33);
-      end("failed");
-      expect(store.get("SELECT renders_succeeded, renders_failed, renders_cancelled, pages, output_bytes FROM usage_days WHERE workspace_id = 'ws_a'")).toEqual({
+        store.tx(async (tx) => recordRenderEnd(tx, { workspaceId: "ws_a", day: "2026-03-10", status, pages, bytes }));
+      await end("succeeded", 2, 1000);
+      await end("succeeded", 3, 2 ** 33);
+      await end("failed");
+      expect(await store.get("SELECT renders_succeeded, renders_failed, renders_cancelled, pages, output_bytes FROM usage_days WHERE workspace_id = 'ws_a'")).toEqual({
         renders_succeeded: 2,
         renders_failed: 1,
         renders_cancelled: 0,

@@ -13,7 +13,7 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1", API_RATE_LIMIT_PER_MINUTE: "40", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
-  key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "webhook:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "webhook:manage"]);
   // The endpoint answers 500: the render's event is attempted once and waits for its retry.
   receiver = startReceiver(() => new Response(null, { status: 500 }));
   const endpoint = await t.call("/v1/webhook-endpoints", { key, body: { url: `${receiver.url}/hook`, eventTypes: ["render.succeeded"] } });
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await t.call(`/v1/renders/${renderId}`, { key });
   await t.call("/no/such/path/rnd_123");
   // One render a minute: the second is refused by the workspace's allowance, before the address limit is reached.
-  t.server.store.run("UPDATE workspaces SET renders_per_minute = 1 WHERE id = $id", { id: t.defaultWorkspaceId });
+  await t.server.store.tx((tx) => tx.run("UPDATE workspaces SET renders_per_minute = 1 WHERE id = $id", { id: t.defaultWorkspaceId }));
   expect((await t.call("/v1/renders", { key, body: { html: "<p>over the allowance</p>" } })).status).toBe(429);
   let status = 0;
   for (let i = 0; i < 50 && status !== 429; i++) status = (await t.call(`/v1/renders/${renderId}`, { key })).status;

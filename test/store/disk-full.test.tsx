@@ -44,7 +44,7 @@ beforeAll(async () => {
   const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${64 * MiB}`, "tmpfs", mount], { stderr: "pipe" });
   expect(mounted.exitCode, `mount -t tmpfs failed: ${mounted.stderr}`).toBe(0);
   serve = await startServe([join(ROOT, "dist/renderd")], { LOG_LEVEL: "info", RENDER_WORKERS: "1", STORAGE_MIN_FREE_BYTES: String(MIN_FREE) }, dataDir);
-  key = serve.makeKey(["render:create", "render:read", "asset:manage", "template:write"]);
+  key = await serve.makeKey(["render:create", "render:read", "asset:manage", "template:write"]);
 });
 
 afterAll(async () => {
@@ -89,17 +89,17 @@ async function queueRenders(n: number, label: string): Promise<string[]> {
   return ids;
 }
 
-function statuses(ids: string[]): Record<string, number> {
-  const store = serve!.openStore();
+async function statuses(ids: string[]): Promise<Record<string, number>> {
+  const store = await serve!.openStore();
   try {
     const counts: Record<string, number> = {};
     for (const id of ids) {
-      const status = store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id })?.status ?? "missing";
+      const status = (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status ?? "missing";
       counts[status] = (counts[status] ?? 0) + 1;
     }
     return counts;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -168,7 +168,7 @@ test.skipIf(!root)("a full DATA_DIR is refused, reported and survived, and the s
   expect(low.freeBytes).toBeLessThan(MIN_FREE);
   const gauge = /^renderd_data_dir_free_bytes (\d+)$/m.exec(await (await fetch(`${serve!.internalUrl}/metrics`)).text());
   expect(Math.abs(Number(gauge?.[1]) - free())).toBeLessThan(4 * MiB);
-  const store = serve!.openStore();
+  const store = await serve!.openStore();
   try {
     const ui = render(
       <ColourProvider value={false}>
@@ -178,10 +178,10 @@ test.skipIf(!root)("a full DATA_DIR is refused, reported and survived, and the s
     expect(ui.lastFrame()).toMatch(/DATA_DIR: \d+\.\d MiB free, under 16\.0 MiB: new renders and uploads refused/);
     ui.unmount();
   } finally {
-    store.close();
+    await store.close();
   }
   expect((await uploadA.answer).status).toBe(200);
-  await until(() => statuses(acknowledged).succeeded === ALLOWANCE, 30_000);
+  await until(async () => (await statuses(acknowledged)).succeeded === ALLOWANCE, 30_000);
   expect((await call("GET", `/v1/renders/${acknowledged[0]}`)).status).toBe(200);
   expect((await call("GET", "/v1/renders?limit=5")).status).toBe(200);
   const detail = await call("GET", `/v1/assets/${uploadA.id}`);
@@ -213,8 +213,8 @@ test.skipIf(!root)("a full DATA_DIR is refused, reported and survived, and the s
   fill(0);
   await Bun.sleep(3_000);
   expect(serve!.proc.exitCode).toBeNull();
-  expect(statuses(second).failed).toBeUndefined();
-  expect(statuses(second).missing).toBeUndefined();
+  expect((await statuses(second)).failed).toBeUndefined();
+  expect((await statuses(second)).missing).toBeUndefined();
   expect(await health()).toBe(503);
   expect((await state()).storage.refusing).not.toBeNull();
   expect(refused(await call("POST", "/v1/renders", { html: "<p>refused</p>" }))).toEqual([503, "INTERNAL", true]);
@@ -222,7 +222,7 @@ test.skipIf(!root)("a full DATA_DIR is refused, reported and survived, and the s
 
   // 3. Freed again: the same process, no restart, finishes every render it acknowledged and takes new work.
   rmSync(filler);
-  await until(() => statuses(acknowledged).succeeded === acknowledged.length, 60_000);
+  await until(async () => (await statuses(acknowledged)).succeeded === acknowledged.length, 60_000);
   for (let tries = 0; (await health()) !== 200; tries++) {
     expect(tries).toBeLessThan(200);
     await Bun.sleep(50);

@@ -24,8 +24,8 @@ export function testStores(prefix: string): {
 } {
   const dirs: string[] = [];
   const stores: Store[] = [];
-  afterAll(() => {
-    for (const store of stores) store.close();
+  afterAll(async () => {
+    for (const store of stores) await store.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
   return {

@@ -27,13 +27,13 @@ beforeAll(async () => {
   firstRun = await migratePostgres(sql, clock);
   sqliteDir = mkdtempSync(join(tmpdir(), "renderd-store-"));
   sqlite = openStore(sqliteDir);
-  migrate(sqlite, new ManualClock());
+  await migrate(sqlite, new ManualClock());
 });
 
 afterAll(async () => {
   await sql?.close();
   await pg?.stop();
-  sqlite?.close();
+  await sqlite?.close();
   if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
 });
 
@@ -65,9 +65,9 @@ describe("migratePostgres", () => {
     await expect(sql`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_b', 'ADA@example.org', 'h', 't')`).rejects.toThrow(
       /users_email_key/,
     );
-    sqlite.run("INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_a', 'Ada@Example.org', 'h', 't')");
-    expect(sqlite.get("SELECT id FROM users WHERE email = $e", { e: "ada@example.ORG" })).toEqual({ id: "usr_a" });
-    expect(() => sqlite.run("INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_b', 'ADA@example.org', 'h', 't')")).toThrow(
+    sqlite.db.run("INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_a', 'Ada@Example.org', 'h', 't')");
+    expect(await sqlite.get("SELECT id FROM users WHERE email = $e", { e: "ada@example.ORG" })).toEqual({ id: "usr_a" });
+    expect(() => sqlite.db.run("INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_b', 'ADA@example.org', 'h', 't')")).toThrow(
       /UNIQUE/,
     );
   });

@@ -6,8 +6,8 @@ import { SqliteStore } from "../../src/store/sqlite-store";
 
 const dir = mkdtempSync(join(tmpdir(), "renderd-store-open-"));
 const store = new SqliteStore(join(dir, "renderd.db"));
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -15,14 +15,14 @@ describe("Store statements", () => {
   // bun:sqlite's own cache (db.query) keeps 20 statements; a render's cycle uses more.
   const texts = Array.from({ length: 40 }, (_, i) => `SELECT ${i} AS n, $x AS x`);
 
-  test("a statement is prepared once, however many other statements are used between two uses", () => {
+  test("a statement is prepared once, however many other statements are used between two uses", async () => {
     const first = store.statement(texts[0]!);
-    for (const sql of texts) expect(store.get<{ n: number; x: string }>(sql, { x: "a" })).toEqual({ n: Number(sql.split(" ")[1]), x: "a" });
+    for (const sql of texts) expect(await store.get<{ n: number; x: string }>(sql, { x: "a" })).toEqual({ n: Number(sql.split(" ")[1]), x: "a" });
     expect(store.statement(texts[0]!)).toBe(first);
   });
 
-  test("past 500 statement texts the cache starts again, and every statement still answers", () => {
-    for (let i = 0; i < 520; i++) expect(store.get<{ n: number }>(`SELECT ${i} AS n`)).toEqual({ n: i });
-    expect(store.get<{ n: number; x: string }>(texts[1]!, { x: "b" })).toEqual({ n: 1, x: "b" });
+  test("past 500 statement texts the cache starts again, and every statement still answers", async () => {
+    for (let i = 0; i < 520; i++) expect(await store.get<{ n: number }>(`SELECT ${i} AS n`)).toEqual({ n: i });
+    expect(await store.get<{ n: number; x: string }>(texts[1]!, { x: "b" })).toEqual({ n: 1, x: "b" });
   });
 });

@@ -7,31 +7,31 @@ import { inList } from "../../src/store/sql-list";
 
 const dir = mkdtempSync(join(tmpdir(), "renderd-sql-list-"));
 const store = openStore(dir);
-store.run("CREATE TABLE t (id TEXT PRIMARY KEY)");
-for (const id of ["a", "b", "c", "it's"]) store.run("INSERT INTO t (id) VALUES ($id)", { id });
+await store.tx((tx) => tx.run("CREATE TABLE t (id TEXT PRIMARY KEY)"));
+for (const id of ["a", "b", "c", "it's"]) await store.tx((tx) => tx.run("INSERT INTO t (id) VALUES ($id)", { id }));
 
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ids = (where: string, params = {}) => store.all<{ id: string }>(`SELECT id FROM t WHERE ${where} ORDER BY id`, params).map((r) => r.id);
+const ids = async (where: string, params = {}) => (await store.all<{ id: string; }>(`SELECT id FROM t WHERE ${where} ORDER BY id`, params)).map((r) => r.id);
 
 describe("inList", () => {
   test("one parameter per value, named apart from the statement's others", () => {
     expect(inList("t.id", ["a", "it's"], "busy")).toEqual({ sql: "t.id IN ($busy0, $busy1)", params: { busy0: "a", busy1: "it's" } });
   });
 
-  test("matches the listed values, and NOT (…) the others; a quote is a value, not SQL", () => {
+  test("matches the listed values, and NOT (…) the others; a quote is a value, not SQL", async () => {
     const list = inList("id", ["c", "it's", "zz"], "v");
-    expect(ids(list.sql, list.params)).toEqual(["c", "it's"]);
-    expect(ids(`NOT (${list.sql})`, list.params)).toEqual(["a", "b"]);
+    expect(await ids(list.sql, list.params)).toEqual(["c", "it's"]);
+    expect(await ids(`NOT (${list.sql})`, list.params)).toEqual(["a", "b"]);
   });
 
-  test("an empty list matches nothing, and NOT (…) of it everything, without the `IN ()` PostgreSQL refuses", () => {
+  test("an empty list matches nothing, and NOT (…) of it everything, without the `IN ()` PostgreSQL refuses", async () => {
     const empty = inList("id", [], "v");
     expect(empty).toEqual({ sql: "1 = 0", params: {} });
-    expect(ids(empty.sql)).toEqual([]);
-    expect(ids(`NOT (${empty.sql})`)).toEqual(["a", "b", "c", "it's"]);
+    expect(await ids(empty.sql)).toEqual([]);
+    expect(await ids(`NOT (${empty.sql})`)).toEqual(["a", "b", "c", "it's"]);
   });
 });

@@ -56,8 +56,8 @@ interface Setup {
 /** setup gives a fresh workspace (so events of one test reach only its own endpoints) and a receiver of its own. */
 async function setup(name: string, server = t): Promise<Setup> {
   // No member is needed (their password hashing is the slow part): the API key acts for the workspace.
-  const ws = createWorkspace(server.server.store, server.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { name, slug: `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${++workspaces}` });
-  return { workspaceId: ws.id, key: server.makeKey(ws.id, ["webhook:manage"]), receiver: startReceiver() };
+  const ws = await server.server.store.tx((tx) => createWorkspace(tx, server.clock, { actor: CLI_ACTOR, requestId: "test-setup" }, { name, slug: `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${++workspaces}` }));
+  return { workspaceId: ws.id, key: await server.makeKey(ws.id, ["webhook:manage"]), receiver: startReceiver() };
 }
 
 async function createEndpoint(s: Setup, body: Record<string, unknown> = {}, server = t) {
@@ -67,9 +67,9 @@ async function createEndpoint(s: Setup, body: Record<string, unknown> = {}, serv
 }
 
 /** endRender is the hand-off from rendering: the event is written inside the render's final-state transaction. */
-function endRender(workspaceId: string, event: Partial<EndEvent> = {}, server = t): string {
-  return server.server.store.tx(() =>
-    enqueueEndEvent(server.server.store, server.clock, { workspaceId, renderId: "rnd_test1", status: "succeeded", test: false, ...event }),
+async function endRender(workspaceId: string, event: Partial<EndEvent> = {}, server = t): Promise<string> {
+  return server.server.store.tx(async (tx) =>
+    enqueueEndEvent(tx, server.clock, { workspaceId, renderId: "rnd_test1", status: "succeeded", test: false, ...event }),
   );
 }
 
@@ -98,7 +98,7 @@ describe("the delivery request (spec 6.3, 6.4)", () => {
     const s = await setup("Body");
     const endpoint = await createEndpoint(s);
     const endedAt = t.clock.now().toISOString();
-    const eventId = endRender(s.workspaceId, { renderId: "rnd_body1", status: "succeeded", test: true });
+    const eventId = await endRender(s.workspaceId, { renderId: "rnd_body1", status: "succeeded", test: true });
     await t.server.webhooks.runOnce();
     expect(s.receiver.requests).toHaveLength(1);
     const request = s.receiver.requests[0]!;
@@ -124,8 +124,8 @@ describe("the delivery request (spec 6.3, 6.4)", () => {
     const s = await setup("Codes");
     await createEndpoint(s);
     await createEndpoint(s, { url: `${s.receiver.url}/second` });
-    const failed = endRender(s.workspaceId, { renderId: "rnd_f", status: "failed", errorCode: "LIMIT_EXCEEDED" });
-    endRender(s.workspaceId, { renderId: "rnd_c", status: "cancelled", errorCode: "IGNORED" });
+    const failed = await endRender(s.workspaceId, { renderId: "rnd_f", status: "failed", errorCode: "LIMIT_EXCEEDED" });
+    await endRender(s.workspaceId, { renderId: "rnd_c", status: "cancelled", errorCode: "IGNORED" });
     await t.server.webhooks.runOnce();
     const bodies = s.receiver.requests.map((r) => ({ path: r.path, id: r.headers["webhook-id"], body: JSON.parse(r.body) }));
     expect(bodies).toHaveLength(4);
@@ -142,7 +142,7 @@ describe("the delivery request (spec 6.3, 6.4)", () => {
   test("the hook sends at once, without runOnce, within a second", async () => {
     const s = await setup("Prompt");
     await createEndpoint(s);
-    endRender(s.workspaceId);
+    await endRender(s.workspaceId);
     const started = performance.now();
     while (s.receiver.requests.length === 0 && performance.now() - started < 1000) await Bun.sleep(5);
     expect(s.receiver.requests).toHaveLength(1);
@@ -152,7 +152,7 @@ describe("the delivery request (spec 6.3, 6.4)", () => {
   test("a host name is dialled at its checked address, with the name in the host header", async () => {
     const s = await setup("Dial");
     await createEndpoint(s, { url: `http://receiver.test:${s.receiver.port}/named` });
-    endRender(s.workspaceId);
+    await endRender(s.workspaceId);
     await t.server.webhooks.runOnce();
     expect(s.receiver.requests).toHaveLength(1);
     expect(s.receiver.requests[0]!.headers.host).toBe(`receiver.test:${s.receiver.port}`);
@@ -166,7 +166,7 @@ describe("the delivery request (spec 6.3, 6.4)", () => {
     const tls = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: SELF_SIGNED, fetch: () => (hits++, new Response(null, { status: 204 })) });
     try {
       const endpoint = await createEndpoint(s, { url: `https://hooks.test:${tls.port}/hook` });
-      endRender(s.workspaceId);
+      await endRender(s.workspaceId);
       await t.server.webhooks.runOnce();
       const [record] = await deliveries(s, endpoint.id);
       expect(record).toMatchObject({ status: "pending", attempts: 1, lastError: "The request failed (DEPTH_ZERO_SELF_SIGNED_CERT)." });
@@ -175,12 +175,6 @@ describe("the delivery request (spec 6.3, 6.4)", () => {
       tls.stop(true);
       s.receiver.stop();
     }
-  });
-
-  test("enqueueEndEvent refuses to run outside a transaction", () => {
-    expect(() => enqueueEndEvent(t.server.store, t.clock, { workspaceId: t.defaultWorkspaceId, renderId: "rnd_x", status: "succeeded", test: false })).toThrow(
-      "inside the transaction",
-    );
   });
 });
 
@@ -192,7 +186,7 @@ describe("secret rotation (spec 6.4 (4))", () => {
     const rotatedAt = t.clock.now().getTime();
 
     t.clock.advance(24 * 3600_000 - 1000);
-    endRender(s.workspaceId, { renderId: "rnd_within" });
+    await endRender(s.workspaceId, { renderId: "rnd_within" });
     await t.server.webhooks.runOnce();
     const within = s.receiver.requests[0]!;
     const signatures = within.headers["webhook-signature"]!.split(" ");
@@ -204,7 +198,7 @@ describe("secret rotation (spec 6.4 (4))", () => {
     expect(verifyAt(endpoint.secret, { ...within, headers: { ...within.headers, "webhook-signature": signatures[1]! } }, t.clock.now())).toBeDefined();
 
     t.clock.set(new Date(rotatedAt + 24 * 3600_000));
-    endRender(s.workspaceId, { renderId: "rnd_after" });
+    await endRender(s.workspaceId, { renderId: "rnd_after" });
     await t.server.webhooks.runOnce();
     const after = s.receiver.requests[1]!;
     expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
@@ -219,7 +213,7 @@ describe("retries (spec 6.5, 6.6)", () => {
     const s = await setup("Schedule");
     s.receiver.respondWith(() => new Response("no", { status: 500 }));
     const endpoint = await createEndpoint(s);
-    endRender(s.workspaceId);
+    await endRender(s.workspaceId);
     await t.server.webhooks.runOnce();
     let [record] = await deliveries(s, endpoint.id);
     expect(record.attempts).toBe(1);
@@ -258,7 +252,7 @@ describe("retries (spec 6.5, 6.6)", () => {
     const s = await setup("Recovers");
     s.receiver.respondWith(() => new Response(null, { status: 503 }));
     const endpoint = await createEndpoint(s);
-    endRender(s.workspaceId);
+    await endRender(s.workspaceId);
     await t.server.webhooks.runOnce();
     s.receiver.respondWith(() => new Response("fine", { status: 200 }));
     t.clock.advance(30_000);
@@ -277,7 +271,7 @@ describe("retries (spec 6.5, 6.6)", () => {
     const s = await setup("Timeout");
     s.receiver.respondWith(() => new Promise<Response>(() => {}));
     const endpoint = await createEndpoint(s);
-    endRender(s.workspaceId);
+    await endRender(s.workspaceId);
     const started = performance.now();
     await t.server.webhooks.runOnce();
     expect(performance.now() - started).toBeGreaterThanOrEqual(TEST_TIMEOUT_MS - 50);
@@ -292,7 +286,7 @@ describe("retries (spec 6.5, 6.6)", () => {
     const canary = startReceiver();
     s.receiver.respondWith(() => new Response(null, { status: 302, headers: { location: `${canary.url}/stolen` } }));
     const endpoint = await createEndpoint(s);
-    endRender(s.workspaceId);
+    await endRender(s.workspaceId);
     await t.server.webhooks.runOnce();
     const [record] = await deliveries(s, endpoint.id);
     expect(record).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 302, lastError: "The endpoint answered HTTP 302." });
@@ -304,7 +298,7 @@ describe("retries (spec 6.5, 6.6)", () => {
   test("a refused connection: 'The request failed (ECONNREFUSED).'", async () => {
     const s = await setup("Refused");
     const endpoint = await createEndpoint(s, { url: `http://127.0.0.1:${closedPort()}/hook` });
-    endRender(s.workspaceId);
+    await endRender(s.workspaceId);
     await t.server.webhooks.runOnce();
     const [record] = await deliveries(s, endpoint.id);
     expect(record).toMatchObject({ status: "pending", attempts: 1, lastError: "The request failed (ECONNREFUSED)." });
@@ -319,7 +313,7 @@ describe("endpoint state and subscriptions (spec 3.1, 3.5, 6.2)", () => {
     const s = await setup("Disable");
     s.receiver.respondWith(() => new Response(null, { status: 500 }));
     const endpoint = await createEndpoint(s);
-    endRender(s.workspaceId, { renderId: "rnd_one" });
+    await endRender(s.workspaceId, { renderId: "rnd_one" });
     await t.server.webhooks.runOnce();
     await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "PATCH", body: { enabled: false } });
     t.clock.advance(30_000);
@@ -331,7 +325,7 @@ describe("endpoint state and subscriptions (spec 3.1, 3.5, 6.2)", () => {
 
     // Re-enabled before the next attempt is reached: the retry goes out.
     await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "PATCH", body: { enabled: true } });
-    endRender(s.workspaceId, { renderId: "rnd_two" });
+    await endRender(s.workspaceId, { renderId: "rnd_two" });
     await t.server.webhooks.runOnce();
     await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "PATCH", body: { enabled: false } });
     await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "PATCH", body: { enabled: true } });
@@ -347,14 +341,14 @@ describe("endpoint state and subscriptions (spec 3.1, 3.5, 6.2)", () => {
     const s = await setup("Missed");
     const endpoint = await createEndpoint(s);
     await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "PATCH", body: { enabled: false } });
-    endRender(s.workspaceId, { renderId: "rnd_missed" });
+    await endRender(s.workspaceId, { renderId: "rnd_missed" });
     await t.server.webhooks.runOnce();
     await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "PATCH", body: { enabled: true } });
     t.clock.advance(3600_000);
     await t.server.webhooks.runOnce();
     expect(s.receiver.requests).toHaveLength(0);
     expect(await deliveries(s, endpoint.id)).toHaveLength(0);
-    endRender(s.workspaceId, { renderId: "rnd_after_enable" });
+    await endRender(s.workspaceId, { renderId: "rnd_after_enable" });
     await t.server.webhooks.runOnce();
     expect(s.receiver.requests.map((r) => JSON.parse(r.body).data.renderId)).toEqual(["rnd_after_enable"]);
     s.receiver.stop();
@@ -362,7 +356,7 @@ describe("endpoint state and subscriptions (spec 3.1, 3.5, 6.2)", () => {
 
   test("an endpoint created after a render ended gets nothing of it", async () => {
     const s = await setup("Later");
-    endRender(s.workspaceId, { renderId: "rnd_before" });
+    await endRender(s.workspaceId, { renderId: "rnd_before" });
     t.clock.advance(1000);
     const endpoint = await createEndpoint(s);
     await t.server.webhooks.runOnce();
@@ -375,10 +369,10 @@ describe("endpoint state and subscriptions (spec 3.1, 3.5, 6.2)", () => {
     const s = await setup("Types");
     const other = await setup("Types elsewhere");
     await createEndpoint(s, { eventTypes: ["render.failed"] });
-    endRender(s.workspaceId, { status: "succeeded", renderId: "rnd_ok" });
-    endRender(s.workspaceId, { status: "cancelled", renderId: "rnd_cancel" });
-    endRender(s.workspaceId, { status: "failed", renderId: "rnd_bad", errorCode: "RENDER_TIMEOUT" });
-    endRender(other.workspaceId, { status: "failed", renderId: "rnd_theirs", errorCode: "RENDER_TIMEOUT" });
+    await endRender(s.workspaceId, { status: "succeeded", renderId: "rnd_ok" });
+    await endRender(s.workspaceId, { status: "cancelled", renderId: "rnd_cancel" });
+    await endRender(s.workspaceId, { status: "failed", renderId: "rnd_bad", errorCode: "RENDER_TIMEOUT" });
+    await endRender(other.workspaceId, { status: "failed", renderId: "rnd_theirs", errorCode: "RENDER_TIMEOUT" });
     await t.server.webhooks.runOnce();
     expect(s.receiver.requests.map((r) => JSON.parse(r.body).data.renderId)).toEqual(["rnd_bad"]);
     s.receiver.stop();
@@ -392,8 +386,8 @@ describe("endpoint state and subscriptions (spec 3.1, 3.5, 6.2)", () => {
     const slowEndpoint = await createEndpoint(slow);
     await createEndpoint(fast);
     // 80 due rows ahead of the fast one: more than every slot of the dispatcher (64).
-    for (let i = 0; i < 80; i++) endRender(slow.workspaceId, { renderId: `rnd_slow${i}` });
-    endRender(fast.workspaceId, { renderId: "rnd_fast" });
+    for (let i = 0; i < 80; i++) await endRender(slow.workspaceId, { renderId: `rnd_slow${i}` });
+    await endRender(fast.workspaceId, { renderId: "rnd_fast" });
     const started = performance.now();
     while (fast.receiver.requests.length === 0 && performance.now() - started < 2000) await Bun.sleep(5);
     expect(fast.receiver.requests).toHaveLength(1);
@@ -409,10 +403,10 @@ describe("endpoint state and subscriptions (spec 3.1, 3.5, 6.2)", () => {
     const s = await setup("Deleted");
     s.receiver.respondWith(() => new Response(null, { status: 500 }));
     const endpoint = await createEndpoint(s);
-    endRender(s.workspaceId);
+    await endRender(s.workspaceId);
     await t.server.webhooks.runOnce();
     await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "DELETE" });
-    expect(t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = $id", { id: endpoint.id })!.n).toBe(0);
+    expect((await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = $id", { id: endpoint.id }))!.n).toBe(0);
     t.clock.advance(3600_000);
     await t.server.webhooks.runOnce();
     expect(s.receiver.requests).toHaveLength(1);
@@ -427,8 +421,8 @@ describe("durability", () => {
     failing.receiver.respondWith(() => new Response(null, { status: 500 }));
     const good = await createEndpoint(s);
     const bad = await createEndpoint(failing);
-    endRender(s.workspaceId, { renderId: "rnd_good" });
-    endRender(failing.workspaceId, { renderId: "rnd_bad" });
+    await endRender(s.workspaceId, { renderId: "rnd_good" });
+    await endRender(failing.workspaceId, { renderId: "rnd_bad" });
     await t.server.webhooks.runOnce();
     expect(s.receiver.requests).toHaveLength(1);
     expect(failing.receiver.requests).toHaveLength(1);
@@ -455,9 +449,9 @@ describe("durability", () => {
     const s = await setup("Lease");
     const endpoint = await createEndpoint(s);
     // What a crash leaves behind: a pending, due row whose lease is still running and no process sending it.
-    t.server.store.tx(() => {
-      endRender(s.workspaceId);
-      t.server.store.run("UPDATE webhook_deliveries SET lease_expires_at = $lease WHERE endpoint_id = $id", {
+    await t.server.store.tx(async (tx) => {
+      await enqueueEndEvent(tx, t.clock, { workspaceId: s.workspaceId, renderId: "rnd_test1", status: "succeeded", test: false });
+      await tx.run("UPDATE webhook_deliveries SET lease_expires_at = $lease WHERE endpoint_id = $id", {
         id: endpoint.id,
         lease: new Date(t.clock.now().getTime() + 70_000).toISOString(),
       });
@@ -477,22 +471,22 @@ describe("durability", () => {
     failing.receiver.respondWith(() => new Response(null, { status: 500 }));
     const endpoint = await createEndpoint(s);
     const pendingEndpoint = await createEndpoint(failing);
-    const oldEvent = endRender(s.workspaceId, { renderId: "rnd_old" });
-    const pendingEvent = endRender(failing.workspaceId, { renderId: "rnd_pending" });
+    const oldEvent = await endRender(s.workspaceId, { renderId: "rnd_old" });
+    const pendingEvent = await endRender(failing.workspaceId, { renderId: "rnd_pending" });
     await t.server.webhooks.runOnce();
     t.clock.advance(29 * 24 * 3600_000);
-    const recentEvent = endRender(s.workspaceId, { renderId: "rnd_recent" });
+    const recentEvent = await endRender(s.workspaceId, { renderId: "rnd_recent" });
     await t.server.webhooks.runOnce();
     t.clock.advance(24 * 3600_000 + 1);
-    const swept = sweepWebhookHistory(t.server.store, t.clock, 30);
+    const swept = await sweepWebhookHistory(t.server.store, t.clock, 30);
     expect(swept.deliveries).toBeGreaterThanOrEqual(1);
     const eventIds = (await deliveries(s, endpoint.id)).map((d) => d.eventId);
     expect(eventIds).toEqual([recentEvent]);
-    const exists = (id: string) => t.server.store.get("SELECT id FROM webhook_events WHERE id = $id", { id }) !== null;
-    expect(exists(oldEvent)).toBe(false);
-    expect(exists(recentEvent)).toBe(true);
+    const exists = async (id: string) => (await t.server.store.get("SELECT id FROM webhook_events WHERE id = $id", { id })) !== null;
+    expect(await exists(oldEvent)).toBe(false);
+    expect(await exists(recentEvent)).toBe(true);
     // A pending delivery keeps its row and its event however old (its second attempt failed 29 days in).
-    expect(exists(pendingEvent)).toBe(true);
+    expect(await exists(pendingEvent)).toBe(true);
     expect((await deliveries(failing, pendingEndpoint.id)).map((d) => d.status)).toEqual(["pending"]);
     s.receiver.stop();
     failing.receiver.stop();
@@ -508,7 +502,7 @@ describe("destination checked on every attempt (spec 6.5 (5))", () => {
       const s = await setup("Rebind", strict);
       const endpoint = await createEndpoint(s, { url: `http://hooks.example.com:${s.receiver.port}/hook` }, strict);
       answers["hooks.example.com"] = ["127.0.0.1"];
-      endRender(s.workspaceId, {}, strict);
+      await endRender(s.workspaceId, {}, strict);
       await strict.server.webhooks.runOnce();
       const [record] = await deliveries(s, endpoint.id, strict);
       expect(record).toMatchObject({ status: "pending", attempts: 1, lastError: "The URL's host resolves to a loopback address (127.0.0.1)." });
@@ -532,7 +526,7 @@ describe("secrets at rest", () => {
       expect(before.status).toBe(200);
       env.SECRET_KEY = "b".repeat(40);
       await server.restart();
-      endRender(s.workspaceId, {}, server);
+      await endRender(s.workspaceId, {}, server);
       await server.server.webhooks.runOnce();
       let [record] = await deliveries(s, endpoint.id, server);
       expect(record).toMatchObject({ status: "pending", attempts: 1, lastError: "The endpoint's signing secret cannot be decrypted." });

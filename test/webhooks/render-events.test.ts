@@ -15,7 +15,7 @@ let secret: string;
 beforeAll(async () => {
   t = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_PAGES: "1", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
   receiver = startReceiver();
-  key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "render:cancel", "webhook:manage"]);
+  key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "render:cancel", "webhook:manage"]);
   const endpoint = await t.call("/v1/webhook-endpoints", { key, body: { url: `${receiver.url}/hook`, eventTypes: ["render.succeeded", "render.failed", "render.cancelled"] } });
   secret = endpoint.body.secret;
 });
@@ -56,7 +56,7 @@ describe("render end events reach the receiver, signed", () => {
 
   test("a cancelled render: render.cancelled, exactly once, even though it was being printed", async () => {
     const render = await t.call("/v1/renders", { key, body: { html: slowHtml(1) } });
-    await until(() => t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: render.body.id })!.status === "processing");
+    await until(async () => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: render.body.id }))!.status === "processing");
     await t.call(`/v1/renders/${render.body.id}/cancel`, { key, method: "POST" });
     const event = await eventFor(render.body.id);
     expect(event.type).toBe("render.cancelled");

@@ -44,13 +44,11 @@ export function Renders({ snapshot, actions, capture, reload, filter, setFilter 
     if (mode === "confirm") {
       setMode("list");
       if (input !== "y" || !render) return;
-      try {
-        actions.cancel(render.workspaceId, render.id);
-        setMessage(`cancelled ${render.id}`);
-      } catch (e) {
-        setMessage(e instanceof ApiError ? e.message : (e as Error).message);
-      }
-      return reload();
+      actions.cancel(render.workspaceId, render.id).then(
+        () => setMessage(`cancelled ${render.id}`),
+        (e: unknown) => setMessage(e instanceof ApiError ? e.message : (e as Error).message),
+      ).finally(reload);
+      return;
     }
     if (key.upArrow) setSelected(Math.max(0, index - 1));
     else if (key.downArrow) setSelected(Math.min(rows.length - 1, index + 1));

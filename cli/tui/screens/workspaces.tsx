@@ -50,15 +50,15 @@ export function Workspaces({ snapshot, actions, capture, reload }: ScreenProps) 
   const ws = rows[index];
   const fields: readonly string[] = mode === "key" ? KEY_FIELDS : ALLOWANCE_FIELDS;
 
-  const act = (fn: () => string) => {
-    try {
-      setMessage(fn());
-      setMode("list");
-      reload();
-    } catch (e) {
-      setMessage(problem(e));
-    }
-  };
+  const act = (done: Promise<string>) =>
+    done.then(
+      (text) => {
+        setMessage(text);
+        setMode("list");
+        reload();
+      },
+      (e: unknown) => setMessage(problem(e)),
+    );
 
   useInput((input, key) => {
     if (mode === "secret") {
@@ -75,7 +75,8 @@ export function Workspaces({ snapshot, actions, capture, reload }: ScreenProps) 
       return setSearch(editLine(search, input, key));
     }
     if (mode === "confirm") {
-      if (input === "y" && ws) act(() => (actions.setSuspended(ws.id, !ws.suspended) ? `${ws.suspended ? "restored" : "suspended"} ${ws.slug}` : `${ws.slug} was already so`));
+      if (input === "y" && ws)
+        void act(actions.setSuspended(ws.id, !ws.suspended).then((changed) => (changed ? `${ws.suspended ? "restored" : "suspended"} ${ws.slug}` : `${ws.slug} was already so`)));
       else setMode("list");
       return;
     }
@@ -84,15 +85,15 @@ export function Workspaces({ snapshot, actions, capture, reload }: ScreenProps) 
       if (key.upArrow) return setField((field + fields.length - 1) % fields.length);
       if (key.downArrow || key.tab) return setField((field + 1) % fields.length);
       if (key.return && ws) {
-        if (mode === "edit") return act(() => (actions.saveAllowances(ws.id, form as Record<AllowanceField, string>, ws.suspended), `saved the allowances of ${ws.slug}`));
-        try {
-          const created = actions.createKey(ws.id, form.name ?? "", form.scopes ?? "");
-          setMessage(`created ${created.id} in ${ws.slug}; its secret, shown once (any key hides it): ${created.secret}`);
-          setMode("secret");
-          reload();
-        } catch (e) {
-          setMessage(problem(e));
-        }
+        if (mode === "edit") return void act(actions.saveAllowances(ws.id, form as Record<AllowanceField, string>, ws.suspended).then(() => `saved the allowances of ${ws.slug}`));
+        actions.createKey(ws.id, form.name ?? "", form.scopes ?? "").then(
+          (created) => {
+            setMessage(`created ${created.id} in ${ws.slug}; its secret, shown once (any key hides it): ${created.secret}`);
+            setMode("secret");
+            reload();
+          },
+          (e: unknown) => setMessage(problem(e)),
+        );
         return;
       }
       const name = fields[field]!;

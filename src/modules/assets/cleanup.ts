@@ -16,7 +16,7 @@ export function startAssetCleanup(deps: AssetDeps, log: Logger, everyMs = ASSET_
   const run = async (first: boolean) => {
     try {
       const orphanFiles = first ? await sweepOrphanFiles(deps) : 0;
-      const swept = sweepAssets(deps);
+      const swept = await sweepAssets(deps);
       const deletedFiles = await sweepFileDeletions(deps.store, deps.files, deps.clock);
       if (orphanFiles || swept.expiredRegistrations || swept.tempFiles || deletedFiles) log.info({ ...swept, orphanFiles, deletedFiles }, "assets cleaned up");
       faults.succeeded();
@@ -24,7 +24,7 @@ export function startAssetCleanup(deps: AssetDeps, log: Logger, everyMs = ASSET_
       faults.failed(err);
     }
   };
-  run(true);
+  void run(true);
   const timer = setInterval(() => run(false), everyMs);
   timer.unref?.();
   return { stop: () => clearInterval(timer) };

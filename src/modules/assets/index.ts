@@ -72,7 +72,7 @@ export function assetAddressRoutes(app: AppContext, meta: RequestMeta) {
         },
       },
     )
-    .get("/downloads/:id", ({ params, query, request }) => downloadResponse(openDownload(d, params.id, query.token), request.headers.get("if-none-match")), {
+    .get("/downloads/:id", async ({ params, query, request }) => downloadResponse(await openDownload(d, params.id, query.token), request.headers.get("if-none-match")), {
       detail: { parameters: [tokenParameter], responses: { 200: fileResponse("The asset's bytes, with its media type", MEDIA_TYPES), 304: { description: "Not modified (If-None-Match)" } } },
     });
 }

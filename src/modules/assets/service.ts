@@ -7,10 +7,10 @@ import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { awaitFileHold, dropFile, FileBeingDeleted, releaseFile, scheduleOrphans } from "../../store/file-deletions";
 import { SourceFailed, TooManyBytes, type FileStore, type StoredFile, type TempFile } from "../../store/files";
-import type { Store } from "../../store/store";
+import type { Reads, Store, Tx } from "../../store/store";
 import type { Actor, ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
-import { getAllowances } from "../workspaces/service";
+import { lockWorkspace } from "../workspaces/service";
 import { contentCheck } from "./content";
 import { MEDIA_TYPES_OF_KIND, type Asset, type AssetCreated, type AssetDetail, type AssetKind, type AssetListQuery, type MediaType, type RegisterAssetBody } from "./model";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken, UPLOAD_ADDRESS_MS, type AddressPurpose } from "./signing";
@@ -66,8 +66,8 @@ export function registrationNeed(kind: AssetKind) {
 
 /** storedBytes answers the bytes of a workspace's uploaded assets (spec 2.3 `storageBytes`): each asset counts its
  * size, even when another asset holds the same bytes. */
-export function storedBytes(store: Store, workspaceId: string): number {
-  return store.get<{ bytes: number }>("SELECT COALESCE(SUM(size), 0) AS bytes FROM assets WHERE workspace_id = $ws AND status = 'uploaded'", { ws: workspaceId })!.bytes;
+export async function storedBytes(store: Reads, workspaceId: string): Promise<number> {
+  return (await store.get<{ bytes: number }>("SELECT COALESCE(SUM(size), 0) AS bytes FROM assets WHERE workspace_id = $ws AND status = 'uploaded'", { ws: workspaceId }))!.bytes;
 }
 
 /** quotaDecision is the maxStorageBytes rule: uploaded bytes, plus bytes reserved by unexpired registrations, plus the
@@ -76,17 +76,17 @@ export function quotaDecision(maxStorageBytes: number | null, keptOrReserved: nu
   return maxStorageBytes !== null && keptOrReserved + size > maxStorageBytes ? "refuse" : "allow";
 }
 
-// Must run inside a transaction. Registrations whose upload is still streaming in are spared: the address was valid
-// when the upload began, and the upload settles the row one way or the other when it ends.
-function expirePending(deps: AssetDeps, ctx: ChangeContext, workspaceId: string | null): number {
-  const rows = deps.store.all<AssetRow>(
+// Registrations whose upload is still streaming in are spared: the address was valid when the upload began, and the
+// upload settles the row one way or the other when it ends.
+async function expirePending(deps: AssetDeps, tx: Tx, ctx: ChangeContext, workspaceId: string | null): Promise<number> {
+  const rows = await tx.all<AssetRow>(
     `SELECT * FROM assets WHERE status = 'pending' AND upload_expires_at <= $now ${workspaceId ? "AND workspace_id = $ws" : ""}`,
     workspaceId ? { now: deps.clock.now().toISOString(), ws: workspaceId } : { now: deps.clock.now().toISOString() },
   );
   let expired = 0;
   for (const r of rows) {
     if (deps.files.isHeldBy(r.id)) continue;
-    deleteAudited(deps.store, deps.clock, ctx, "assets", {
+    await deleteAudited(tx, deps.clock, ctx, "assets", {
       workspaceId: r.workspace_id,
       action: "asset.expired",
       resourceType: "asset",
@@ -100,7 +100,7 @@ function expirePending(deps: AssetDeps, ctx: ChangeContext, workspaceId: string 
 }
 
 /** registerAsset records a registration and answers its signed upload address (spec 4.5), or 429 QUOTA_EXCEEDED. */
-export function registerAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, input: RegisterAssetBody): AssetCreated {
+export async function registerAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, input: RegisterAssetBody): Promise<AssetCreated> {
   if (!MEDIA_TYPES_OF_KIND[input.kind].includes(input.mediaType))
     throw new ApiError("BAD_REQUEST", "The request body is not valid.", {
       details: [{ path: "/mediaType", message: `a ${input.kind} asset must be one of: ${MEDIA_TYPES_OF_KIND[input.kind].join(", ")}` }],
@@ -109,22 +109,23 @@ export function registerAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: 
   const now = clock.now();
   const uploadExpiresAt = new Date(now.getTime() + UPLOAD_ADDRESS_MS);
   const id = newId("ast");
-  const asset = store.tx(() => {
+  const asset = await store.tx(async (tx) => {
+    // The workspace's row, locked: registrations of one workspace take turns, so two cannot both fit the last bytes.
+    const max = (await lockWorkspace(tx, workspaceId)).maxStorageBytes;
     // Lazy cleanup: the workspace's own stale registrations go before its allowance is counted.
-    expirePending(deps, { actor: SWEEP_ACTOR, requestId: ctx.requestId }, workspaceId);
-    const max = getAllowances(store, workspaceId).maxStorageBytes;
-    const used = store.get<{ bytes: number }>(
+    await expirePending(deps, tx, { actor: SWEEP_ACTOR, requestId: ctx.requestId }, workspaceId);
+    const used = (await tx.get<{ bytes: number }>(
       `SELECT COALESCE(SUM(size), 0) AS bytes FROM assets
        WHERE workspace_id = $ws AND (status = 'uploaded' OR upload_expires_at > $now)`,
       { ws: workspaceId, now: now.toISOString() },
-    )!.bytes;
+    ))!.bytes;
     if (quotaDecision(max, used, input.size) === "refuse")
       throw new ApiError(
         "QUOTA_EXCEEDED",
         `The workspace may keep ${max} bytes of files (maxStorageBytes); ${used} are kept or reserved by pending uploads, so ${input.size} more do not fit.`,
         { details: [{ path: "/size", message: `${input.size} bytes would go over maxStorageBytes (${max}); ${used} are in use` }] },
       );
-    store.run(
+    await tx.run(
       `INSERT INTO assets (id, workspace_id, kind, filename, media_type, size, sha256, status, created_at, upload_expires_at, registered_by)
        VALUES ($id, $ws, $kind, $filename, $mediaType, $size, $sha256, 'pending', $now, $expires, $by)`,
       {
@@ -140,8 +141,8 @@ export function registerAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: 
         by: JSON.stringify(ctx.actor),
       },
     );
-    recordAudit(store, clock, ctx, { workspaceId, action: "asset.registered", resourceType: "asset", resourceId: id, resourceName: input.filename, metadata: auditFacts(input) });
-    return toAsset(assetRow(store, workspaceId, id));
+    await recordAudit(tx, clock, ctx, { workspaceId, action: "asset.registered", resourceType: "asset", resourceId: id, resourceName: input.filename, metadata: auditFacts(input) });
+    return toAsset(await assetRow(tx, workspaceId, id));
   });
   return {
     ...asset,
@@ -152,29 +153,29 @@ export function registerAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: 
   };
 }
 
-function assetRow(store: Store, workspaceId: string, id: string): AssetRow {
-  const r = store.get<AssetRow>("SELECT * FROM assets WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+async function assetRow(store: Reads, workspaceId: string, id: string): Promise<AssetRow> {
+  const r = await store.get<AssetRow>("SELECT * FROM assets WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
   if (!r) throw notFound(id);
   return r;
 }
 
 // A registration not yet uploaded is not an asset yet: reading it answers 404 like an unknown id (docs/assets.md).
-function uploadedRow(store: Store, workspaceId: string, id: string): AssetRow {
-  const r = assetRow(store, workspaceId, id);
+async function uploadedRow(store: Reads, workspaceId: string, id: string): Promise<AssetRow> {
+  const r = await assetRow(store, workspaceId, id);
   if (r.status !== "uploaded") throw notFound(id);
   return r;
 }
 
 /** listAssets answers one page of the workspace's uploaded assets, newest first, optionally of one kind. */
-export function listAssets(store: Store, workspaceId: string, query: AssetListQuery): { items: Asset[]; nextCursor?: string } {
+export async function listAssets(store: Reads, workspaceId: string, query: AssetListQuery): Promise<{ items: Asset[]; nextCursor?: string }> {
   const where = ["workspace_id = $ws", "status = 'uploaded'"];
   if (query.kind) where.push("kind = $kind");
   return selectPage(store, query, { from: "assets", where, params: { ws: workspaceId, ...(query.kind ? { kind: query.kind } : {}) } }, toAsset);
 }
 
 /** getAsset answers an uploaded asset with a signed download address valid for DOWNLOAD_ADDRESS_MS. */
-export function getAsset(deps: AssetDeps, workspaceId: string, id: string): AssetDetail {
-  const r = uploadedRow(deps.store, workspaceId, id);
+export async function getAsset(deps: AssetDeps, workspaceId: string, id: string): Promise<AssetDetail> {
+  const r = await uploadedRow(deps.store, workspaceId, id);
   const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
   return {
     ...toAsset(r),
@@ -185,12 +186,12 @@ export function getAsset(deps: AssetDeps, workspaceId: string, id: string): Asse
 
 /** deleteAsset removes an asset (or cancels a registration); when no other uploaded asset has the same bytes, the same
  * transaction records the deletion of its file, which the cleanup carries out after a grace (store/file-deletions.ts). */
-export function deleteAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
+export async function deleteAsset(deps: AssetDeps, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true; }> {
   const { store, clock } = deps;
-  store.tx(() => {
-    const r = assetRow(store, workspaceId, id);
-    deleteAudited(store, clock, ctx, "assets", { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, metadata: auditFacts(r) });
-    if (r.status === "uploaded") dropFile(store, clock, "assets", r.sha256);
+  await store.tx(async (tx) => {
+    const r = await assetRow(tx, workspaceId, id);
+    await deleteAudited(tx, clock, ctx, "assets", { workspaceId, action: "asset.deleted", resourceType: "asset", resourceId: id, resourceName: r.filename, metadata: auditFacts(r) });
+    if (r.status === "uploaded") await dropFile(tx, clock, "assets", r.sha256);
   });
   return { id, deleted: true as const };
 }
@@ -199,8 +200,8 @@ function checkAssetAddress(deps: AssetDeps, purpose: AddressPurpose, id: string,
   checkAddress(deps.config.secretKey, purpose, id, token, deps.clock.now());
 }
 
-function addressedRow(deps: AssetDeps, id: string): AssetRow {
-  const r = deps.store.get<AssetRow>("SELECT * FROM assets WHERE id = $id", { id });
+async function addressedRow(db: Reads, id: string, lock = false): Promise<AssetRow> {
+  const r = await db.get<AssetRow>(`SELECT * FROM assets WHERE id = $id${lock ? " FOR UPDATE" : ""}`, { id });
   if (!r) throw notFound(id);
   return r;
 }
@@ -217,7 +218,7 @@ export interface Upload {
  * and the registration stays uploadable until its address expires. */
 export async function receiveUpload(deps: AssetDeps, requestId: string, id: string, token: unknown, upload: Upload): Promise<Asset> {
   checkAssetAddress(deps, "upload", id, token);
-  const r = addressedRow(deps, id);
+  const r = await addressedRow(deps.store, id);
   if (r.status === "uploaded") throw new ApiError("CONFLICT", `Asset ${id} has already been uploaded.`);
   if (deps.files.isHeldBy(id)) throw new ApiError("CONFLICT", `An upload of asset ${id} is already in progress.`);
   if (upload.contentLength !== null && upload.contentLength.trim() !== String(r.size))
@@ -260,16 +261,17 @@ async function commitUpload(deps: AssetDeps, requestId: string, id: string, temp
     await deps.files.commit("assets", temp);
   } catch (e) {
     deps.files.discard(temp);
-    store.tx(() => releaseFile(store, clock, "assets", temp.sha256, id));
+    await store.tx((tx) => releaseFile(tx, clock, "assets", temp.sha256, id));
     throw e;
   }
   try {
-    return store.tx(() => {
-      // The row may have changed while the bytes streamed in: deleted, or uploaded by a parallel request.
-      const current = addressedRow(deps, id);
+    return await store.tx(async (tx) => {
+      // The row may have changed while the bytes streamed in: deleted, or uploaded by a parallel request. Locked, so
+      // that of two uploads of one registration the second sees the first's.
+      const current = await addressedRow(tx, id, true);
       if (current.status === "uploaded") throw new ApiError("CONFLICT", `Asset ${id} has already been uploaded.`);
-      deps.store.run("UPDATE assets SET status = 'uploaded', uploaded_at = $t WHERE id = $id", { t: deps.clock.now().toISOString(), id });
-      recordAudit(deps.store, deps.clock, { actor: JSON.parse(current.registered_by) as Actor, requestId }, {
+      await tx.run("UPDATE assets SET status = 'uploaded', uploaded_at = $t WHERE id = $id", { t: deps.clock.now().toISOString(), id });
+      await recordAudit(tx, deps.clock, { actor: JSON.parse(current.registered_by) as Actor, requestId }, {
         workspaceId: current.workspace_id,
         action: "asset.uploaded",
         resourceType: "asset",
@@ -277,13 +279,13 @@ async function commitUpload(deps: AssetDeps, requestId: string, id: string, temp
         resourceName: current.filename,
         metadata: auditFacts(current),
       });
-      if (!releaseFile(store, clock, "assets", temp.sha256, id))
+      if (!(await releaseFile(tx, clock, "assets", temp.sha256, id)))
         throw new ApiError("INTERNAL", "Storing the upload took so long that its bytes may have been deleted meanwhile; nothing was kept. Upload the file again.");
       return toAsset(current);
     });
   } catch (e) {
     // Given up: the bytes go after the grace unless another asset has them.
-    store.tx(() => releaseFile(store, clock, "assets", temp.sha256, id));
+    await store.tx((tx) => releaseFile(tx, clock, "assets", temp.sha256, id));
     throw e;
   }
 }
@@ -297,23 +299,23 @@ export interface Download {
 }
 
 /** openDownload checks a download address and answers the asset and its file; 403 for a bad or expired address. */
-export function openDownload(deps: AssetDeps, id: string, token: unknown): Download {
+export async function openDownload(deps: AssetDeps, id: string, token: unknown): Promise<Download> {
   checkAssetAddress(deps, "download", id, token);
-  const r = addressedRow(deps, id);
+  const r = await addressedRow(deps.store, id);
   if (r.status !== "uploaded") throw notFound(id);
   return { file: deps.files.open("assets", r.sha256), sha256: r.sha256, mediaType: r.media_type, filename: r.filename };
 }
 
 /** sweepAssets deletes registrations whose upload address has expired (each with an `asset.expired` event) and
  * temporary upload files no upload is writing. The periodic cleanup calls it; so can a test, after moving the clock. */
-export function sweepAssets(deps: AssetDeps): { expiredRegistrations: number; tempFiles: number } {
-  const expiredRegistrations = deps.store.tx(() => expirePending(deps, { actor: SWEEP_ACTOR, requestId: newId("req") }, null));
+export async function sweepAssets(deps: AssetDeps): Promise<{ expiredRegistrations: number; tempFiles: number }> {
+  const expiredRegistrations = await deps.store.tx((tx) => expirePending(deps, tx, { actor: SWEEP_ACTOR, requestId: newId("req") }, null));
   return { expiredRegistrations, tempFiles: deps.files.sweepTemp() };
 }
 
 /** sweepOrphanFiles records the deletion of stored asset files older than the grace that no uploaded asset points at
  * and no upload holds (a crash between storing the bytes and committing the row). It walks the whole area, so it runs
  * at start; the cleanup's next sweepFileDeletions deletes them. */
-export function sweepOrphanFiles(deps: AssetDeps): Promise<number> {
+export async function sweepOrphanFiles(deps: AssetDeps): Promise<number> {
   return scheduleOrphans(deps.store, deps.files, deps.clock, "assets");
 }

@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/store";
+import type { Reads, Tx } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import type { AuditEvent, AuditQuery, Metadata } from "./model";
 
@@ -18,10 +18,9 @@ export interface AuditEntry {
 }
 
 /** recordAudit writes one audit event; call it inside the store transaction that makes the change. */
-export function recordAudit(store: Store, clock: Clock, ctx: ChangeContext, entry: AuditEntry): string {
-  if (!store.inTransaction) throw new Error("recordAudit must run inside the transaction of the change it records");
+export async function recordAudit(tx: Tx, clock: Clock, ctx: ChangeContext, entry: AuditEntry): Promise<string> {
   const id = newId("aud");
-  store.run(
+  await tx.run(
     `INSERT INTO audit_events (id, workspace_id, actor_type, actor_id, actor_name, actor_email, action, resource_type,
        resource_id, resource_name, resource_deleted, request_id, metadata, created_at)
      VALUES ($id, $ws, $actorType, $actorId, $actorName, $actorEmail, $action, $resourceType, $resourceId, $resourceName,
@@ -51,14 +50,17 @@ export type DeletableTable = "assets" | "api_keys" | "templates" | "webhook_endp
 
 /** deleteAudited deletes a resource's row, flags its earlier audit events as about a deleted resource and records the
  * deletion (spec 2.7 `resourceDeleted`); call it inside the store transaction of the deletion. */
-export function deleteAudited(store: Store, clock: Clock, ctx: ChangeContext, table: DeletableTable, entry: Omit<AuditEntry, "resourceDeleted">): void {
-  store.run(`DELETE FROM ${table} WHERE id = $id`, { id: entry.resourceId });
-  store.run("UPDATE audit_events SET resource_deleted = 1 WHERE workspace_id = $ws AND resource_type = $t AND resource_id = $id", {
-    ws: entry.workspaceId,
-    t: entry.resourceType,
-    id: entry.resourceId,
-  });
-  recordAudit(store, clock, ctx, { ...entry, resourceDeleted: true });
+export async function deleteAudited(tx: Tx, clock: Clock, ctx: ChangeContext, table: DeletableTable, entry: Omit<AuditEntry, "resourceDeleted">): Promise<void> {
+  // One round trip on PostgreSQL: the three statements go out together, in this order.
+  await Promise.all([
+    tx.run(`DELETE FROM ${table} WHERE id = $id`, { id: entry.resourceId }),
+    tx.run("UPDATE audit_events SET resource_deleted = 1 WHERE workspace_id = $ws AND resource_type = $t AND resource_id = $id", {
+      ws: entry.workspaceId,
+      t: entry.resourceType,
+      id: entry.resourceId,
+    }),
+    recordAudit(tx, clock, ctx, { ...entry, resourceDeleted: true }),
+  ]);
 }
 
 interface AuditRow {
@@ -105,7 +107,7 @@ function utc(value: string, path: string): string {
 }
 
 /** listAuditEvents answers one page of a workspace's events, newest first, with the 4.6 filters. */
-export function listAuditEvents(store: Store, workspaceId: string, query: AuditQuery): { items: AuditEvent[]; nextCursor?: string } {
+export async function listAuditEvents(store: Reads, workspaceId: string, query: AuditQuery): Promise<{ items: AuditEvent[]; nextCursor?: string }> {
   const where = ["workspace_id = $ws"];
   const params: Record<string, string> = { ws: workspaceId };
   const eq: Array<[keyof AuditQuery, string]> = [
@@ -134,8 +136,8 @@ export function listAuditEvents(store: Store, workspaceId: string, query: AuditQ
 }
 
 /** getAuditEvent answers one event of the workspace, or 404 (also for another workspace's event). */
-export function getAuditEvent(store: Store, workspaceId: string, id: string): AuditEvent {
-  const row = store.get<AuditRow>("SELECT * FROM audit_events WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+export async function getAuditEvent(store: Reads, workspaceId: string, id: string): Promise<AuditEvent> {
+  const row = await store.get<AuditRow>("SELECT * FROM audit_events WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
   if (!row) throw new ApiError("NOT_FOUND", `Audit event ${id} was not found.`);
   return toEvent(row);
 }

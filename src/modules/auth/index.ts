@@ -60,8 +60,8 @@ export function authRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta)
     )
     .post(
       "/v1/auth/sign-out",
-      ({ principal, set }) => {
-        if (principal.kind === "session") signOut(app.store, principal.sessionId);
+      async ({ principal, set }) => {
+        if (principal.kind === "session") await signOut(app.store, principal.sessionId);
         set.headers["set-cookie"] = cookie("", 0);
         return { signedOut: true as const };
       },

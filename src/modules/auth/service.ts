@@ -19,7 +19,7 @@ let unknownUserHash: Promise<string> | undefined;
 
 /** signIn checks the password, opens a session and audits the sign-in in each of the user's workspaces. */
 export async function signIn(store: Store, clock: Clock, requestId: string, email: string, password: string): Promise<{ token: string; expiresAt: Date }> {
-  const user = findUserByEmail(store, email);
+  const user = await findUserByEmail(store, email);
   const stored = user?.password_hash ?? (await (unknownUserHash ??= Bun.password.hash("renderd-unknown-user", { algorithm: "argon2id" })));
   const ok = await Bun.password.verify(password, stored);
   if (!user || !ok) throw new ApiError("UNAUTHORIZED", "The e-mail or password is not correct.");
@@ -27,19 +27,24 @@ export async function signIn(store: Store, clock: Clock, requestId: string, emai
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   const sessionId = newId("ses");
-  store.tx(() => {
-    store.run("DELETE FROM sessions WHERE expires_at <= $now", { now: now.toISOString() });
-    store.run("INSERT INTO sessions (token_hash, id, user_id, created_at, expires_at) VALUES ($hash, $id, $user, $now, $exp)", {
-      hash,
-      id: sessionId,
-      user: user.id,
-      now: now.toISOString(),
-      exp: expiresAt.toISOString(),
-    });
+  await store.tx(async (tx) => {
+    const [, , memberships] = await Promise.all([
+      tx.run("DELETE FROM sessions WHERE expires_at <= $now", { now: now.toISOString() }),
+      tx.run("INSERT INTO sessions (token_hash, id, user_id, created_at, expires_at) VALUES ($hash, $id, $user, $now, $exp)", {
+        hash,
+        id: sessionId,
+        user: user.id,
+        now: now.toISOString(),
+        exp: expiresAt.toISOString(),
+      }),
+      membershipsOf(tx, user.id),
+    ]);
     const actor = { type: "user" as const, id: user.id, email: user.email, ...(user.name ? { name: user.name } : {}) };
-    for (const m of membershipsOf(store, user.id)) {
-      recordAudit(store, clock, { actor, requestId }, { workspaceId: m.workspaceId, action: "user.signed_in", resourceType: "user", resourceId: user.id, resourceName: user.email, metadata: { sessionId } });
-    }
+    await Promise.all(
+      memberships.map((m) =>
+        recordAudit(tx, clock, { actor, requestId }, { workspaceId: m.workspaceId, action: "user.signed_in", resourceType: "user", resourceId: user.id, resourceName: user.email, metadata: { sessionId } }),
+      ),
+    );
   });
   return { token, expiresAt };
 }
@@ -50,19 +55,19 @@ export async function signIn(store: Store, clock: Clock, requestId: string, emai
  * fine, and the console reads 401 as "signed out".
  */
 export async function changePassword(store: Store, clock: Clock, ctx: ChangeContext, principal: SessionPrincipal, body: ChangePasswordBody): Promise<{ passwordChanged: true }> {
-  const user = findUser(store, principal.user.id);
+  const user = await findUser(store, principal.user.id);
   if (!user) throw new ApiError("UNAUTHORIZED", "The session is not valid; sign in again.");
   if (!(await Bun.password.verify(body.currentPassword, user.password_hash)))
     throw new ApiError("BAD_REQUEST", "The current password is not correct.", { details: [{ path: "/currentPassword", message: "is not your current password" }] });
   validatePassword(body.newPassword, "/newPassword", body.currentPassword);
   const passwordHash = await hashPassword(body.newPassword);
-  replacePassword(store, clock, ctx, user, passwordHash, { keepSessionId: principal.sessionId, expectedHash: user.password_hash });
+  await replacePassword(store, clock, ctx, user, passwordHash, { keepSessionId: principal.sessionId, expectedHash: user.password_hash });
   return { passwordChanged: true };
 }
 
 /** signOut ends the session. */
-export function signOut(store: Store, sessionId: string): void {
-  store.run("DELETE FROM sessions WHERE id = $id", { id: sessionId });
+export async function signOut(store: Store, sessionId: string): Promise<void> {
+  await store.tx((tx) => tx.run("DELETE FROM sessions WHERE id = $id", { id: sessionId }));
 }
 
 /** describeSession answers who is signed in and in which workspace. */

@@ -4,7 +4,7 @@ import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { openPkcs12, Pkcs12Error, validityProblem, type CertificateFacts, type OpenedPkcs12 } from "../../pdf/pkcs12";
-import type { Store } from "../../store/store";
+import type { Reads, Store } from "../../store/store";
 import { decryptSecret, encryptSecret } from "../../webhooks/secret-box";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
@@ -38,12 +38,12 @@ function toCertificate(r: CertificateRow): Certificate {
   };
 }
 
-function findRow(store: Store, workspaceId: string, id: string): CertificateRow | null {
+async function findRow(store: Reads, workspaceId: string, id: string): Promise<CertificateRow | null> {
   return store.get<CertificateRow>("SELECT * FROM certificates WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
 }
 
-function certificateRow(store: Store, workspaceId: string, id: string): CertificateRow {
-  const r = findRow(store, workspaceId, id);
+async function certificateRow(store: Reads, workspaceId: string, id: string): Promise<CertificateRow> {
+  const r = await findRow(store, workspaceId, id);
   // DESIGN.md 2: another workspace's certificate is 404 too.
   if (!r) throw new ApiError("NOT_FOUND", `Certificate ${id} was not found.`);
   return r;
@@ -78,8 +78,8 @@ export async function createCertificate(
   const id = newId("crt");
   // The row id is the seal's authenticated data: a sealed file copied onto another row does not open.
   const sealed = encryptSecret(secretKey, id, JSON.stringify({ pkcs12: input.pkcs12, password: input.password }));
-  return store.tx(() => {
-    store.run(
+  return store.tx(async (tx) => {
+    await tx.run(
       `INSERT INTO certificates (id, workspace_id, name, subject, issuer, serial_number, not_before, not_after, sha256_fingerprint, pkcs12_encrypted, created_at)
        VALUES ($id, $ws, $name, $subject, $issuer, $serial, $notBefore, $notAfter, $fingerprint, $sealed, $now)`,
       {
@@ -96,7 +96,7 @@ export async function createCertificate(
         now: clock.now().toISOString(),
       },
     );
-    recordAudit(store, clock, ctx, {
+    await recordAudit(tx, clock, ctx, {
       workspaceId,
       action: "certificate.created",
       resourceType: "certificate",
@@ -104,39 +104,39 @@ export async function createCertificate(
       resourceName: input.name,
       metadata: { subject: facts.subject, sha256Fingerprint: facts.sha256Fingerprint },
     });
-    return toCertificate(certificateRow(store, workspaceId, id));
+    return toCertificate(await certificateRow(tx, workspaceId, id));
   });
 }
 
 /** listCertificates answers one page of the workspace's certificates, newest first. */
-export function listCertificates(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: Certificate[]; nextCursor?: string } {
+export async function listCertificates(store: Reads, workspaceId: string, query: { limit?: string; cursor?: string }): Promise<{ items: Certificate[]; nextCursor?: string }> {
   return selectPage(store, query, { from: "certificates", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, toCertificate);
 }
 
 /** getCertificate answers one certificate of the workspace. */
-export function getCertificate(store: Store, workspaceId: string, id: string): Certificate {
-  return toCertificate(certificateRow(store, workspaceId, id));
+export async function getCertificate(store: Reads, workspaceId: string, id: string): Promise<Certificate> {
+  return toCertificate(await certificateRow(store, workspaceId, id));
 }
 
 /** deleteCertificate removes the certificate and its sealed key; renders that name it and are not yet signed fail. */
-export function deleteCertificate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
-  return store.tx(() => {
-    const r = certificateRow(store, workspaceId, id);
-    deleteAudited(store, clock, ctx, "certificates", { workspaceId, action: "certificate.deleted", resourceType: "certificate", resourceId: id, resourceName: r.name });
+export async function deleteCertificate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return store.tx(async (tx) => {
+    const r = await certificateRow(tx, workspaceId, id);
+    await deleteAudited(tx, clock, ctx, "certificates", { workspaceId, action: "certificate.deleted", resourceType: "certificate", resourceId: id, resourceName: r.name });
     return { id, deleted: true as const };
   });
 }
 
 /** certificateProblem tells why the workspace cannot sign with certificate `id` now (missing — another workspace's
  * reads as missing —, expired, not yet valid), or null. */
-export function certificateProblem(store: Store, clock: Clock, workspaceId: string, id: string): string | null {
-  const r = findRow(store, workspaceId, id);
+export async function certificateProblem(store: Reads, clock: Clock, workspaceId: string, id: string): Promise<string | null> {
+  const r = await findRow(store, workspaceId, id);
   return r ? validityProblem(factsOf(r), clock.now()) : `Certificate ${id} was not found; upload it with POST /v1/certificates.`;
 }
 
 /** assertCertificateUsable refuses a render naming a certificate the workspace lacks or that cannot sign now (422). */
-export function assertCertificateUsable(store: Store, clock: Clock, workspaceId: string, id: string, path: string): void {
-  const problem = certificateProblem(store, clock, workspaceId, id);
+export async function assertCertificateUsable(store: Reads, clock: Clock, workspaceId: string, id: string, path: string): Promise<void> {
+  const problem = await certificateProblem(store, clock, workspaceId, id);
   if (problem) throw new ApiError("ASSET_INVALID", "The signature's certificate cannot be used.", { details: [{ path, message: problem }] });
 }
 
@@ -152,8 +152,8 @@ function factsOf(r: CertificateRow): CertificateFacts {
 }
 
 /** openCertificate answers the ready signer of a certificate at signing time, or the reason it cannot sign (deleted, expired, unreadable). */
-export async function openCertificate(store: Store, clock: Clock, secretKey: string, workspaceId: string, id: string): Promise<OpenedPkcs12 | { problem: string }> {
-  const r = findRow(store, workspaceId, id);
+export async function openCertificate(store: Reads, clock: Clock, secretKey: string, workspaceId: string, id: string): Promise<OpenedPkcs12 | { problem: string }> {
+  const r = await findRow(store, workspaceId, id);
   if (!r) return { problem: `The signing certificate ${id} was deleted before the PDF was signed.` };
   const expired = validityProblem(factsOf(r), clock.now());
   if (expired) return { problem: `The signing certificate ${id} cannot sign: ${expired}` };

@@ -1,7 +1,7 @@
 /** destinations/deliveries: a render's deliveries — planned when it is accepted, shown on the render, listed per destination. */
 import { ApiError, type ErrorDetail } from "../../errors";
 import { selectPage } from "../../http/paging";
-import type { Store } from "../../store/store";
+import type { Reads, Tx } from "../../store/store";
 import { addDeliveries } from "../../destinations/deliveries";
 import { fillFilename, fillPlaceholders, type PlaceholderValues } from "../../destinations/placeholders";
 import type { DestinationDelivery, RenderDelivery } from "./model";
@@ -15,11 +15,14 @@ export interface DeliveryTarget {
 
 /** deliveryTargets checks a render's destinationIds, its own or its template's default (BAD_REQUEST pointing at `path/<i>`
  * for one not in the workspace). */
-export function deliveryTargets(store: Store, workspaceId: string, ids: readonly string[], path: string, from: "request" | "template"): DeliveryTarget[] {
+export async function deliveryTargets(store: Reads, workspaceId: string, ids: readonly string[], path: string, from: "request" | "template"): Promise<DeliveryTarget[]> {
   const problems: ErrorDetail[] = [];
   const targets: DeliveryTarget[] = [];
+  const rows = await Promise.all(
+    ids.map((id) => store.get<{ config: string }>("SELECT config FROM destinations WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId })),
+  );
   ids.forEach((id, i) => {
-    const r = store.get<{ config: string }>("SELECT config FROM destinations WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+    const r = rows[i];
     if (!r) problems.push({ path: `${path}/${i}`, message: `no destination ${id} in this workspace${from === "template" ? " (the template's default destinationIds)" : ""}; list them with GET /v1/destinations` });
     else targets.push({ destinationId: id, subject: (JSON.parse(r.config) as { subject?: string }).subject ?? null });
   });
@@ -28,9 +31,9 @@ export function deliveryTargets(store: Store, workspaceId: string, ids: readonly
 }
 
 /** queueDeliveries writes a render's deliveries with their file name and subject filled in, in the render's own transaction. */
-export function queueDeliveries(store: Store, now: string, targets: DeliveryTarget[], filename: string, values: PlaceholderValues): void {
-  addDeliveries(
-    store,
+export async function queueDeliveries(tx: Tx, now: string, targets: DeliveryTarget[], filename: string, values: PlaceholderValues): Promise<void> {
+  await addDeliveries(
+    tx,
     now,
     values.renderId,
     targets.map((t) => ({ destinationId: t.destinationId, filename: fillFilename(filename, values), subject: t.subject === null ? null : fillPlaceholders(t.subject, values) })),
@@ -60,13 +63,13 @@ function toRenderDelivery(r: DeliveryRow): RenderDelivery {
 }
 
 /** renderDeliveries answers a render's deliveries in the order of its destinationIds (none: an empty list). */
-export function renderDeliveries(store: Store, renderId: string): RenderDelivery[] {
-  return store.all<DeliveryRow>("SELECT * FROM destination_deliveries WHERE render_id = $id ORDER BY position", { id: renderId }).map(toRenderDelivery);
+export async function renderDeliveries(store: Reads, renderId: string): Promise<RenderDelivery[]> {
+  return (await store.all<DeliveryRow>("SELECT * FROM destination_deliveries WHERE render_id = $id ORDER BY position", { id: renderId })).map(toRenderDelivery);
 }
 
 /** listDestinationDeliveries answers one page of a destination's deliveries, newest first. */
-export function listDestinationDeliveries(store: Store, workspaceId: string, id: string, query: { limit?: string; cursor?: string }): { items: DestinationDelivery[]; nextCursor?: string } {
-  destinationRow(store, workspaceId, id);
+export async function listDestinationDeliveries(store: Reads, workspaceId: string, id: string, query: { limit?: string; cursor?: string }): Promise<{ items: DestinationDelivery[]; nextCursor?: string; }> {
+  await destinationRow(store, workspaceId, id);
   return selectPage<DeliveryRow, DestinationDelivery>(store, query, { from: "destination_deliveries", where: ["destination_id = $id"], params: { id } }, (r) => {
     const d: DestinationDelivery = { id: r.id, renderId: r.render_id, ...toRenderDelivery(r), createdAt: r.created_at };
     if (r.last_attempt_at !== null) d.lastAttemptAt = r.last_attempt_at;

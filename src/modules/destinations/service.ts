@@ -5,7 +5,7 @@ import { selectPage } from "../../http/paging";
 import type { ChangeContext } from "../../auth/actor";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/store";
+import type { Reads, Store } from "../../store/store";
 import type { DestinationOptions } from "../../webhooks/destinations";
 import { encryptSecret } from "../../webhooks/secret-box";
 import { DELIVERY_ERROR, openConfig } from "../../destinations/dispatcher";
@@ -14,6 +14,7 @@ import { configProblems, keepMasked, maskConfig, splitSecrets, type DestinationC
 import { deliver } from "../../destinations/transports";
 import type { Metadata } from "../audit/model";
 import { deleteAudited, recordAudit } from "../audit/service";
+import { lockWorkspace } from "../workspaces/service";
 import type { CreateDestinationBody, Destination, DestinationTestResult, UpdateDestinationBody } from "./model";
 
 /** Destinations per workspace. */
@@ -50,8 +51,8 @@ function toDestination(r: DestinationRow, secretKey: string): Destination {
 }
 
 /** destinationRow answers a destination of the workspace; another workspace's is 404 too (DESIGN.md 2). */
-export function destinationRow(store: Store, workspaceId: string, id: string): DestinationRow {
-  const r = store.get<DestinationRow>("SELECT * FROM destinations WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+export async function destinationRow(store: Reads, workspaceId: string, id: string): Promise<DestinationRow> {
+  const r = await store.get<DestinationRow>("SELECT * FROM destinations WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
   if (!r) throw new ApiError("NOT_FOUND", `Destination ${id} was not found.`);
   return r;
 }
@@ -76,8 +77,8 @@ function withoutNulls(fields: Fields): Fields {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null));
 }
 
-function countDestinations(store: Store, workspaceId: string): number {
-  return store.get<{ n: number }>("SELECT COUNT(*) AS n FROM destinations WHERE workspace_id = $ws", { ws: workspaceId })!.n;
+async function countDestinations(store: Reads, workspaceId: string): Promise<number> {
+  return (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM destinations WHERE workspace_id = $ws", { ws: workspaceId }))!.n;
 }
 
 function tooMany(): ApiError {
@@ -89,40 +90,42 @@ export async function createDestination(store: Store, clock: Clock, ctx: ChangeC
   await checkedConfig(input.type, input.config, deps.hosts);
   const id = newId("dst");
   const { plain, sealed } = seal(deps.secretKey, id, input.type, input.config);
-  return store.tx(() => {
-    if (countDestinations(store, workspaceId) >= MAX_DESTINATIONS) throw tooMany();
+  return store.tx(async (tx) => {
+    // The workspace's row, locked: creations of one workspace take turns, so two cannot both take the last place.
+    await lockWorkspace(tx, workspaceId);
+    if ((await countDestinations(tx, workspaceId)) >= MAX_DESTINATIONS) throw tooMany();
     const now = clock.now().toISOString();
-    store.run(
+    await tx.run(
       `INSERT INTO destinations (id, workspace_id, name, type, config, secrets_encrypted, created_at, updated_at)
        VALUES ($id, $ws, $name, $type, $plain, $sealed, $now, $now)`,
       { id, ws: workspaceId, name: input.name, type: input.type, plain, sealed, now },
     );
-    recordAudit(store, clock, ctx, { workspaceId, action: "destination.created", resourceType: "destination", resourceId: id, resourceName: input.name, metadata: { type: input.type } });
-    return toDestination(destinationRow(store, workspaceId, id), deps.secretKey);
+    await recordAudit(tx, clock, ctx, { workspaceId, action: "destination.created", resourceType: "destination", resourceId: id, resourceName: input.name, metadata: { type: input.type } });
+    return toDestination(await destinationRow(tx, workspaceId, id), deps.secretKey);
   });
 }
 
 /** listDestinations answers one page of the workspace's destinations, newest first, masked. */
-export function listDestinations(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }, secretKey: string): { items: Destination[]; nextCursor?: string } {
+export async function listDestinations(store: Reads, workspaceId: string, query: { limit?: string; cursor?: string }, secretKey: string): Promise<{ items: Destination[]; nextCursor?: string }> {
   return selectPage<DestinationRow, Destination>(store, query, { from: "destinations", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, (r) => toDestination(r, secretKey));
 }
 
 /** getDestination answers one destination of the workspace, masked. */
-export function getDestination(store: Store, workspaceId: string, id: string, secretKey: string): Destination {
-  return toDestination(destinationRow(store, workspaceId, id), secretKey);
+export async function getDestination(store: Reads, workspaceId: string, id: string, secretKey: string): Promise<Destination> {
+  return toDestination(await destinationRow(store, workspaceId, id), secretKey);
 }
 
 /** updateDestination renames it and lays the config fields sent over the stored ones (credentials kept unless replaced);
  * the result is checked whole, host included. No change writes no event. */
 export async function updateDestination(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string, input: UpdateDestinationBody, deps: DestinationDeps): Promise<Destination> {
-  const before = destinationRow(store, workspaceId, id);
+  const before = await destinationRow(store, workspaceId, id);
   // Credentials that no longer decrypt (SECRET_KEY changed) are left out: the PATCH must give them again, or the check refuses it.
   const stored = (openConfig(deps.secretKey, before)?.config ?? JSON.parse(before.config)) as Fields;
   // A field sent as null is removed (an optional one such as `prefix`).
   const config = input.config === undefined ? null : withoutNulls(keepMasked(stored, { ...stored, ...input.config }));
   if (config) await checkedConfig(before.type, config, deps.hosts);
-  return store.tx(() => {
-    const r = destinationRow(store, workspaceId, id);
+  return store.tx(async (tx) => {
+    const r = await destinationRow(tx, workspaceId, id);
     const sets: string[] = [];
     const params: Record<string, string> = { id };
     const metadata: Metadata = {};
@@ -140,24 +143,24 @@ export async function updateDestination(store: Store, clock: Clock, ctx: ChangeC
     }
     if (sets.length === 0) return toDestination(r, deps.secretKey);
     params.now = clock.now().toISOString();
-    store.run(`UPDATE destinations SET ${sets.join(", ")}, updated_at = $now WHERE id = $id`, params);
-    recordAudit(store, clock, ctx, { workspaceId, action: "destination.updated", resourceType: "destination", resourceId: id, resourceName: input.name ?? r.name, metadata });
-    return toDestination(destinationRow(store, workspaceId, id), deps.secretKey);
+    await tx.run(`UPDATE destinations SET ${sets.join(", ")}, updated_at = $now WHERE id = $id`, params);
+    await recordAudit(tx, clock, ctx, { workspaceId, action: "destination.updated", resourceType: "destination", resourceId: id, resourceName: input.name ?? r.name, metadata });
+    return toDestination(await destinationRow(tx, workspaceId, id), deps.secretKey);
   });
 }
 
 /** deleteDestination removes the destination; its deliveries, pending or not, go with it (foreign key cascade). */
-export function deleteDestination(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
-  return store.tx(() => {
-    const r = destinationRow(store, workspaceId, id);
-    deleteAudited(store, clock, ctx, "destinations", { workspaceId, action: "destination.deleted", resourceType: "destination", resourceId: id, resourceName: r.name });
+export async function deleteDestination(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return store.tx(async (tx) => {
+    const r = await destinationRow(tx, workspaceId, id);
+    await deleteAudited(tx, clock, ctx, "destinations", { workspaceId, action: "destination.deleted", resourceType: "destination", resourceId: id, resourceName: r.name });
     return { id, deleted: true as const };
   });
 }
 
 /** testDestination delivers a small text file now and answers what happened; nothing is stored. */
-export async function testDestination(store: Store, clock: Clock, workspaceId: string, id: string, deps: DestinationDeps): Promise<DestinationTestResult> {
-  const r = destinationRow(store, workspaceId, id);
+export async function testDestination(store: Reads, clock: Clock, workspaceId: string, id: string, deps: DestinationDeps): Promise<DestinationTestResult> {
+  const r = await destinationRow(store, workspaceId, id);
   const destination = openConfig(deps.secretKey, r);
   if (!destination) return { ok: false, error: DELIVERY_ERROR.secrets };
   const at = clock.now().toISOString();

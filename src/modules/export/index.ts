@@ -17,11 +17,11 @@ export function exportRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
     .use(auth)
     .get(
       "/v1/export",
-      ({ principal, request }) => {
+      async ({ principal, request }) => {
         const requestId = meta.of(request).requestId;
         // The export agrees with GET /v1/audit-events: the audit history only for a caller holding audit:read.
         const reader = { auditEvents: principal.scopes.has("audit:read") };
-        const { filename, chunks } = exportWorkspace(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), reader);
+        const { filename, chunks } = await exportWorkspace(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), reader);
         const body = textStream(chunks, (err) => app.log.error({ err, requestId }, "workspace export failed part-way"));
         return new Response(body, {
           headers: {

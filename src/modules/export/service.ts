@@ -2,7 +2,7 @@
  * memory stays bounded however many renders and audit events the workspace has (docs/members.md). */
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
-import type { Store } from "../../store/store";
+import type { Reads, Store } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import { listAuditEvents, recordAudit } from "../audit/service";
 import { listAssets } from "../assets/service";
@@ -20,19 +20,19 @@ const PAGE = "100";
 const ALL_DAYS = { from: "0000-01-01", to: "9999-12-31" };
 
 /** rowsOf walks every page of a list, newest first; a row added meanwhile sorts before the cursor and is not seen. */
-function* rowsOf<T>(read: (query: { limit: string; cursor?: string }) => Page<T>): Generator<T> {
+async function* rowsOf<T>(read: (query: { limit: string; cursor?: string }) => Promise<Page<T>>): AsyncGenerator<T> {
   let cursor: string | undefined;
   do {
-    const page = read(cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor });
+    const page = await read(cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor });
     yield* page.items;
     cursor = page.nextCursor;
   } while (cursor !== undefined);
 }
 
-function* jsonArray(items: Iterable<unknown>): Generator<string> {
+async function* jsonArray(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncGenerator<string> {
   yield "[";
   let separator = "";
-  for (const item of items) {
+  for await (const item of items) {
     yield separator + JSON.stringify(item);
     separator = ",";
   }
@@ -40,9 +40,9 @@ function* jsonArray(items: Iterable<unknown>): Generator<string> {
 }
 
 // A template deleted while the export runs is left out rather than breaking the document half-way.
-function unlessDeleted<T>(read: () => T): T | null {
+async function unlessDeleted<T>(read: () => Promise<T>): Promise<T | null> {
   try {
-    return read();
+    return await read();
   } catch (error) {
     if (error instanceof ApiError && error.code === "NOT_FOUND") return null;
     throw error;
@@ -50,28 +50,30 @@ function unlessDeleted<T>(read: () => T): T | null {
 }
 
 // One template and its versions at a time: a version holds a whole draft, stylesheet included.
-function* templatesJson(store: Store, workspaceId: string): Generator<string> {
+async function* templatesJson(store: Reads, workspaceId: string): AsyncGenerator<string> {
   yield "[";
   let separator = "";
-  for (const summary of rowsOf((q) => listTemplates(store, workspaceId, q))) {
-    const template = unlessDeleted(() => getTemplate(store, workspaceId, summary.id));
+  for await (const summary of rowsOf((q) => listTemplates(store, workspaceId, q))) {
+    const template = await unlessDeleted(() => getTemplate(store, workspaceId, summary.id));
     if (!template) continue;
     yield `${separator}${JSON.stringify(template).slice(0, -1)},"versions":`;
-    const versions = rowsOf((q) => unlessDeleted(() => listTemplateVersions(store, workspaceId, template.id, q)) ?? { items: [] });
-    yield* jsonArray((function* () {
-      for (const v of versions) {
-        const version = unlessDeleted(() => getTemplateVersion(store, workspaceId, template.id, v.version));
-        if (version) yield version;
-      }
-    })());
+    const versions = rowsOf(async (q) => (await unlessDeleted(() => listTemplateVersions(store, workspaceId, template.id, q))) ?? { items: [] });
+    yield* jsonArray(
+      (async function* () {
+        for await (const v of versions) {
+          const version = await unlessDeleted(() => getTemplateVersion(store, workspaceId, template.id, v.version));
+          if (version) yield version;
+        }
+      })(),
+    );
     yield "}";
     separator = ",";
   }
   yield "]";
 }
 
-function* documentJson(store: Store, workspaceId: string, exportedAt: string, auditEvents: boolean): Generator<string> {
-  yield `{"exportedAt":${JSON.stringify(exportedAt)},"workspace":${JSON.stringify(getWorkspace(store, workspaceId))},"templates":`;
+async function* documentJson(store: Reads, workspaceId: string, exportedAt: string, auditEvents: boolean): AsyncGenerator<string> {
+  yield `{"exportedAt":${JSON.stringify(exportedAt)},"workspace":${JSON.stringify(await getWorkspace(store, workspaceId))},"templates":`;
   yield* templatesJson(store, workspaceId);
   yield `,"renders":`;
   yield* jsonArray(rowsOf((q) => listRenderRecords(store, workspaceId, q)));
@@ -80,7 +82,9 @@ function* documentJson(store: Store, workspaceId: string, exportedAt: string, au
   yield `,"auditEvents":`;
   yield* jsonArray(auditEvents ? rowsOf((q) => listAuditEvents(store, workspaceId, q)) : []);
   yield `,"usage":`;
-  yield* jsonArray(usageReport(store, workspaceId, ALL_DAYS).days);
+  yield* jsonArray((async function* () {
+    yield* (await usageReport(store, workspaceId, ALL_DAYS)).days;
+  })());
   yield "}";
 }
 
@@ -92,11 +96,11 @@ export interface ExportReader {
 
 /** exportWorkspace audits the export (`workspace.exported`) and answers its file name and the document as pieces of
  * JSON text, read from the store as they are taken. */
-export function exportWorkspace(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, reader: ExportReader): { filename: string; chunks: Generator<string> } {
+export async function exportWorkspace(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, reader: ExportReader): Promise<{ filename: string; chunks: AsyncGenerator<string> }> {
   const exportedAt = clock.now().toISOString();
-  const workspace = store.tx(() => {
-    const ws = getWorkspace(store, workspaceId);
-    recordAudit(store, clock, ctx, { workspaceId: ws.id, action: "workspace.exported", resourceType: "workspace", resourceId: ws.id, resourceName: ws.name });
+  const workspace = await store.tx(async (tx) => {
+    const ws = await getWorkspace(tx, workspaceId);
+    await recordAudit(tx, clock, ctx, { workspaceId: ws.id, action: "workspace.exported", resourceType: "workspace", resourceId: ws.id, resourceName: ws.name });
     return ws;
   });
   return { filename: `renderd-export-${workspace.slug}-${exportedAt.slice(0, 10)}.json`, chunks: documentJson(store, workspace.id, exportedAt, reader.auditEvents) };

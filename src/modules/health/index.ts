@@ -12,8 +12,9 @@ import { Ready, Unavailable, type Readiness } from "./model";
  * writes (DATA_DIR short of space, or read-only: store/space.ts) is unavailable too, though reads go on. */
 export async function readiness(store: Store, counters?: WindowCounters, space?: Pick<Space, "status">): Promise<Readiness> {
   const unavailable: Static<typeof Unavailable>["unavailable"] = [];
-  if (!store.ping() || space?.status().refusing) unavailable.push("database");
-  if (counters?.ping && !(await counters.ping())) unavailable.push("redis");
+  const [database, redis] = await Promise.all([store.ping(), counters?.ping ? counters.ping() : true]);
+  if (!database || space?.status().refusing) unavailable.push("database");
+  if (!redis) unavailable.push("redis");
   return unavailable.length ? { status: "unavailable", unavailable } : { status: "ok" };
 }
 

@@ -45,8 +45,8 @@ export function memberRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
     )
     .delete(
       "/v1/members/:userId",
-      ({ params, principal, request }) => {
-        removeMember(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), roleOf(principal), params.userId);
+      async ({ params, principal, request }) => {
+        await removeMember(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), roleOf(principal), params.userId);
         return new Response(null, { status: 204 });
       },
       { auth: manage, params: MemberParams, detail: { responses: { 204: { description: "The member was removed" } } } },

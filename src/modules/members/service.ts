@@ -4,12 +4,13 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { randomBase62 } from "../../lib/ids";
-import type { Store } from "../../store/store";
+import type { Reads, Store } from "../../store/store";
 import type { Role } from "../../auth/scopes";
 import type { ChangeContext } from "../../auth/actor";
 import { recordAudit } from "../audit/service";
 import { findUserByEmail } from "../../auth/accounts";
 import { checkEmail, createUser, hashPassword } from "../users/service";
+import { lockWorkspace } from "../workspaces/service";
 import type { AddMemberBody, Member, MemberAdded } from "./model";
 
 interface MemberRow {
@@ -32,14 +33,14 @@ function toMember(r: MemberRow): Member {
   return { userId: r.id, email: r.email, name: r.name, role: r.role, createdAt: r.created_at };
 }
 
-function memberRow(store: Store, workspaceId: string, userId: string): MemberRow {
-  const r = store.get<MemberRow>(`SELECT * FROM ${MEMBERS} WHERE workspace_id = $ws AND id = $id`, { ws: workspaceId, id: userId });
+async function memberRow(store: Reads, workspaceId: string, userId: string): Promise<MemberRow> {
+  const r = await store.get<MemberRow>(`SELECT * FROM ${MEMBERS} WHERE workspace_id = $ws AND id = $id`, { ws: workspaceId, id: userId });
   if (!r) throw new ApiError("NOT_FOUND", `User ${userId} is not a member of this workspace.`);
   return r;
 }
 
-function owners(store: Store, workspaceId: string): number {
-  return store.get<{ n: number }>("SELECT COUNT(*) AS n FROM memberships WHERE workspace_id = $ws AND role = 'owner'", { ws: workspaceId })!.n;
+async function owners(store: Reads, workspaceId: string): Promise<number> {
+  return (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM memberships WHERE workspace_id = $ws AND role = 'owner'", { ws: workspaceId }))!.n;
 }
 
 /**
@@ -61,7 +62,7 @@ function refuseUnless(actor: Role, from: Role | null, to: Role | null, ownerCoun
 }
 
 /** listMembers answers one page of the workspace's members, newest membership first. */
-export function listMembers(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: Member[]; nextCursor?: string } {
+export async function listMembers(store: Reads, workspaceId: string, query: { limit?: string; cursor?: string }): Promise<{ items: Member[]; nextCursor?: string }> {
   return selectPage(store, query, { from: MEMBERS, where: ["workspace_id = $ws"], params: { ws: workspaceId } }, toMember);
 }
 
@@ -76,23 +77,23 @@ export async function addMember(store: Store, clock: Clock, ctx: ChangeContext, 
   // meanwhile by someone else only means the password goes unused.
   const password = randomBase62(ONE_TIME_PASSWORD_CHARS);
   const passwordHash = await hashPassword(password);
-  return store.tx(() => {
-    const user = findUserByEmail(store, email);
-    if (user && store.get("SELECT 1 FROM memberships WHERE workspace_id = $ws AND user_id = $user", { ws: workspaceId, user: user.id }))
+  return store.tx(async (tx) => {
+    const user = await findUserByEmail(tx, email);
+    if (user && await tx.get("SELECT 1 FROM memberships WHERE workspace_id = $ws AND user_id = $user", { ws: workspaceId, user: user.id }))
       throw new ApiError("CONFLICT", `${email} is already a member of this workspace; change their role instead.`, { details: [{ path: "/email", message: "is already a member" }] });
     let userId: string;
     if (user) {
       userId = user.id;
-      store.run("INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($ws, $user, $role, $now)", {
+      await tx.run("INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($ws, $user, $role, $now)", {
         ws: workspaceId,
         user: userId,
         role: input.role,
         now: clock.now().toISOString(),
       });
     } else {
-      userId = createUser(store, clock, ctx, { email, name: input.name, passwordHash, workspace: workspaceId, role: input.role, platformAdmin: false }).id;
+      userId = (await createUser(tx, clock, ctx, { email, name: input.name, passwordHash, workspace: workspaceId, role: input.role, platformAdmin: false })).id;
     }
-    recordAudit(store, clock, ctx, {
+    await recordAudit(tx, clock, ctx, {
       workspaceId,
       action: "member.added",
       resourceType: "user",
@@ -100,19 +101,21 @@ export async function addMember(store: Store, clock: Clock, ctx: ChangeContext, 
       resourceName: email,
       metadata: { role: input.role, newUser: !user },
     });
-    const member = toMember(memberRow(store, workspaceId, userId));
+    const member = toMember(await memberRow(tx, workspaceId, userId));
     return user ? { member } : { member, oneTimePassword: password };
   });
 }
 
 /** changeMemberRole gives a member another role; the same role again changes nothing and writes no event. */
-export function changeMemberRole(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, actor: Role, userId: string, role: Role): Member {
-  return store.tx(() => {
-    const r = memberRow(store, workspaceId, userId);
+export async function changeMemberRole(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, actor: Role, userId: string, role: Role): Promise<Member> {
+  return store.tx(async (tx) => {
+    // The workspace's row, locked: changes of its members take turns, so two can never both remove "another" owner.
+    await lockWorkspace(tx, workspaceId);
+    const r = await memberRow(tx, workspaceId, userId);
     if (r.role === role) return toMember(r);
-    refuseUnless(actor, r.role, role, owners(store, workspaceId));
-    store.run("UPDATE memberships SET role = $role WHERE workspace_id = $ws AND user_id = $user", { role, ws: workspaceId, user: userId });
-    recordAudit(store, clock, ctx, {
+    refuseUnless(actor, r.role, role, await owners(tx, workspaceId));
+    await tx.run("UPDATE memberships SET role = $role WHERE workspace_id = $ws AND user_id = $user", { role, ws: workspaceId, user: userId });
+    await recordAudit(tx, clock, ctx, {
       workspaceId,
       action: "member.role_changed",
       resourceType: "user",
@@ -120,17 +123,18 @@ export function changeMemberRole(store: Store, clock: Clock, ctx: ChangeContext,
       resourceName: r.email,
       metadata: { role, previousRole: r.role },
     });
-    return toMember(memberRow(store, workspaceId, userId));
+    return toMember(await memberRow(tx, workspaceId, userId));
   });
 }
 
 /** removeMember takes a user out of the workspace. The user and their sessions remain: a session finds its workspace
  * from the memberships on every request, so it loses this workspace at once. */
-export function removeMember(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, actor: Role, userId: string): void {
-  store.tx(() => {
-    const r = memberRow(store, workspaceId, userId);
-    refuseUnless(actor, r.role, null, owners(store, workspaceId));
-    store.run("DELETE FROM memberships WHERE workspace_id = $ws AND user_id = $user", { ws: workspaceId, user: userId });
-    recordAudit(store, clock, ctx, { workspaceId, action: "member.removed", resourceType: "user", resourceId: userId, resourceName: r.email, metadata: { role: r.role } });
+export async function removeMember(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, actor: Role, userId: string): Promise<void> {
+  await store.tx(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const r = await memberRow(tx, workspaceId, userId);
+    refuseUnless(actor, r.role, null, await owners(tx, workspaceId));
+    await tx.run("DELETE FROM memberships WHERE workspace_id = $ws AND user_id = $user", { ws: workspaceId, user: userId });
+    await recordAudit(tx, clock, ctx, { workspaceId, action: "member.removed", resourceType: "user", resourceId: userId, resourceName: r.email, metadata: { role: r.role } });
   });
 }

@@ -26,7 +26,7 @@ export function pdfOperationRoutes(app: AppContext, auth: AuthPlugin) {
         once(ctx, async (kept) => {
           const ws = workspaceOf(ctx.principal);
           const planned = await planOperation(d, ws, ctx.body);
-          const op = await kept(202, () => queueOperation(d, ws, planned));
+          const op = await kept(202, (tx) => queueOperation(d, tx, ws, planned));
           const waited = await waitForOperation(d, ws, op, Number(ctx.query.wait ?? 0));
           ctx.set.status = isFinalStatus(waited.status) ? 200 : 202;
           return waited;
@@ -45,7 +45,7 @@ export function pdfOperationRoutes(app: AppContext, auth: AuthPlugin) {
       query: PdfOperationListQuery,
       response: Page(PdfOperation),
     })
-    .get("/v1/pdf-operations/:id", ({ params, query, principal }) => waitForOperation(d, workspaceOf(principal), getOperation(d, workspaceOf(principal), params.id), Number(query.wait ?? 0)), {
+    .get("/v1/pdf-operations/:id", async ({ params, query, principal }) => waitForOperation(d, workspaceOf(principal), await getOperation(d, workspaceOf(principal), params.id), Number(query.wait ?? 0)), {
       auth: { scope: "render:read" },
       params: IdParams,
       query: WaitQuery,
@@ -70,7 +70,7 @@ export function pdfOperationOutputRoutes(app: AppContext) {
   const d = renderDeps(app);
   return new Elysia({ normalize: false }).get(
     "/results/:id/outputs/:i",
-    ({ params, query, request }) => downloadResponse(openOutput(d, params.id, Number(params.i), query.token), request.headers.get("if-none-match")),
+    async ({ params, query, request }) => downloadResponse(await openOutput(d, params.id, Number(params.i), query.token), request.headers.get("if-none-match")),
     { params: OutputParams, detail: { parameters: [tokenParameter], responses: { 200: fileResponse("One PDF of a PDF operation (a split's part)", ["application/pdf"]) } } },
   );
 }

@@ -2,10 +2,10 @@
  * reading of what the workspace uses, which the decision is made on. */
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
-import type { Store } from "../../store/store";
+import type { Reads, Tx } from "../../store/store";
 import { addToCounter, dayOf, monthOf, readCounter } from "../../ledger/counters";
 import type { CompanyAllowances } from "../workspaces/model";
-import { getAllowances } from "../workspaces/service";
+import { lockWorkspace } from "../workspaces/service";
 import type { RenderActivity } from "./model";
 
 /** spec 8.1 (3): every workspace's test allowance, outstanding and per minute; its own allowance wins when lower. */
@@ -69,15 +69,19 @@ function rateLimited(message: string, retryAfter: number): ApiError {
 export const LAST_MINUTE_SQL =
   "SELECT test, COUNT(*) AS n, MIN(created_at) AS oldest FROM renders WHERE workspace_id = $ws AND test IN (0, 1) AND created_at > $since GROUP BY test";
 
-/** readUse answers what a workspace uses now; read it in the transaction that then creates the renders. */
-export function readUse(store: Store, clock: Clock, workspaceId: string): Use {
+/** readUse answers what a workspace uses now; read it in the transaction that then creates the renders. Its four reads
+ * go out together (one round trip on PostgreSQL). */
+export async function readUse(store: Reads, clock: Clock, workspaceId: string): Promise<Use> {
   const now = clock.now();
   const since = new Date(now.getTime() - MINUTE_MS).toISOString();
-  const active = store.all<{ test: number; n: number }>(
-    "SELECT test, COUNT(*) AS n FROM renders WHERE workspace_id = $ws AND status IN ('queued', 'processing') GROUP BY test",
-    { ws: workspaceId },
-  );
-  const recent = store.all<{ test: number; n: number; oldest: string }>(LAST_MINUTE_SQL, { ws: workspaceId, since });
+  const [active, recent, documentsThisMonth, testRendersToday] = await Promise.all([
+    store.all<{ test: number; n: number }>("SELECT test, COUNT(*) AS n FROM renders WHERE workspace_id = $ws AND status IN ('queued', 'processing') GROUP BY test", {
+      ws: workspaceId,
+    }),
+    store.all<{ test: number; n: number; oldest: string }>(LAST_MINUTE_SQL, { ws: workspaceId, since }),
+    readCounter(store, workspaceId, "documents", monthOf(now)),
+    readCounter(store, workspaceId, "test_renders", dayOf(now)),
+  ]);
   const count = (rows: { test: number; n: number }[], test: number) => rows.find((r) => r.test === test)?.n ?? 0;
   const freesIn = (test: number) => {
     const oldest = recent.find((r) => r.test === test)?.oldest;
@@ -90,24 +94,29 @@ export function readUse(store: Store, clock: Clock, workspaceId: string): Use {
     testLastMinute: count(recent, 1),
     realWindowFreesIn: freesIn(0),
     testWindowFreesIn: freesIn(1),
-    documentsThisMonth: readCounter(store, workspaceId, "documents", monthOf(now)),
-    testRendersToday: readCounter(store, workspaceId, "test_renders", dayOf(now)),
+    documentsThisMonth,
+    testRendersToday,
   };
 }
 
 /** renderActivity answers the workspace's outstanding (queued or processing) renders, real and test apart. */
-export function renderActivity(store: Store, clock: Clock, workspaceId: string): RenderActivity {
-  const use = readUse(store, clock, workspaceId);
+export async function renderActivity(store: Reads, clock: Clock, workspaceId: string): Promise<RenderActivity> {
+  const use = await readUse(store, clock, workspaceId);
   return { activeRenders: use.activeReal, activeTestRenders: use.activeTest };
 }
 
 /** chargeAllowances throws when the workspace's allowances refuse `demand`, else counts its documents and test renders
- * (spec 2.3); call it in the transaction that creates what it counts, so a refused or failed request counts nothing. */
-export function chargeAllowances(store: Store, clock: Clock, workspaceId: string, demand: Demand): void {
-  const refusal = allowanceRefusal(getAllowances(store, workspaceId), readUse(store, clock, workspaceId), demand);
+ * (spec 2.3), in `tx`, the transaction that creates what it counts, so a refused or failed request counts nothing. The
+ * workspace's row is locked first: requests of one workspace are decided one after the other, on every process, and
+ * the others' never wait (docs/scale-out.md "Locks"). The lock and the reads go out together: the reads run after it. */
+export async function chargeAllowances(tx: Tx, clock: Clock, workspaceId: string, demand: Demand): Promise<void> {
+  const [allowances, use] = await Promise.all([lockWorkspace(tx, workspaceId), readUse(tx, clock, workspaceId)]);
+  const refusal = allowanceRefusal(allowances, use, demand);
   if (refusal) throw refusal;
   const now = clock.now();
   const documents = demand.real + (demand.xlsx ?? 0);
-  if (documents > 0) addToCounter(store, workspaceId, "documents", monthOf(now), documents);
-  if (demand.test > 0) addToCounter(store, workspaceId, "test_renders", dayOf(now), demand.test);
+  await Promise.all([
+    documents > 0 ? addToCounter(tx, workspaceId, "documents", monthOf(now), documents) : undefined,
+    demand.test > 0 ? addToCounter(tx, workspaceId, "test_renders", dayOf(now), demand.test) : undefined,
+  ]);
 }

@@ -1,22 +1,29 @@
-/** renders/asset-bytes: a template's stylesheets and the images of its header and footer are written into the print job
- * when the job is planned, and planning finds an asset's bytes as it meets the asset, deep inside the compiler, which
- * cannot wait for a read there. The bytes live behind the FileStore, which answers asynchronously (an S3 bucket), so
- * they are read before: the template's own assets at once, and an asset the data names (an image id read from data)
- * when planning asks for it — planning then stops with AssetBytesNeeded and runs again with its bytes. */
+/** renders/asset-bytes: the assets a request's print jobs name are read before planning. Planning meets an asset deep
+ * inside the compiler (it asks `find(id)` as it goes), which cannot wait for a read there, while the store and the
+ * FileStore answer asynchronously (PostgreSQL, an S3 bucket): so the rows and the embedded bytes of the assets a template
+ * names are read first, and an asset only planning discovers (an image named by the data or by a document) is noted as
+ * missing, read, and planning runs again with it. Nothing is written meanwhile: planning comes before the transaction
+ * that queues. */
 import { ApiError } from "../../errors";
-import { uploadedAsset } from "../../store/assets";
+import { inList } from "../../store/sql-list";
 import type { FileStore } from "../../store/files";
-import type { Store } from "../../store/store";
-import { templateForRender } from "../templates/service";
+import type { UploadedAsset } from "../../store/assets";
+import type { Reads, Store } from "../../store/store";
+import { templateAssetIds, templateForRender } from "../templates/service";
 
-/** AssetBytes maps a sha256 to the bytes stored under it. */
-export type AssetBytes = ReadonlyMap<string, Uint8Array>;
+/** PlanningAssets is what planning finds its assets in: rows by asset id (null: no uploaded asset of the workspace)
+ * and bytes by sha256; `missing` collects what planning asked for and was not there yet. */
+export interface PlanningAssets {
+  rows: ReadonlyMap<string, UploadedAsset | null>;
+  bytes: ReadonlyMap<string, Uint8Array>;
+  missing: { rows: Set<string>; bytes: Map<string, string> };
+}
 
-/** PlanningDeps is what reading the bytes takes, and where planning finds them (the renders service's deps). */
+/** PlanningDeps is what reading the assets takes, and where planning finds them (the renders service's deps). */
 export interface PlanningDeps {
   store: Store;
   files: FileStore;
-  assetBytes?: AssetBytes;
+  assets?: PlanningAssets;
 }
 
 /** TemplateUse names a template and the version a request renders ("draft", "latest" or a number). */
@@ -25,54 +32,70 @@ export interface TemplateUse {
   which: number | "draft" | "latest";
 }
 
-/** AssetBytesNeeded stops a planning that needs bytes not read yet; withAssetBytes reads them and plans again. */
-export class AssetBytesNeeded extends Error {
-  constructor(
-    readonly assetId: string,
-    readonly sha256: string,
-  ) {
-    super(`the bytes of asset ${assetId} are needed`);
-    this.name = "AssetBytesNeeded";
-  }
-}
-
 // The kinds whose bytes a job embeds (render/job.ts): stylesheets inline, images and SVGs as data URLs.
 const EMBEDDED_KINDS = new Set(["stylesheet", "image", "svg"]);
-// Each asset named only by the data costs one more planning; a request naming more is refused rather than replanned.
+// Each round reads every asset the previous one found missing; only assets named by what earlier ones held need more.
 const MAX_REPLANS = 20;
 
-/** withAssetBytes runs `plan` (which plans and may queue) with the bytes of the embedded assets of the templates `uses`
- * names, reading any other asset's bytes that planning asks for and planning again. */
-export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspaceId: string, uses: readonly TemplateUse[], plan: (deps: D) => T | Promise<T>): Promise<T> {
+/** withAssetBytes runs `plan` with the assets of the templates `uses` names read, reading what planning finds missing
+ * and planning again; a round that missed nothing answers (or throws) as `plan` did. */
+export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspaceId: string, uses: readonly TemplateUse[], plan: (deps: D) => Promise<T>): Promise<T> {
+  const rows = new Map<string, UploadedAsset | null>();
   const bytes = new Map<string, Uint8Array>();
-  for (const use of uses) {
-    let assetIds: string[];
-    try {
-      assetIds = templateForRender(deps.store, workspaceId, use.templateId, use.which).assetIds;
-    } catch {
-      // Planning finds the template missing and answers the request's own error.
-      continue;
-    }
-    for (const id of assetIds) {
-      const asset = uploadedAsset(deps.store, workspaceId, id);
-      if (asset && EMBEDDED_KINDS.has(asset.kind)) await read(deps, bytes, id, asset.sha256);
-    }
-  }
+  const named = await Promise.all(
+    uses.map((use) =>
+      templateForRender(deps.store, workspaceId, use.templateId, use.which).then(templateAssetIds, () => [] as string[]),
+    ),
+  );
+  // Planning finds a missing template and answers the request's own error.
+  await readAssets(deps, workspaceId, rows, bytes, new Set(named.flat()), new Map());
   for (let replans = 0; ; replans++) {
+    const missing = { rows: new Set<string>(), bytes: new Map<string, string>() };
+    let outcome: { ok: T } | { error: unknown };
     try {
-      return await plan({ ...deps, assetBytes: bytes });
-    } catch (e) {
-      if (!(e instanceof AssetBytesNeeded)) throw e;
-      if (replans === MAX_REPLANS)
-        throw new ApiError("LIMIT_EXCEEDED", `The request's data names more than ${MAX_REPLANS} assets to embed in a header or footer; name fewer.`);
-      await read(deps, bytes, e.assetId, e.sha256);
+      outcome = { ok: await plan({ ...deps, assets: { rows, bytes, missing } }) };
+    } catch (error) {
+      outcome = { error };
     }
+    if (missing.rows.size === 0 && missing.bytes.size === 0) {
+      if ("error" in outcome) throw outcome.error;
+      return outcome.ok;
+    }
+    if (replans === MAX_REPLANS)
+      throw new ApiError("LIMIT_EXCEEDED", `The request names assets through more than ${MAX_REPLANS} levels (data naming images in a header or footer); name fewer.`);
+    await readAssets(deps, workspaceId, rows, bytes, missing.rows, missing.bytes);
   }
 }
 
-async function read(deps: PlanningDeps, bytes: Map<string, Uint8Array>, assetId: string, sha256: string): Promise<void> {
-  if (bytes.has(sha256)) return;
-  const read = await deps.files.read("assets", sha256);
-  if (!read) throw new ApiError("ASSET_INVALID", `Asset ${assetId} is no longer available; upload it again or name another.`);
-  bytes.set(sha256, read);
+/** readAssets reads the rows of `ids` (and the bytes of those of an embedded kind) and the bytes of `shas` (sha256 →
+ * asset id) into the maps. */
+async function readAssets(
+  deps: PlanningDeps,
+  workspaceId: string,
+  rows: Map<string, UploadedAsset | null>,
+  bytes: Map<string, Uint8Array>,
+  ids: ReadonlySet<string>,
+  shas: ReadonlyMap<string, string>,
+): Promise<void> {
+  const wanted = [...ids].filter((id) => !rows.has(id));
+  const toRead = new Map(shas);
+  if (wanted.length > 0) {
+    const list = inList("id", wanted, "a");
+    const found = await deps.store.all<{ id: string; kind: string; filename: string; media_type: string; sha256: string }>(
+      `SELECT id, kind, filename, media_type, sha256 FROM assets WHERE workspace_id = $ws AND status = 'uploaded' AND ${list.sql}`,
+      { ws: workspaceId, ...list.params },
+    );
+    for (const id of wanted) rows.set(id, null);
+    for (const a of found) {
+      rows.set(a.id, { kind: a.kind, filename: a.filename, mediaType: a.media_type, sha256: a.sha256 });
+      if (EMBEDDED_KINDS.has(a.kind)) toRead.set(a.sha256, a.id);
+    }
+  }
+  await Promise.all(
+    [...toRead].filter(([sha]) => !bytes.has(sha)).map(async ([sha, assetId]) => {
+      const read = await deps.files.read("assets", sha);
+      if (!read) throw new ApiError("ASSET_INVALID", `Asset ${assetId} is no longer available; upload it again or name another.`);
+      bytes.set(sha, read);
+    }),
+  );
 }

@@ -15,22 +15,18 @@ import { mergedBatch } from "./merge";
 import { BatchCreated, BatchRequest, BatchRequestBody, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, RenderRequestBody, WaitQuery } from "./model";
 import {
   cancelRender,
+  createBatch,
   createPreview,
+  createRender,
   getRender,
   isFinal,
   listRenders,
   openResult,
-  planBatch,
-  planRender,
   previewHtml,
-  previewUse,
-  queueBatch,
-  queueRender,
   resultOf,
-  usesOf,
   waitForRender,
 } from "./service";
-import { withAssetBytes } from "./asset-bytes";
+import { planBatch, planRender } from "./plan";
 import { openPageImage, PageImageAddressQuery, PageImageQuery, PageParams, renderPageImage } from "./page-images";
 import { MEDIA_TYPE_OF_FORMAT } from "../../pdf/rasterize";
 
@@ -57,10 +53,8 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           // With ?wait the render is acknowledged by the answer after the wait, not before it: its acceptance commits
           // without waiting for the disk, and waitForRender answers only once it is durable (docs/rendering.md).
           const accepted = { durable: seconds === 0 };
-          const render = await withAssetBytes(d, ws, usesOf([body]), async (dd) => {
-            const planned = await planRender(dd, ws, body);
-            return kept(202, () => queueRender(dd, ws, planned, accepted), accepted);
-          });
+          const plan = await planRender(d, ws, body);
+          const render = await kept(202, (tx) => createRender(d, tx, ws, plan), accepted);
           const waited = seconds === 0 ? render : await waitForRender(d, ws, render, seconds, accepted);
           // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
           set.status = isFinal(waited) ? 200 : 202;
@@ -82,10 +76,8 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           ctx.set.status = 202;
           const ws = workspaceOf(ctx.principal);
           const items = ctx.body.items as RenderRequest[]; // as for POST /v1/renders
-          return withAssetBytes(d, ws, usesOf(items), async (dd) => {
-            const planned = await planBatch(dd, ws, items);
-            return kept(202, () => queueBatch(dd, ws, planned, ctx.body.merge));
-          });
+          const plans = await planBatch(d, ws, items);
+          return kept(202, (tx) => createBatch(d, tx, ws, plans, ctx.body.merge));
         }),
       { auth: { scope: "render:create" }, beforeHandle: app.space.assertRoom, body: BatchRequestBody, response: { 202: BatchCreated }, detail: { requestBody: jsonBody(BatchRequest), parameters: [IDEMPOTENCY_KEY_PARAMETER] } },
     )
@@ -127,18 +119,17 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       async ({ params, body, query, principal, set }) => {
         const ws = workspaceOf(principal);
         const request = body ?? {};
-        const uses = [previewUse(params.id, request)];
         if (query.format === "html") {
-          const html = await withAssetBytes(d, ws, uses, (dd) => previewHtml(dd, ws, params.id, request));
+          const html = await previewHtml(d, ws, params.id, request);
           return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
         }
-        const created = await withAssetBytes(d, ws, uses, (dd) => createPreview(dd, ws, params.id, request));
+        const created = await createPreview(d, ws, params.id, request);
         const render = await waitForRender(d, ws, created, PREVIEW_WAIT_SECONDS);
         if (render.status !== "succeeded") {
           set.status = isFinal(render) ? 200 : 202;
           return render;
         }
-        return new Response(resultOf(d, render.id).file.body(), { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
+        return new Response((await resultOf(d, render.id)).file.body(), { headers: { "content-type": "application/pdf", "x-render-id": render.id } });
       },
       {
         auth: { scope: "render:create" },
@@ -163,7 +154,7 @@ export function renderResultRoutes(app: AppContext) {
   return new Elysia({ normalize: false })
     .get(
       "/results/:id",
-      ({ params, query, request }) => downloadResponse(openResult(d, params.id, query.token), request.headers.get("if-none-match")),
+      async ({ params, query, request }) => downloadResponse(await openResult(d, params.id, query.token), request.headers.get("if-none-match")),
       { detail: { parameters: [tokenParameter], responses: { 200: fileResponse("The render's PDF", ["application/pdf"]), 304: { description: "Not modified (If-None-Match)" } } } },
     )
     .get("/results/:id/pages/:n", ({ params, query }) => openPageImage(d, params.id, params.n, query), {

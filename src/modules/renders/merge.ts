@@ -21,7 +21,7 @@ interface ItemRow {
 export async function mergedBatch(deps: RenderDeps, workspaceId: string, batchId: string): Promise<Response> {
   // Inserted in item order by one process in one transaction, and that process's ids sort in the order it made them
   // (lib/ids.ts newId): the id is the item order, on both engines (PostgreSQL has no rowid).
-  const items = deps.store.all<ItemRow>(
+  const items = await deps.store.all<ItemRow>(
     "SELECT id, status, output_sha256, batch_merge FROM renders WHERE batch_id = $batch AND workspace_id = $ws ORDER BY id",
     { batch: batchId, ws: workspaceId },
   );

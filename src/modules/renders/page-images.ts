@@ -54,7 +54,7 @@ function imageAsk(query: ImageQuery): { format: ImageFormat; size: ImageSize } {
 export async function renderPageImage(deps: RenderDeps, workspaceId: string | null, id: string, n: string, query: ImageQuery): Promise<Response> {
   const ask = imageAsk(query);
   const page = Number(n);
-  const r = deps.store.get<{ output_sha256: string | null; pages: number | null; filename: string }>(
+  const r = await deps.store.get<{ output_sha256: string | null; pages: number | null; filename: string }>(
     `SELECT output_sha256, pages, filename FROM renders WHERE id = $id AND status = 'succeeded' AND kind = 'render' ${workspaceId === null ? "" : "AND workspace_id = $ws"}`,
     workspaceId === null ? { id } : { id, ws: workspaceId },
   );

@@ -1,38 +1,32 @@
 /**
  * renders/service: creating renders (one, a batch, a template preview, a report's PDF), reading, listing and
  * cancelling them, and their signed result addresses. Everything about a request is checked and its print job made
- * before anything is written; then the allowances are charged and the rows queued in one transaction.
+ * before anything is written, with reads that need no lock (plan.ts); then the allowances are charged and the rows
+ * queued in one short transaction (createRender).
  */
 import type { Config } from "../../config";
 import { ApiError } from "../../errors";
-import { firstProblems } from "../../render/compile/node-check";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import { validateData } from "../../render/compile/data";
-import type { SignatureSettings } from "../../pdf/sign";
-import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
-import type { OperationJob } from "../../render/operation";
 import { mergePdfOptions } from "../../render/pdf-options";
 import type { RenderWarning } from "../../render/warnings";
 import type { RenderWorker } from "../../render/worker";
-import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
-import { AssetBytesNeeded, type AssetBytes, type TemplateUse } from "./asset-bytes";
-import type { Store, TxOptions } from "../../store/store";
+import { withAssetBytes, type PlanningAssets } from "./asset-bytes";
+import type { Reads, Store, Tx, TxOptions } from "../../store/store";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
-import { assertCertificateUsable } from "../certificates/service";
-import { checkTemplateAssets, templateForRender } from "../templates/service";
-import { deliveryTargets, queueDeliveries, renderDeliveries, type DeliveryTarget } from "../destinations/deliveries";
+import { queueDeliveries, renderDeliveries } from "../destinations/deliveries";
 import { getAllowances } from "../workspaces/service";
+import { assetFinder, planPreview, templatePlan, type Planned } from "./plan";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
 import { isFinalStatus } from "../../store/render-status";
 import { OUTPUT_DPI, type ImageOutput } from "../../render/image-output";
 import { pageAddress } from "./page-address";
 import { withPdfOptions } from "./pdf";
-import { documentNodes, type PreviewRequest, type Render, type RenderListQuery, type RenderMetadata, type RenderRecord, type RenderRequest } from "./model";
+import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord } from "./model";
 
 /** What the render operations need. */
 export interface RenderDeps {
@@ -44,157 +38,66 @@ export interface RenderDeps {
   worker: RenderQueue;
   /** The render queue renders are added to and cancelled in. */
   queue: Queue;
-  /** The bytes of the assets a request's jobs embed, read before planning (withAssetBytes, asset-bytes.ts). */
-  assetBytes?: AssetBytes;
+  /** The assets a request's jobs name, read before planning (withAssetBytes, asset-bytes.ts). */
+  assets?: PlanningAssets;
 }
 
 /** RenderQueue is what the render services need of the worker. */
-export type RenderQueue = Pick<RenderWorker, "kick" | "cancel" | "ended" | "waitEnded">;
+export type RenderQueue = Pick<RenderWorker, "cancel" | "ended" | "waitEnded">;
 
-type Source = "template" | "document" | "html" | "preview" | "report" | "operation";
 
-/** Planned is a checked request: the row to insert, its job made. */
-export interface Planned {
-  source: Source;
-  test: boolean;
-  templateId?: string;
-  templateVersion?: number | null;
-  filename: string;
-  metadata: RenderMetadata;
-  /** What the worker does: print, or run a PDF operation (issue 30) — a job of the same queue either way. */
-  job: PrintJob | OperationJob;
-  /** Where the file goes once the render succeeds, and the data its placeholders read (issue 14). */
-  deliveries?: DeliveryTarget[];
-  data?: unknown;
-  /** The result's facts known now (RenderRow.details): the image output asked for. */
-  details?: string;
-}
-
-function badRequest(path: string, message: string): ApiError {
-  return new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path, message }] });
-}
-
-/** assetFinder answers a workspace's uploaded assets by id, reading their bytes only when a job needs them. */
-function assetFinder(deps: RenderDeps, workspaceId: string): FindAsset {
-  return (assetId) => {
-    const asset = uploadedAsset(deps.store, workspaceId, assetId);
-    if (!asset) return null;
-    const bytes = () => {
-      const read = deps.assetBytes?.get(asset.sha256);
-      if (!read) throw new AssetBytesNeeded(assetId, asset.sha256);
-      return read;
-    };
-    return { kind: asset.kind, filename: asset.filename, mediaType: asset.mediaType, bytes };
-  };
-}
-
-/** templatePlan checks that the template's assets are still there (ASSET_INVALID: they may have been deleted since it
- * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. Without data it
- * renders the template's sampleData when `sample` is set (a preview), else `{}`. */
-async function templatePlan(deps: RenderDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", given: unknown, at: string, sample = false) {
-  const template = templateForRender(deps.store, workspaceId, templateId, which);
-  const missing = checkTemplateAssets(deps.store, workspaceId, { ...template.source, assetIds: template.assetIds });
-  if (missing.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is no longer available.", { details: missing });
-  const data = given ?? (sample ? template.sampleData : undefined) ?? {};
-  if (template.source.dataSchema) {
-    const problems = validateData(template.source.dataSchema, data, `${at}/data`);
-    if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
-  }
-  return {
-    templateId,
-    templateVersion: template.version,
-    pdf: template.pdf,
-    signature: template.signature,
-    destinationIds: template.destinationIds,
-    job: await templateJob(template, data, assetFinder(deps, workspaceId)),
-  };
-}
-
-// A client fixing a document needs the first problems, not thousands.
-const MAX_DOCUMENT_PROBLEMS = 20;
-
-/** planRequest checks one render request (its fields pointed at below `at`) and makes its job, with the signature it or
- * its template asks for (issue 13) once its certificate is found usable. */
-async function planRequest(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Promise<Planned> {
-  const { signature: templateSignature, destinationIds: templateDestinations, ...planned } = await planSource(deps, workspaceId, request, at);
-  const signature = request.signature ?? templateSignature;
-  if (signature) assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`);
-  const ids = request.destinationIds ?? templateDestinations ?? [];
-  const deliveries = deliveryTargets(deps.store, workspaceId, ids, `${at}/destinationIds`, request.destinationIds ? "request" : "template");
-  const output = request.output && { ...request.output, dpi: request.output.dpi ?? OUTPUT_DPI };
-  const job = { ...planned.job, ...(signature && { signature }), ...(output && { output }) };
-  return { ...planned, job, deliveries, data: request.data, ...(output && { details: JSON.stringify({ output }) }) };
-}
-
-/** templateUse answers the template and version a render request renders, or null for a document or HTML. */
-export function templateUse(request: RenderRequest): TemplateUse | null {
-  if (request.templateId === undefined) return null;
-  // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
-  return { templateId: request.templateId, which: request.version ?? (request.test ? "draft" : "latest") };
-}
-
-async function planSource(deps: RenderDeps, workspaceId: string, request: RenderRequest, at: string): Promise<Planned & { signature?: SignatureSettings; destinationIds?: string[] }> {
-  const given = (["templateId", "document", "html"] as const).filter((field) => request[field] !== undefined);
-  if (given.length !== 1) throw badRequest(at, "give exactly one of templateId, document or html");
-  if (request.templateId === undefined) {
-    if (request.version !== undefined) throw badRequest(`${at}/version`, "is only allowed with templateId");
-    if (request.data !== undefined) throw badRequest(`${at}/data`, "is only allowed with templateId");
-  }
-  const test = request.test ?? false;
-  const common = { test, metadata: request.metadata ?? {} };
-  const fail = request.failOnBlockedResources ? { failOnBlockedResources: true } : {};
-  const find = assetFinder(deps, workspaceId);
-  const use = templateUse(request);
-  if (use) {
-    const { pdf, ...plan } = await templatePlan(deps, workspaceId, use.templateId, use.which, request.data, at);
-    const filename = request.filename ?? `${use.templateId}.pdf`;
-    const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
-    return { ...common, ...plan, job, source: "template", filename };
-  }
-  const filename = request.filename ?? "document.pdf";
-  const options = { find, test, filename, at };
-  if (request.document !== undefined) {
-    const problems = firstProblems(documentNodes.problems(request.document, `${at}/document`), MAX_DOCUMENT_PROBLEMS);
-    if (problems.length) throw new ApiError("BAD_REQUEST", "The document is not valid.", { details: problems });
-    const job = await documentJob(request.document, find, `${at}/document`);
-    return { ...common, source: "document", job: withPdfOptions({ ...job, ...fail }, request.pdf ?? {}, options), filename };
-  }
-  return { ...common, source: "html", job: withPdfOptions({ ...htmlJob(request.html!), ...fail }, request.pdf ?? {}, options), filename };
-}
-
-/** queue charges the allowances for every planned render and inserts them all, or nothing (one transaction, committed
- * with `options`); PDF operations are queued here too, counted as real renders. */
-export function queue(deps: RenderDeps, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }, options: TxOptions = {}): RenderRow[] {
-  const { store, clock } = deps;
-  const rows = store.tx(() => {
-    const test = plans.filter((p) => p.test).length;
-    chargeAllowances(store, clock, workspaceId, { real: plans.length - test, test });
-    const now = clock.now().toISOString();
-    return plans.map((plan) => {
-      // An operation's id says what it is (pdo_…) in logs and in the webhooks that announce its end.
-      const id = newId(plan.source === "operation" ? "pdo" : "rnd");
-      deps.queue.enqueue({
-        id,
-        workspaceId,
-        test: plan.test,
-        // An operation's row is kind `operation`; its source column keeps a value migration 0004's CHECK allows.
-        source: plan.source === "operation" ? "document" : plan.source,
+/** queue charges the allowances for every planned render and inserts them all, or nothing, in `tx`; answers the rows
+ * as inserted (their values are known: nothing is read back). PDF operations are queued here too, counted as real
+ * renders. */
+export async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }): Promise<RenderRow[]> {
+  const { clock } = deps;
+  const test = plans.filter((p) => p.test).length;
+  await chargeAllowances(tx, clock, workspaceId, { real: plans.length - test, test });
+  const now = clock.now().toISOString();
+  const rows = plans.map((plan): RenderRow => ({
+    // An operation's id says what it is (pdo_…) in logs and in the webhooks that announce its end.
+    id: newId(plan.source === "operation" ? "pdo" : "rnd"),
+    workspace_id: workspaceId,
+    status: "queued",
+    test: plan.test ? 1 : 0,
+    template_id: plan.templateId ?? null,
+    template_version: plan.templateVersion ?? null,
+    batch_id: batch?.id ?? null,
+    filename: plan.filename,
+    metadata: JSON.stringify(plan.metadata),
+    output_sha256: null,
+    pages: null,
+    bytes: null,
+    error_code: null,
+    error_message: null,
+    warnings: null,
+    details: plan.details ?? null,
+    created_at: now,
+    started_at: null,
+    finished_at: null,
+  }));
+  // The inserts go out together: one round trip on PostgreSQL whatever the batch's size.
+  await Promise.all(
+    plans.flatMap((plan, i) => {
+      const row = rows[i]!;
+      // An operation's row is kind `operation`; its source column keeps a value migration 0004's CHECK allows.
+      const source = plan.source === "operation" ? "document" : plan.source;
+      const render = { id: row.id, workspaceId, test: plan.test, source, templateId: row.template_id, templateVersion: row.template_version };
+      const inserted = deps.queue.enqueue(tx, {
+        ...render,
         kind: plan.source === "operation" ? "operation" : "render",
-        templateId: plan.templateId ?? null,
-        templateVersion: plan.templateVersion ?? null,
-        batchId: batch?.id ?? null,
+        batchId: row.batch_id,
         batchMerge: batch?.merge ?? false,
         filename: plan.filename,
-        metadata: JSON.stringify(plan.metadata),
+        metadata: row.metadata,
         job: JSON.stringify(plan.job),
         details: plan.details ?? null,
         createdAt: now,
       });
-      if (plan.deliveries?.length) queueDeliveries(store, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: id });
-      return store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id`, { id })!;
-    });
-  }, options);
-  deps.worker.kick();
+      if (!plan.deliveries?.length) return [inserted];
+      return [inserted, queueDeliveries(tx, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: row.id })];
+    }),
+  );
   return rows;
 }
 
@@ -220,10 +123,11 @@ export function renderRecordOf(r: RenderRow): RenderRecord {
 }
 
 /** toRender answers a row as the API shows it; a succeeded render gets a fresh signed result address. A render's
- * deliveries are written with it, in the transaction that queues it (queue), so one known to have none is not asked. */
-function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true): Render {
+ * deliveries are written with it, in the transaction that queues it (queue), so one known to have none is not asked;
+ * `db` is that transaction while it is open. */
+async function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true, db: Reads = deps.store): Promise<Render> {
   const { result, ...record } = renderRecordOf(r);
-  const deliveries = hasDeliveries ? renderDeliveries(deps.store, r.id) : [];
+  const deliveries = hasDeliveries ? await renderDeliveries(db, r.id) : [];
   const render: Render = deliveries.length ? { ...record, deliveries } : record;
   if (!result) return render;
   const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
@@ -237,62 +141,42 @@ function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true): Render 
   };
 }
 
-function renderRow(deps: RenderDeps, workspaceId: string, id: string): RenderRow {
-  const r = deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws AND kind = 'render'`, { id, ws: workspaceId });
+async function renderRow(deps: RenderDeps, workspaceId: string, id: string): Promise<RenderRow> {
+  const r = await deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws AND kind = 'render'`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's render is 404 too.
   if (!r) throw new ApiError("NOT_FOUND", `Render ${id} was not found.`);
   return r;
 }
 
-/** planRender checks one render request (POST /v1/renders) and makes its job; queueRender queues it. They are apart
- * because making a job awaits (computed values, Tailwind) and queueing is one transaction with the idempotency key. */
-export function planRender(deps: RenderDeps, workspaceId: string, request: RenderRequest): Promise<Planned> {
-  return planRequest(deps, workspaceId, request, "");
+/** createRender queues a planned render in `tx`, its allowances charged. */
+export async function createRender(deps: RenderDeps, tx: Tx, workspaceId: string, plan: Planned): Promise<Render> {
+  const [row] = await queue(deps, tx, workspaceId, [plan]);
+  return toRender(deps, row!, Boolean(plan.deliveries?.length), tx);
 }
 
-/** queueRender queues a planned render, committed with `options`. */
-export function queueRender(deps: RenderDeps, workspaceId: string, plan: Planned, options: TxOptions = {}): Render {
-  return toRender(deps, queue(deps, workspaceId, [plan], undefined, options)[0]!, Boolean(plan.deliveries?.length));
-}
-
-/** planBatch checks every item of a batch (pointers `/items/<i>/…`) and makes their jobs. */
-export async function planBatch(deps: RenderDeps, workspaceId: string, items: RenderRequest[]): Promise<Planned[]> {
-  const plans: Planned[] = [];
-  for (const [i, item] of items.entries()) plans.push(await planRequest(deps, workspaceId, item, `/items/${i}`));
-  return plans;
-}
-
-/** queueBatch counts a planned batch against the allowances together: all are queued, or none (DESIGN.md 4); with
- * `merge` the batch offers one merged PDF once all have succeeded (merge.ts). */
-export function queueBatch(deps: RenderDeps, workspaceId: string, plans: Planned[], merge = false): { batchId: string; items: Render[] } {
+/** createBatch counts a batch's planned items against the allowances together and queues them in `tx`: all, or none
+ * (DESIGN.md 4); with `merge` the batch offers one merged PDF once all have succeeded (merge.ts). */
+export async function createBatch(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Planned[], merge = false): Promise<{ batchId: string; items: Render[] }> {
   const batchId = newId("bat");
-  return { batchId, items: queue(deps, workspaceId, plans, { id: batchId, merge }).map((r, i) => toRender(deps, r, Boolean(plans[i]!.deliveries?.length))) };
+  const rows = await queue(deps, tx, workspaceId, plans, { id: batchId, merge });
+  return { batchId, items: await Promise.all(rows.map((r, i) => toRender(deps, r, Boolean(plans[i]!.deliveries?.length), tx))) };
 }
 
 /** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
  * has a documentsPerMonth allowance (spec 2.2), a real one otherwise. */
 export async function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<Render> {
-  const test = getAllowances(deps.store, workspaceId).documentsPerMonth !== null;
-  const { pdf, ...plan } = await templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data, "", true);
+  const [allowances, { pdf, plan, find }] = await Promise.all([getAllowances(deps.store, workspaceId), planPreview(deps, workspaceId, templateId, request)]);
+  const test = allowances.documentsPerMonth !== null;
   const filename = `${templateId}-preview.pdf`;
   // A preview is marked TEST even where it counts as a real render: it is never the document itself.
-  const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find: assetFinder(deps, workspaceId), test: true, filename, at: "" });
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "preview", test, metadata: {}, filename }])[0]!);
-}
-
-/** previewUse answers the version a preview renders: the draft unless the request names a version. */
-export function previewUse(templateId: string, request: PreviewRequest): TemplateUse {
-  return { templateId, which: request.version ?? "draft" };
-}
-
-/** usesOf answers the templates a set of render requests renders. */
-export function usesOf(requests: readonly RenderRequest[]): TemplateUse[] {
-  return requests.flatMap((r) => templateUse(r) ?? []);
+  const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find, test: true, filename, at: "" });
+  const [row] = await deps.store.tx((tx) => queue(deps, tx, workspaceId, [{ ...plan, job, source: "preview", test, metadata: {}, filename }]));
+  return toRender(deps, row!);
 }
 
 /** previewHtml answers the HTML a template preview would print (no render is created, nothing is counted). */
 export async function previewHtml(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<string> {
-  return (await templatePlan(deps, workspaceId, templateId, previewUse(templateId, request).which, request.data, "", true)).job.html;
+  return (await planPreview(deps, workspaceId, templateId, request)).plan.job.html;
 }
 
 /** createReportRender queues the PDF of a report: a real render of the template's newest (or given) version. */
@@ -301,15 +185,20 @@ export async function createReportRender(
   workspaceId: string,
   report: { templateId: string; version?: number; data?: unknown; filename?: string },
 ): Promise<Render> {
-  const { pdf, ...plan } = await templatePlan(deps, workspaceId, report.templateId, report.version ?? "latest", report.data, "");
-  const filename = report.filename ?? `${report.templateId}.pdf`;
-  const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(deps, workspaceId), test: false, filename, at: "" });
-  return toRender(deps, queue(deps, workspaceId, [{ ...plan, job, source: "report", test: false, metadata: {}, filename }])[0]!);
+  const which = report.version ?? "latest";
+  const planned = await withAssetBytes(deps, workspaceId, [{ templateId: report.templateId, which }], async (d) => {
+    const { pdf, ...plan } = await templatePlan(d, workspaceId, report.templateId, which, report.data, "");
+    const filename = report.filename ?? `${report.templateId}.pdf`;
+    const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(d), test: false, filename, at: "" });
+    return { ...plan, job, source: "report" as const, test: false, metadata: {}, filename };
+  });
+  const [row] = await deps.store.tx((tx) => queue(deps, tx, workspaceId, [planned]));
+  return toRender(deps, row!);
 }
 
 /** getRender answers one render of the workspace. */
-export function getRender(deps: RenderDeps, workspaceId: string, id: string): Render {
-  return toRender(deps, renderRow(deps, workspaceId, id));
+export async function getRender(deps: RenderDeps, workspaceId: string, id: string): Promise<Render> {
+  return toRender(deps, await renderRow(deps, workspaceId, id));
 }
 
 /** waitForRender waits up to `seconds` for a render to reach a final state and answers it as it is then. A render
@@ -317,13 +206,13 @@ export function getRender(deps: RenderDeps, workspaceId: string, id: string): Re
  * the render's acceptance was committed: one that did not wait for the disk is made durable before the answer. */
 export async function waitForRender(deps: RenderDeps, workspaceId: string, render: Render, seconds: number, accepted: TxOptions = {}): Promise<Render> {
   const waits = seconds > 0 && !isFinalStatus(render.status);
-  const ended = () => isFinalStatus(renderRow(deps, workspaceId, render.id).status);
+  const ended = async () => isFinalStatus((await renderRow(deps, workspaceId, render.id)).status);
   // The worker hands over the row its final transaction wrote: a durable commit after the acceptance's, which made the
   // acceptance durable as well. A render ended otherwise (cancelled) or still going at the end of the wait is read back.
   const row = waits ? await deps.worker.waitEnded(render.id, seconds * 1000, ended) : undefined;
   if (!row && accepted.durable === false) await deps.store.sync();
-  if (row) return finalOrThrow(toRender(deps, row, render.deliveries !== undefined));
-  return finalOrThrow(waits ? getRender(deps, workspaceId, render.id) : render);
+  if (row) return finalOrThrow(await toRender(deps, row, render.deliveries !== undefined));
+  return finalOrThrow(waits ? await getRender(deps, workspaceId, render.id) : render);
 }
 
 function finalOrThrow(render: Render): Render {
@@ -338,7 +227,7 @@ export function isFinal(render: Render): boolean {
 }
 
 /** listRenders answers one page of the workspace's renders, newest first, filtered by status, test and template. */
-export function listRenders(deps: RenderDeps, workspaceId: string, query: RenderListQuery): { items: Render[]; nextCursor?: string } {
+export async function listRenders(deps: RenderDeps, workspaceId: string, query: RenderListQuery): Promise<{ items: Render[]; nextCursor?: string }> {
   // PDF operations share the queue and the table; they are listed at /v1/pdf-operations.
   const where = ["workspace_id = $ws", "kind = 'render'"];
   const params: Record<string, string | number> = { ws: workspaceId };
@@ -359,15 +248,16 @@ export function listRenders(deps: RenderDeps, workspaceId: string, query: Render
 
 /** listRenderRecords answers one page of the workspace's renders, newest first, without result addresses; it reads
  * only the columns a render shows, never the stored print job. */
-export function listRenderRecords(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: RenderRecord[]; nextCursor?: string } {
+export async function listRenderRecords(store: Reads, workspaceId: string, query: { limit?: string; cursor?: string }): Promise<{ items: RenderRecord[]; nextCursor?: string }> {
   return selectPage<RenderRow, RenderRecord>(store, query, { select: RENDER_COLUMNS, from: "renders", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, renderRecordOf);
 }
 
 /** cancelRender cancels a render that is queued or processing (409 CONFLICT once it has ended): the final state, its
  * usage and its event are written at once, and a render being printed is stopped. */
-export function cancelRender(deps: RenderDeps, workspaceId: string, id: string): Render {
-  renderRow(deps, workspaceId, id);
-  if (!deps.queue.cancel(id)) throw new ApiError("CONFLICT", `Render ${id} has already ${renderRow(deps, workspaceId, id).status}; only a queued or processing render can be cancelled.`);
+export async function cancelRender(deps: RenderDeps, workspaceId: string, id: string): Promise<Render> {
+  await renderRow(deps, workspaceId, id);
+  if (!(await deps.queue.cancel(id)))
+    throw new ApiError("CONFLICT", `Render ${id} has already ${(await renderRow(deps, workspaceId, id)).status}; only a queued or processing render can be cancelled.`);
   deps.worker.cancel(id);
   deps.worker.ended(id);
   return getRender(deps, workspaceId, id);
@@ -375,14 +265,14 @@ export function cancelRender(deps: RenderDeps, workspaceId: string, id: string):
 
 /** openResult checks a result address and answers the render's PDF; 403 for a bad or expired address, 404 once the
  * render is gone (retention) or when it has no PDF. */
-export function openResult(deps: RenderDeps, id: string, token: unknown): Download {
+export async function openResult(deps: RenderDeps, id: string, token: unknown): Promise<Download> {
   checkAddress(deps.config.secretKey, "result", id, token, deps.clock.now());
   return resultOf(deps, id);
 }
 
 /** resultOf answers the PDF of a succeeded render (404 when it has none); callers have checked who may read it. */
-export function resultOf(deps: RenderDeps, id: string): Download {
-  const r = deps.store.get<{ filename: string; output_sha256: string | null }>("SELECT filename, output_sha256 FROM renders WHERE id = $id AND status = 'succeeded'", { id });
+export async function resultOf(deps: RenderDeps, id: string): Promise<Download> {
+  const r = await deps.store.get<{ filename: string; output_sha256: string | null }>("SELECT filename, output_sha256 FROM renders WHERE id = $id AND status = 'succeeded'", { id });
   if (!r?.output_sha256) throw new ApiError("NOT_FOUND", `Render ${id} has no PDF.`);
   return { file: deps.files.open("outputs", r.output_sha256), sha256: r.output_sha256, mediaType: "application/pdf", filename: r.filename };
 }

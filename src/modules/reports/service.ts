@@ -5,14 +5,13 @@ import { ApiError, type ErrorDetail } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
-import type { Store } from "../../store/store";
+import type { Reads, Store } from "../../store/store";
 import { localeProblem, renderString, TemplateSyntaxError } from "../../render/strings";
 import { buildSheetsWorkbook, fillWorkbook } from "../../render/xlsx";
 import { allowanceRefusal, chargeAllowances, readUse, type Demand } from "../renders/allowances";
 import { getAllowances } from "../workspaces/service";
 import type { ReportBody, StringRenderBody, StringRenderResult } from "./model";
 import { createReportRender, type RenderDeps } from "../renders/service";
-import { withAssetBytes } from "../renders/asset-bytes";
 
 /** ReportDeps is what reports work with: the store, the clock, the asset files, and the renders a PDF report queues. */
 export interface ReportDeps {
@@ -48,7 +47,7 @@ async function workbookBytes(deps: ReportDeps, workspaceId: string, id: string):
     new ApiError("ASSET_INVALID", `Asset ${id} is not an uploaded workbook of this workspace.`, {
       details: [{ path: "/workbookAssetId", message: "must name an uploaded asset of kind workbook" }],
     });
-  const asset = uploadedAsset(deps.store, workspaceId, id);
+  const asset = await uploadedAsset(deps.store, workspaceId, id);
   if (asset?.kind !== "workbook") throw invalid();
   // Deleted between the query and here: the same answer as if it had been gone before.
   const bytes = await deps.files.read("assets", asset.sha256);
@@ -63,13 +62,14 @@ async function xlsxReport(deps: ReportDeps, workspaceId: string, body: ReportBod
   if (problems.length) throw badRequest(problems);
 
   // A refusal known now spares building a workbook that could not be answered; the charge below decides.
-  const early = allowanceRefusal(getAllowances(deps.store, workspaceId), readUse(deps.store, deps.clock, workspaceId), XLSX_DOCUMENT);
+  const [allowances, use] = await Promise.all([getAllowances(deps.store, workspaceId), readUse(deps.store, deps.clock, workspaceId)]);
+  const early = allowanceRefusal(allowances, use, XLSX_DOCUMENT);
   if (early) throw early;
   // Built before it is counted: a bad definition or asset counts nothing.
   const bytes = body.sheets
     ? await buildSheetsWorkbook(body.data, body.sheets)
     : await fillWorkbook(await workbookBytes(deps, workspaceId, body.workbookAssetId!), body.data);
-  deps.store.tx(() => chargeAllowances(deps.store, deps.clock, workspaceId, XLSX_DOCUMENT));
+  await deps.store.tx((tx) => chargeAllowances(tx, deps.clock, workspaceId, XLSX_DOCUMENT));
   return { kind: "xlsx", bytes, filename: xlsxFilename(body.filename) };
 }
 
@@ -78,7 +78,7 @@ async function xlsxReport(deps: ReportDeps, workspaceId: string, body: ReportBod
 export async function pdfReport(deps: ReportDeps, workspaceId: string, body: ReportBody): Promise<ReportOutcome> {
   if (body.templateId === undefined) throw badRequest([{ path: "/templateId", message: "is required when format is pdf" }]);
   const report = { templateId: body.templateId, version: body.version, data: body.data, filename: body.filename };
-  const render = await withAssetBytes(deps.renders, workspaceId, [{ templateId: body.templateId, which: body.version ?? "latest" }], (renders) => createReportRender(renders, workspaceId, report));
+  const render = await createReportRender(deps.renders, workspaceId, report);
   return { kind: "pdf", status: 202, body: render };
 }
 
@@ -93,8 +93,8 @@ export async function createReport(deps: ReportDeps, workspaceId: string, body: 
 }
 
 /** renderText fills a template string from data (POST /v1/strings/render); a suspended workspace renders nothing. */
-export function renderText(store: Store, workspaceId: string, body: StringRenderBody): StringRenderResult {
-  if (getAllowances(store, workspaceId).suspended) throw new ApiError("FORBIDDEN", "The workspace is suspended; it renders nothing.");
+export async function renderText(store: Reads, workspaceId: string, body: StringRenderBody): Promise<StringRenderResult> {
+  if ((await getAllowances(store, workspaceId)).suspended) throw new ApiError("FORBIDDEN", "The workspace is suspended; it renders nothing.");
   const problem = localeProblem(body);
   if (problem) throw badRequest([{ path: `/${problem.field}`, message: problem.message }]);
   try {

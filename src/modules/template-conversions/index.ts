@@ -15,8 +15,8 @@ export function templateConversionRoutes(app: AppContext, auth: AuthPlugin, meta
     .use(auth)
     .post(
       "/v1/template-conversions",
-      ({ body, principal, request, set }) => {
-        const created = createConversion(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), body);
+      async ({ body, principal, request, set }) => {
+        const created = await createConversion(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), body);
         app.conversions.kick();
         set.status = 202;
         return created;

@@ -81,12 +81,12 @@ export class ConversionRunner {
   private async drain(): Promise<void> {
     const { store, clock, log } = this.options;
     if (!this.recovered) {
-      const recovered = recoverConversions(store, clock);
+      const recovered = await recoverConversions(store, clock);
       if (recovered.requeued || recovered.failed) log.info(recovered, "template conversions left processing (by a restart or a store failure) queued again");
       this.recovered = true;
     }
     while (!this.stopped) {
-      const r = claimNextConversion(store, clock);
+      const r = await claimNextConversion(store, clock);
       if (!r) return;
       await this.convert(r);
     }
@@ -94,20 +94,20 @@ export class ConversionRunner {
 
   private async convert(r: ConversionRow): Promise<void> {
     const { store, clock, log, files, namer } = this.options;
-    const asset = uploadedAsset(store, r.workspace_id, r.asset_id);
+    const asset = await uploadedAsset(store, r.workspace_id, r.asset_id);
     if (!asset) return failConversion(store, clock, r, `Asset ${r.asset_id} was deleted before it could be converted; upload the PDF again.`);
     try {
       const bytes = await files.read("assets", asset.sha256);
       if (!bytes) return failConversion(store, clock, r, `The bytes of asset ${r.asset_id} are missing from the file store; upload the PDF again.`);
       const built = await convertPdf(bytes, namer, log);
-      succeedConversion(store, clock, r, templateName(asset.filename), built.draft, built.sampleData);
+      await succeedConversion(store, clock, r, templateName(asset.filename), built.draft, built.sampleData);
       log.info({ conversionId: r.id, workspaceId: r.workspace_id }, "template conversion succeeded");
     } catch (error) {
       // DATA_DIR full or read-only: the conversion is not at fault; the drain stops and it is queued again (issue 26).
       if (storageFailure(error)) throw error;
       if (!(error instanceof ConversionFailure)) log.error({ err: error, conversionId: r.id }, "template conversion failed unexpectedly");
       const message = error instanceof ConversionFailure ? error.message : "The conversion failed on our side; start a new conversion, and report it if it fails again.";
-      failConversion(store, clock, r, message);
+      await failConversion(store, clock, r, message);
     }
   }
 }

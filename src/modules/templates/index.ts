@@ -44,8 +44,9 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
     .use(auth)
     .post(
       "/v1/templates",
-      ({ body, principal, request, set }) => {
-        const created = createTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), parseBody(CreateTemplateBody, body));
+      async ({ body, principal, request, set }) => {
+        const input = parseBody(CreateTemplateBody, body);
+        const created = await app.store.tx((tx) => createTemplate(tx, app.clock, meta.change(request, principal), workspaceOf(principal), input));
         set.status = 201;
         return created;
       },
@@ -79,8 +80,8 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
     )
     .post(
       "/v1/templates/:id/publish",
-      ({ params, principal, request, set }) => {
-        const version = publishTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id);
+      async ({ params, principal, request, set }) => {
+        const version = await publishTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id);
         set.status = 201;
         return version;
       },

@@ -10,7 +10,7 @@ import type { CompositionNode, TemplateSource } from "../../render/compile/model
 import { pointer } from "../../render/compile/pointer";
 import type { TemplatePdfOptions } from "../../render/pdf-options";
 import { inList } from "../../store/sql-list";
-import type { Store } from "../../store/store";
+import type { Reads, Store, Tx } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
 import { certificateProblem } from "../certificates/service";
@@ -61,11 +61,19 @@ function toVersion(r: VersionRow): TemplateVersion {
   return { id: r.id, templateId: r.template_id, version: r.version, source: JSON.parse(r.source) as TemplateDraft, publishedAt: r.published_at };
 }
 
+/** lockedTemplateRow locks the template's row until `tx` ends and answers it: changes of one template (a PATCH, a
+ * publish) take turns, so none is lost and two publishes never make one version number twice. */
+async function lockedTemplateRow(tx: Tx, workspaceId: string, id: string): Promise<TemplateRow> {
+  const r = await tx.get<TemplateRow>("SELECT * FROM templates WHERE id = $id AND workspace_id = $ws FOR NO KEY UPDATE", { id, ws: workspaceId });
+  if (!r) throw new ApiError("NOT_FOUND", `Template ${id} was not found.`);
+  return r;
+}
+
 /** templateRow answers the template's row, or only the `columns` named (a render of a version reads no draft). */
-function templateRow(store: Store, workspaceId: string, id: string): TemplateRow;
-function templateRow<K extends keyof TemplateRow>(store: Store, workspaceId: string, id: string, columns: K[]): Pick<TemplateRow, K>;
-function templateRow(store: Store, workspaceId: string, id: string, columns?: string[]): Partial<TemplateRow> {
-  const r = store.get<TemplateRow>(`SELECT ${columns?.join(", ") ?? "*"} FROM templates WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
+function templateRow(store: Reads, workspaceId: string, id: string): Promise<TemplateRow>;
+function templateRow<K extends keyof TemplateRow>(store: Reads, workspaceId: string, id: string, columns: K[]): Promise<Pick<TemplateRow, K>>;
+async function templateRow(store: Reads, workspaceId: string, id: string, columns?: string[]): Promise<Partial<TemplateRow>> {
+  const r = await store.get<TemplateRow>(`SELECT ${columns?.join(", ") ?? "*"} FROM templates WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's template is 404 too, never 403.
   if (!r) throw new ApiError("NOT_FOUND", `Template ${id} was not found.`);
   return r;
@@ -102,7 +110,7 @@ const IMAGE_ASSET_KINDS = ["image", "svg"];
 
 /** checkTemplateAssets lists the assets a draft names that are not uploaded assets of the workspace of the right kind:
  * `assetIds` must be stylesheets or fonts, literal image `assetId`s images or SVGs, `pdf.attachAssetIds` PDFs. */
-export function checkTemplateAssets(store: Store, workspaceId: string, draft: TemplateDraft): ErrorDetail[] {
+export async function checkTemplateAssets(store: Reads, workspaceId: string, draft: TemplateDraft): Promise<ErrorDetail[]> {
   const listed = (draft.assetIds ?? []).map((id, i) => ({ id, at: pointer("", "assetIds", i) }));
   const images: NodeUse[] = [];
   imageUses(draft.content, "/content", images);
@@ -113,14 +121,11 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
   if (listed.length === 0 && images.length === 0 && attached.length === 0) return [];
 
   const ids = inList("id", [...new Set([...listed, ...images, ...attached].map((u) => u.id))], "asset");
-  const found = new Map(
-    store
-      .all<{ id: string; kind: string; media_type: string; status: string }>(
-        `SELECT id, kind, media_type, status FROM assets WHERE workspace_id = $ws AND ${ids.sql}`,
-        { ws: workspaceId, ...ids.params },
-      )
-      .map((a) => [a.id, a]),
+  const rows = await store.all<{ id: string; kind: string; media_type: string; status: string }>(
+    `SELECT id, kind, media_type, status FROM assets WHERE workspace_id = $ws AND ${ids.sql}`,
+    { ws: workspaceId, ...ids.params },
   );
+  const found = new Map(rows.map((a) => [a.id, a]));
   const problems: ErrorDetail[] = [];
   const check = (uses: NodeUse[], kinds: string[], wanted: string, mediaType?: string) => {
     for (const use of uses) {
@@ -141,8 +146,8 @@ export function checkTemplateAssets(store: Store, workspaceId: string, draft: Te
 
 /** signatureProblems lists a default signature whose certificate the workspace cannot sign with: found when the draft
  * is saved or published rather than by its first render. Renders check it again (it may be deleted later). */
-function signatureProblems(store: Store, clock: Clock, workspaceId: string, draft: TemplateDraft): ErrorDetail[] {
-  const problem = draft.signature ? certificateProblem(store, clock, workspaceId, draft.signature.certificateId) : null;
+async function signatureProblems(store: Reads, clock: Clock, workspaceId: string, draft: TemplateDraft): Promise<ErrorDetail[]> {
+  const problem = draft.signature ? await certificateProblem(store, clock, workspaceId, draft.signature.certificateId) : null;
   return problem ? [{ path: "/signature/certificateId", message: problem }] : [];
 }
 
@@ -158,47 +163,46 @@ function assertValidSample(draft: TemplateDraft): void {
 }
 
 // Everything that makes a draft unusable is one 422, so a client fixes it in one round.
-function assertValidDraft(store: Store, clock: Clock, workspaceId: string, draft: TemplateDraft): void {
+async function assertValidDraft(store: Reads, clock: Clock, workspaceId: string, draft: TemplateDraft): Promise<void> {
   let problems: ErrorDetail[];
+  let compiled: ReturnType<typeof compileTemplate> | null;
   try {
-    const compiled = compileTemplate(sourceOf(draft));
-    problems = [
-      ...("problems" in compiled ? compiled.problems : []),
-      ...checkTemplateAssets(store, workspaceId, draft),
-      ...signatureProblems(store, clock, workspaceId, draft),
-    ];
+    compiled = compileTemplate(sourceOf(draft));
   } catch (error) {
     // The compiler walks the tree recursively; a tree deep enough to overflow it would not render either.
     if (!(error instanceof RangeError)) throw error;
-    problems = [{ path: "", message: "nests nodes too deeply" }];
+    compiled = null;
+  }
+  if (compiled === null) problems = [{ path: "", message: "nests nodes too deeply" }];
+  else {
+    const [assets, signature] = await Promise.all([checkTemplateAssets(store, workspaceId, draft), signatureProblems(store, clock, workspaceId, draft)]);
+    problems = [...("problems" in compiled ? compiled.problems : []), ...assets, ...signature];
   }
   if (problems.length) throw new ApiError("TEMPLATE_INVALID", "The template cannot be used as it is; see details.", { details: problems });
   assertValidSample(draft);
 }
 
-/** createTemplate checks the draft (compiles, assets exist, sample data fits) and makes the template, unpublished; a
- * `starter` gives the draft and description the fields sent do not. */
-export function createTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, body: CreateTemplateBody): Template {
+/** createTemplate checks the draft (compiles, assets exist, sample data fits) and makes the template, unpublished, in
+ * `tx`; a `starter` gives the draft and description the fields sent do not. */
+export async function createTemplate(tx: Tx, clock: Clock, ctx: ChangeContext, workspaceId: string, body: CreateTemplateBody): Promise<Template> {
   const starter = body.starter === undefined ? undefined : templateStarter(body.starter);
   const input = { description: starter?.description, ...starter?.source, ...withoutUndefined(body) };
   if (input.content === undefined) throw new ApiError("BAD_REQUEST", "The request body is not valid.", { details: [{ path: "/content", message: "is required, unless a starter is named" }] });
   const draft = draftOf(input);
   const id = newId("tpl");
-  return store.tx(() => {
-    assertValidDraft(store, clock, workspaceId, draft);
-    const now = clock.now().toISOString();
-    store.run(
-      `INSERT INTO templates (id, workspace_id, name, description, draft, latest_version, created_at, updated_at)
-       VALUES ($id, $ws, $name, $description, $draft, NULL, $now, $now)`,
-      { id, ws: workspaceId, name: body.name, description: input.description ?? null, draft: JSON.stringify(draft), now },
-    );
-    recordAudit(store, clock, ctx, { workspaceId, action: "template.created", resourceType: "template", resourceId: id, resourceName: body.name });
-    return toTemplate(templateRow(store, workspaceId, id));
-  });
+  await assertValidDraft(tx, clock, workspaceId, draft);
+  const now = clock.now().toISOString();
+  await tx.run(
+    `INSERT INTO templates (id, workspace_id, name, description, draft, latest_version, created_at, updated_at)
+     VALUES ($id, $ws, $name, $description, $draft, NULL, $now, $now)`,
+    { id, ws: workspaceId, name: body.name, description: input.description ?? null, draft: JSON.stringify(draft), now },
+  );
+  await recordAudit(tx, clock, ctx, { workspaceId, action: "template.created", resourceType: "template", resourceId: id, resourceName: body.name });
+  return toTemplate(await templateRow(tx, workspaceId, id));
 }
 
 /** listTemplates answers one page of the workspace's templates, newest first, without their drafts. */
-export function listTemplates(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): Page<TemplateSummary> {
+export async function listTemplates(store: Reads, workspaceId: string, query: { limit?: string; cursor?: string }): Promise<Page<TemplateSummary>> {
   return selectPage(
     store,
     query,
@@ -208,22 +212,22 @@ export function listTemplates(store: Store, workspaceId: string, query: { limit?
 }
 
 /** getTemplate answers one template of the workspace with its draft. */
-export function getTemplate(store: Store, workspaceId: string, id: string): Template {
-  return toTemplate(templateRow(store, workspaceId, id));
+export async function getTemplate(store: Reads, workspaceId: string, id: string): Promise<Template> {
+  return toTemplate(await templateRow(store, workspaceId, id));
 }
 
 /** updateTemplate replaces the fields sent (null removes an optional one) and checks the merged draft again;
  * published versions never change. A PATCH that changes nothing writes no audit event. */
-export function updateTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string, input: UpdateTemplateBody): Template {
-  return store.tx(() => {
-    const r = templateRow(store, workspaceId, id);
+export async function updateTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string, input: UpdateTemplateBody): Promise<Template> {
+  return store.tx(async (tx) => {
+    const r = await lockedTemplateRow(tx, workspaceId, id);
     const before = JSON.parse(r.draft) as TemplateDraft;
     const merged: Record<string, unknown> = { ...before };
     const draftSent = DRAFT_FIELDS.filter((f) => input[f] !== undefined);
     for (const field of draftSent) merged[field] = input[field];
     const draft = draftOf(merged);
     // Only a change of the draft is checked again: a rename must not fail because an asset was deleted since.
-    if (draftSent.length) assertValidDraft(store, clock, workspaceId, draft);
+    if (draftSent.length) await assertValidDraft(tx, clock, workspaceId, draft);
 
     const name = input.name ?? r.name;
     const description = input.description === undefined ? r.description : input.description;
@@ -234,14 +238,14 @@ export function updateTemplate(store: Store, clock: Clock, ctx: ChangeContext, w
     ];
     if (changed.length === 0) return toTemplate(r);
 
-    store.run("UPDATE templates SET name = $name, description = $description, draft = $draft, updated_at = $now WHERE id = $id", {
+    await tx.run("UPDATE templates SET name = $name, description = $description, draft = $draft, updated_at = $now WHERE id = $id", {
       id,
       name,
       description,
       draft: JSON.stringify(draft),
       now: clock.now().toISOString(),
     });
-    recordAudit(store, clock, ctx, {
+    await recordAudit(tx, clock, ctx, {
       workspaceId,
       action: "template.updated",
       resourceType: "template",
@@ -249,16 +253,16 @@ export function updateTemplate(store: Store, clock: Clock, ctx: ChangeContext, w
       resourceName: name,
       metadata: { fields: changed.join(" ") },
     });
-    return toTemplate(templateRow(store, workspaceId, id));
+    return toTemplate(await templateRow(tx, workspaceId, id));
   });
 }
 
 /** deleteTemplate removes the template and its versions; renders already made keep running, they hold their own job. */
-export function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
-  return store.tx(() => {
-    const r = templateRow(store, workspaceId, id);
+export async function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return store.tx(async (tx) => {
+    const r = await templateRow(tx, workspaceId, id);
     // template_versions go by ON DELETE CASCADE (foreign keys are on for every connection, store/open.ts).
-    deleteAudited(store, clock, ctx, "templates", {
+    await deleteAudited(tx, clock, ctx, "templates", {
       workspaceId,
       action: "template.deleted",
       resourceType: "template",
@@ -272,19 +276,21 @@ export function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, w
 
 /** publishTemplate freezes the current draft as the next version (the first is 1), after checking it again:
  * an asset it names may have been deleted since the draft was saved. */
-export function publishTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): TemplateVersion {
-  return store.tx(() => {
-    const r = templateRow(store, workspaceId, id);
-    assertValidDraft(store, clock, workspaceId, JSON.parse(r.draft) as TemplateDraft);
+export async function publishTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<TemplateVersion> {
+  return store.tx(async (tx) => {
+    const r = await lockedTemplateRow(tx, workspaceId, id);
+    await assertValidDraft(tx, clock, workspaceId, JSON.parse(r.draft) as TemplateDraft);
     const version = (r.latest_version ?? 0) + 1;
     const versionId = newId("tv");
     const now = clock.now().toISOString();
-    store.run(
-      "INSERT INTO template_versions (template_id, version, id, source, published_at) VALUES ($tpl, $version, $id, $source, $now)",
-      { tpl: id, version, id: versionId, source: r.draft, now },
-    );
-    store.run("UPDATE templates SET latest_version = $version, updated_at = $now WHERE id = $id", { id, version, now });
-    recordAudit(store, clock, ctx, {
+    await Promise.all([
+      tx.run(
+        "INSERT INTO template_versions (template_id, version, id, source, published_at) VALUES ($tpl, $version, $id, $source, $now)",
+        { tpl: id, version, id: versionId, source: r.draft, now },
+      ),
+      tx.run("UPDATE templates SET latest_version = $version, updated_at = $now WHERE id = $id", { id, version, now }),
+    ]);
+    await recordAudit(tx, clock, ctx, {
       workspaceId,
       action: "template.published",
       resourceType: "template",
@@ -292,13 +298,13 @@ export function publishTemplate(store: Store, clock: Clock, ctx: ChangeContext, 
       resourceName: r.name,
       metadata: { version, versionId },
     });
-    return toVersion(store.get<VersionRow>("SELECT * FROM template_versions WHERE id = $id", { id: versionId })!);
+    return toVersion({ id: versionId, template_id: id, version, source: r.draft, published_at: now });
   });
 }
 
 /** listTemplateVersions answers one page of a template's published versions, newest first, without their sources. */
-export function listTemplateVersions(store: Store, workspaceId: string, id: string, query: { limit?: string; cursor?: string }): Page<TemplateVersionSummary> {
-  templateRow(store, workspaceId, id);
+export async function listTemplateVersions(store: Reads, workspaceId: string, id: string, query: { limit?: string; cursor?: string }): Promise<Page<TemplateVersionSummary>> {
+  await templateRow(store, workspaceId, id);
   return selectPage(
     store,
     query,
@@ -313,16 +319,16 @@ export function listTemplateVersions(store: Store, workspaceId: string, id: stri
   );
 }
 
-function versionRow(store: Store, templateId: string, version: number): VersionRow {
-  const r = store.get<VersionRow>("SELECT * FROM template_versions WHERE template_id = $tpl AND version = $version", { tpl: templateId, version });
+async function versionRow(store: Reads, templateId: string, version: number): Promise<VersionRow> {
+  const r = await store.get<VersionRow>("SELECT * FROM template_versions WHERE template_id = $tpl AND version = $version", { tpl: templateId, version });
   if (!r) throw new ApiError("NOT_FOUND", `Template ${templateId} has no version ${version}.`);
   return r;
 }
 
 /** getTemplateVersion answers one published version with its source. */
-export function getTemplateVersion(store: Store, workspaceId: string, id: string, version: number): TemplateVersion {
-  templateRow(store, workspaceId, id);
-  return toVersion(versionRow(store, id, version));
+export async function getTemplateVersion(store: Reads, workspaceId: string, id: string, version: number): Promise<TemplateVersion> {
+  const [, row] = await Promise.all([templateRow(store, workspaceId, id), versionRow(store, id, version)]);
+  return toVersion(row);
 }
 
 // A published version never changes: each is read and parsed once, and its renders share one source object (the key of
@@ -342,26 +348,38 @@ type TemplateForRender = {
   destinationIds?: string[];
 };
 
+/** templateAssetIds answers every asset a template names itself: its stylesheets and fonts, its literal image ids and
+ * the PDFs it attaches (what a render reads before planning, renders/asset-bytes.ts). */
+export function templateAssetIds(template: TemplateForRender): string[] {
+  const { source } = template;
+  const images: NodeUse[] = [];
+  imageUses(source.content, "", images);
+  if (source.header) imageUses(source.header, "", images);
+  if (source.footer) imageUses(source.footer, "", images);
+  for (const node of Object.values(source.components ?? {})) imageUses(node, "", images);
+  return [...new Set([...template.assetIds, ...images.map((u) => u.id), ...(template.pdf?.attachAssetIds ?? [])])];
+}
+
 /** templateForRender answers what a render of this template needs; throws NOT_FOUND, or CONFLICT when `which` is "latest" and nothing is published. */
-export function templateForRender(
-  store: Store,
+export async function templateForRender(
+  store: Reads,
   workspaceId: string,
   templateId: string,
   which: number | "draft" | "latest",
-): TemplateForRender {
+): Promise<TemplateForRender> {
   const forRender = (version: number | null, draft: TemplateDraft): TemplateForRender =>
     // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
     ({ templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], sampleData: draft.sampleData, pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds });
-  if (which === "draft") return forRender(null, JSON.parse(templateRow(store, workspaceId, templateId).draft) as TemplateDraft);
+  if (which === "draft") return forRender(null, JSON.parse((await templateRow(store, workspaceId, templateId)).draft) as TemplateDraft);
   // A version's render needs only which version is the latest: the draft (the whole source) is not read for it.
-  const r = templateRow(store, workspaceId, templateId, ["latest_version"]);
+  const r = await templateRow(store, workspaceId, templateId, ["latest_version"]);
   if (which === "latest" && r.latest_version === null)
     throw new ApiError("CONFLICT", `Template ${templateId} has no published version; publish it first, or render its draft.`);
   const version = which === "latest" ? r.latest_version! : which;
   const key = `${templateId}@${version}`;
   let template = published.get(key);
   if (template) published.delete(key);
-  else template = forRender(version, JSON.parse(versionRow(store, templateId, version).source) as TemplateDraft);
+  else template = forRender(version, JSON.parse((await versionRow(store, templateId, version)).source) as TemplateDraft);
   published.set(key, template);
   if (published.size > MAX_PUBLISHED) published.delete(published.keys().next().value!);
   return template;

@@ -18,7 +18,7 @@ export function usageRoutes(app: AppContext, auth: AuthPlugin) {
       response: UsageReport,
     })
     // One workspace's days for the platform administrator's console (docs/usage.md); the path id may be the slug.
-    .get("/v1/platform/workspaces/:id/usage", ({ params, query }) => getUsage(app.store, app.clock, getWorkspace(app.store, params.id).id, query), {
+    .get("/v1/platform/workspaces/:id/usage", async ({ params, query }) => getUsage(app.store, app.clock, (await getWorkspace(app.store, params.id)).id, query), {
       auth: { platformAdmin: true },
       params: IdParams,
       query: UsageQuery,

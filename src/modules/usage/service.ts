@@ -2,7 +2,7 @@
 import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
-import type { Store } from "../../store/store";
+import type { Reads } from "../../store/store";
 import type { PlatformUsageItem, PlatformUsagePage, PlatformUsageQuery, UsageCounters, UsageExportRow, UsageQuery, UsageReport } from "./model";
 import { dayOf } from "../../ledger/counters";
 import { dayMs } from "../../ledger/usage-days";
@@ -73,8 +73,8 @@ function countersOf(r: CounterRow): UsageCounters {
 }
 
 /** usageReport answers a workspace's totals over a checked range and its days with usage, oldest first. */
-export function usageReport(store: Store, workspaceId: string, range: UsageRange): UsageReport {
-  const rows = store.all<CounterRow & { day: string }>(
+export async function usageReport(store: Reads, workspaceId: string, range: UsageRange): Promise<UsageReport> {
+  const rows = await store.all<CounterRow & { day: string }>(
     `SELECT day, ${COUNTER_COLUMNS} FROM usage_days WHERE workspace_id = $ws AND day >= $from AND day <= $to ORDER BY day`,
     { ws: workspaceId, from: range.from, to: range.to },
   );
@@ -85,16 +85,16 @@ export function usageReport(store: Store, workspaceId: string, range: UsageRange
 }
 
 /** getUsage answers GET /v1/usage for a workspace: the range from the query (defaults at `clock`'s month) and its report. */
-export function getUsage(store: Store, clock: Clock, workspaceId: string, query: UsageQuery): UsageReport {
+export async function getUsage(store: Reads, clock: Clock, workspaceId: string, query: UsageQuery): Promise<UsageReport> {
   return usageReport(store, workspaceId, resolveRange(query, clock.now()));
 }
 
 /** listPlatformUsage answers GET /v1/platform/usage: one page of the workspaces with usage in the range, newest
  * workspace first (the keyset every other list uses), each with its counters summed over the range. */
-export function listPlatformUsage(store: Store, clock: Clock, query: PlatformUsageQuery): PlatformUsagePage {
+export async function listPlatformUsage(store: Reads, clock: Clock, query: PlatformUsageQuery): Promise<PlatformUsagePage> {
   const range = resolveRange(query, clock.now());
   // The join keeps only workspaces with a usage row in the range; the paging keyset is the workspace's own.
-  const page = selectPage<CounterRow & { id: string; name: string; slug: string; created_at: string }, PlatformUsageItem>(
+  const page = await selectPage<CounterRow & { id: string; name: string; slug: string; created_at: string }, PlatformUsageItem>(
     store,
     query,
     {
@@ -112,8 +112,8 @@ export function listPlatformUsage(store: Store, clock: Clock, query: PlatformUsa
 
 /** exportUsage answers one row per workspace and day with usage in a checked range, by day then workspace id;
  * `workspaceId` keeps one workspace's rows. */
-export function exportUsage(store: Store, range: UsageRange, workspaceId?: string): UsageExportRow[] {
-  const rows = store.all<CounterRow & { day: string; workspace_id: string; slug: string }>(
+export async function exportUsage(store: Reads, range: UsageRange, workspaceId?: string): Promise<UsageExportRow[]> {
+  const rows = await store.all<CounterRow & { day: string; workspace_id: string; slug: string }>(
     `SELECT u.day, u.workspace_id, w.slug, ${COUNTER_COLUMNS.split(", ").map((c) => `u.${c}`).join(", ")}
      FROM usage_days u JOIN workspaces w ON w.id = u.workspace_id
      WHERE u.day >= $from AND u.day <= $to ${workspaceId === undefined ? "" : "AND u.workspace_id = $ws"}

@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { passwordProblem } from "../../lib/passwords";
-import type { Store } from "../../store/store";
+import type { Reads, Store, Tx } from "../../store/store";
 import { membershipsOf, type UserRow } from "../../auth/accounts";
 import type { Role } from "../../auth/scopes";
 import type { ChangeContext } from "../../auth/actor";
@@ -28,22 +28,22 @@ export function validatePassword(password: string, path = "/password", current?:
  * `user.password_changed` in each of the user's workspaces (as sign-in is audited), all in one transaction. `expectedHash`,
  * when given, is the hash the caller verified against: if it changed meanwhile the change is refused (409).
  */
-export function replacePassword(
+export async function replacePassword(
   store: Store,
   clock: Clock,
   ctx: ChangeContext,
   user: Pick<UserRow, "id" | "email">,
   passwordHash: string,
   options: { keepSessionId?: string; expectedHash?: string } = {},
-): { sessionsEnded: number } {
-  return store.tx(() => {
+): Promise<{ sessionsEnded: number }> {
+  return store.tx(async (tx) => {
     const changed = options.expectedHash
-      ? store.run("UPDATE users SET password_hash = $hash WHERE id = $id AND password_hash = $old", { hash: passwordHash, id: user.id, old: options.expectedHash })
-      : store.run("UPDATE users SET password_hash = $hash WHERE id = $id", { hash: passwordHash, id: user.id });
+      ? await tx.run("UPDATE users SET password_hash = $hash WHERE id = $id AND password_hash = $old", { hash: passwordHash, id: user.id, old: options.expectedHash })
+      : await tx.run("UPDATE users SET password_hash = $hash WHERE id = $id", { hash: passwordHash, id: user.id });
     if (changed === 0) throw new ApiError("CONFLICT", "The password was changed meanwhile; sign in again with the new one.");
-    const sessionsEnded = store.run("DELETE FROM sessions WHERE user_id = $user AND id IS DISTINCT FROM $keep", { user: user.id, keep: options.keepSessionId ?? null });
-    for (const m of membershipsOf(store, user.id)) {
-      recordAudit(store, clock, ctx, { workspaceId: m.workspaceId, action: "user.password_changed", resourceType: "user", resourceId: user.id, resourceName: user.email, metadata: { sessionsEnded } });
+    const sessionsEnded = await tx.run("DELETE FROM sessions WHERE user_id = $user AND id IS DISTINCT FROM $keep", { user: user.id, keep: options.keepSessionId ?? null });
+    for (const m of await membershipsOf(tx, user.id)) {
+      await recordAudit(tx, clock, ctx, { workspaceId: m.workspaceId, action: "user.password_changed", resourceType: "user", resourceId: user.id, resourceName: user.email, metadata: { sessionsEnded } });
     }
     return { sessionsEnded };
   });
@@ -57,46 +57,44 @@ export function checkEmail(email: string): string {
 }
 
 /** createUser makes a user who is a member of one workspace with a role, and audits both; `passwordHash` comes from hashPassword. */
-export function createUser(
-  store: Store,
+export async function createUser(
+  tx: Tx,
   clock: Clock,
   ctx: ChangeContext,
   input: { email: string; name?: string; passwordHash: string; workspace: string; role: Role; platformAdmin: boolean },
-): { id: string; email: string; workspaceId: string; role: Role; platformAdmin: boolean } {
+): Promise<{ id: string; email: string; workspaceId: string; role: Role; platformAdmin: boolean }> {
   const email = checkEmail(input.email);
-  return store.tx(() => {
-    const ws = getWorkspace(store, input.workspace);
-    if (store.get("SELECT 1 FROM users WHERE email = $email", { email }))
-      throw new ApiError("CONFLICT", `A user with e-mail ${email} already exists.`, { details: [{ path: "/email", message: "is taken" }] });
-    const id = newId("usr");
-    const now = clock.now().toISOString();
-    store.run("INSERT INTO users (id, email, name, password_hash, platform_admin, created_at) VALUES ($id, $email, $name, $hash, $admin, $now)", {
-      id,
-      email,
-      name: input.name ?? null,
-      hash: input.passwordHash,
-      admin: input.platformAdmin ? 1 : 0,
-      now,
-    });
-    store.run("INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($ws, $user, $role, $now)", {
-      ws: ws.id,
-      user: id,
-      role: input.role,
-      now,
-    });
-    recordAudit(store, clock, ctx, {
-      workspaceId: ws.id,
-      action: "user.created",
-      resourceType: "user",
-      resourceId: id,
-      resourceName: email,
-      metadata: { role: input.role, platformAdmin: input.platformAdmin },
-    });
-    return { id, email, workspaceId: ws.id, role: input.role, platformAdmin: input.platformAdmin };
+  const ws = await getWorkspace(tx, input.workspace);
+  if (await tx.get("SELECT 1 FROM users WHERE email = $email", { email }))
+    throw new ApiError("CONFLICT", `A user with e-mail ${email} already exists.`, { details: [{ path: "/email", message: "is taken" }] });
+  const id = newId("usr");
+  const now = clock.now().toISOString();
+  await tx.run("INSERT INTO users (id, email, name, password_hash, platform_admin, created_at) VALUES ($id, $email, $name, $hash, $admin, $now)", {
+    id,
+    email,
+    name: input.name ?? null,
+    hash: input.passwordHash,
+    admin: input.platformAdmin ? 1 : 0,
+    now,
   });
+  await tx.run("INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($ws, $user, $role, $now)", {
+    ws: ws.id,
+    user: id,
+    role: input.role,
+    now,
+  });
+  await recordAudit(tx, clock, ctx, {
+    workspaceId: ws.id,
+    action: "user.created",
+    resourceType: "user",
+    resourceId: id,
+    resourceName: email,
+    metadata: { role: input.role, platformAdmin: input.platformAdmin },
+  });
+  return { id, email, workspaceId: ws.id, role: input.role, platformAdmin: input.platformAdmin };
 }
 
 /** countUsers answers how many users exist (first start creates the administrator when there are none). */
-export function countUsers(store: Store): number {
-  return store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n;
+export async function countUsers(store: Reads): Promise<number> {
+  return (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM users"))!.n;
 }

@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/store";
+import type { Reads, Store } from "../../store/store";
 import { checkDestination, type DestinationOptions } from "../../webhooks/destinations";
 import type { EventType } from "../../webhooks/events";
 import { decryptSecret, encryptSecret } from "../../webhooks/secret-box";
@@ -11,6 +11,7 @@ import { newSigningSecret } from "../../webhooks/sign";
 import type { Metadata } from "../audit/model";
 import type { ChangeContext } from "../../auth/actor";
 import { deleteAudited, recordAudit } from "../audit/service";
+import { lockWorkspace } from "../workspaces/service";
 import type {
   CreateWebhookEndpointBody,
   UpdateWebhookEndpointBody,
@@ -55,8 +56,8 @@ function toEndpoint(r: EndpointRow): WebhookEndpoint {
   };
 }
 
-function endpointRow(store: Store, workspaceId: string, id: string): EndpointRow {
-  const r = store.get<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
+async function endpointRow(store: Reads, workspaceId: string, id: string): Promise<EndpointRow> {
+  const r = await store.get<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $id AND workspace_id = $ws", { id, ws: workspaceId });
   // spec DESIGN.md 2: another workspace's endpoint is 404 too.
   if (!r) throw new ApiError("NOT_FOUND", `Webhook endpoint ${id} was not found.`);
   return r;
@@ -77,8 +78,8 @@ async function assertDestination(url: string, destinations: DestinationOptions):
   if (!check.ok) throw new ApiError("BAD_REQUEST", "The URL is not an allowed webhook destination.", { details: [{ path: "/url", message: check.reason }] });
 }
 
-function countEndpoints(store: Store, workspaceId: string): number {
-  return store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = $ws", { ws: workspaceId })!.n;
+async function countEndpoints(store: Reads, workspaceId: string): Promise<number> {
+  return (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE workspace_id = $ws", { ws: workspaceId }))!.n;
 }
 
 function tooMany(): ApiError {
@@ -95,16 +96,18 @@ export async function createWebhookEndpoint(
   deps: EndpointDeps,
 ): Promise<WebhookEndpointWithSecret> {
   // The cap is checked first so an eleventh endpoint is a 409 whatever its URL; the transaction checks it again.
-  if (countEndpoints(store, workspaceId) >= MAX_ENDPOINTS) throw tooMany();
+  if (await countEndpoints(store, workspaceId) >= MAX_ENDPOINTS) throw tooMany();
   await assertDestination(input.url, deps.destinations);
   const id = newId("whe");
   const secret = newSigningSecret();
   const sealed = encryptSecret(deps.secretKey, id, secret);
-  return store.tx(() => {
-    if (countEndpoints(store, workspaceId) >= MAX_ENDPOINTS) throw tooMany();
+  return store.tx(async (tx) => {
+    // The workspace's row, locked: creations of one workspace take turns, so two cannot both take the last place.
+    await lockWorkspace(tx, workspaceId);
+    if ((await countEndpoints(tx, workspaceId)) >= MAX_ENDPOINTS) throw tooMany();
     const now = clock.now().toISOString();
     const enabled = input.enabled ?? true;
-    store.run(
+    await tx.run(
       `INSERT INTO webhook_endpoints (id, workspace_id, url, description, event_types, enabled, secret_encrypted, created_at, updated_at)
        VALUES ($id, $ws, $url, $description, $eventTypes, $enabled, $sealed, $now, $now)`,
       {
@@ -118,7 +121,7 @@ export async function createWebhookEndpoint(
         now,
       },
     );
-    recordAudit(store, clock, ctx, {
+    await recordAudit(tx, clock, ctx, {
       workspaceId,
       action: "webhook_endpoint.created",
       resourceType: "webhook_endpoint",
@@ -126,18 +129,18 @@ export async function createWebhookEndpoint(
       resourceName: originOf(input.url),
       metadata: { eventTypes: input.eventTypes.join(" "), enabled },
     });
-    return { ...toEndpoint(endpointRow(store, workspaceId, id)), secret };
+    return { ...toEndpoint(await endpointRow(tx, workspaceId, id)), secret };
   });
 }
 
 /** listWebhookEndpoints answers one page of the workspace's endpoints, newest first, without secrets. */
-export function listWebhookEndpoints(store: Store, workspaceId: string, query: { limit?: string; cursor?: string }): { items: WebhookEndpoint[]; nextCursor?: string } {
+export async function listWebhookEndpoints(store: Reads, workspaceId: string, query: { limit?: string; cursor?: string }): Promise<{ items: WebhookEndpoint[]; nextCursor?: string }> {
   return selectPage(store, query, { from: "webhook_endpoints", where: ["workspace_id = $ws"], params: { ws: workspaceId } }, toEndpoint);
 }
 
 /** getWebhookEndpoint answers one endpoint of the workspace, without its secret. */
-export function getWebhookEndpoint(store: Store, workspaceId: string, id: string): WebhookEndpoint {
-  return toEndpoint(endpointRow(store, workspaceId, id));
+export async function getWebhookEndpoint(store: Reads, workspaceId: string, id: string): Promise<WebhookEndpoint> {
+  return toEndpoint(await endpointRow(store, workspaceId, id));
 }
 
 /** updateWebhookEndpoint changes only the fields sent; a new URL is checked first (spec 4.7 (1)); no change writes no event. */
@@ -150,10 +153,10 @@ export async function updateWebhookEndpoint(
   input: UpdateWebhookEndpointBody,
   deps: EndpointDeps,
 ): Promise<WebhookEndpoint> {
-  const before = endpointRow(store, workspaceId, id);
+  const before = await endpointRow(store, workspaceId, id);
   if (input.url !== undefined && input.url !== before.url) await assertDestination(input.url, deps.destinations);
-  return store.tx(() => {
-    const r = endpointRow(store, workspaceId, id);
+  return store.tx(async (tx) => {
+    const r = await endpointRow(tx, workspaceId, id);
     const sets: string[] = [];
     const params: Record<string, string | number | null> = { id };
     const metadata: Metadata = {};
@@ -180,8 +183,8 @@ export async function updateWebhookEndpoint(
     }
     if (sets.length === 0) return toEndpoint(r);
     params.now = clock.now().toISOString();
-    store.run(`UPDATE webhook_endpoints SET ${sets.join(", ")}, updated_at = $now WHERE id = $id`, params);
-    recordAudit(store, clock, ctx, {
+    await tx.run(`UPDATE webhook_endpoints SET ${sets.join(", ")}, updated_at = $now WHERE id = $id`, params);
+    await recordAudit(tx, clock, ctx, {
       workspaceId,
       action: "webhook_endpoint.updated",
       resourceType: "webhook_endpoint",
@@ -189,15 +192,15 @@ export async function updateWebhookEndpoint(
       resourceName: originOf(input.url ?? r.url),
       metadata,
     });
-    return toEndpoint(endpointRow(store, workspaceId, id));
+    return toEndpoint(await endpointRow(tx, workspaceId, id));
   });
 }
 
 /** deleteWebhookEndpoint removes the endpoint; its deliveries, pending or not, go with it (spec 3.1, foreign key cascade). */
-export function deleteWebhookEndpoint(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): { id: string; deleted: true } {
-  return store.tx(() => {
-    const r = endpointRow(store, workspaceId, id);
-    deleteAudited(store, clock, ctx, "webhook_endpoints", {
+export async function deleteWebhookEndpoint(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return store.tx(async (tx) => {
+    const r = await endpointRow(tx, workspaceId, id);
+    await deleteAudited(tx, clock, ctx, "webhook_endpoints", {
       workspaceId,
       action: "webhook_endpoint.deleted",
       resourceType: "webhook_endpoint",
@@ -212,14 +215,14 @@ export function deleteWebhookEndpoint(store: Store, clock: Clock, ctx: ChangeCon
  * rotateWebhookSecret issues a new signing secret and answers it once; the replaced secret is never answered again but
  * keeps signing for 24 hours (spec 6.4 (4)). A secret that no longer decrypts (SECRET_KEY changed) is simply dropped.
  */
-export function rotateWebhookSecret(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string, deps: Pick<EndpointDeps, "secretKey">): WebhookEndpointWithSecret {
+export async function rotateWebhookSecret(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string, deps: Pick<EndpointDeps, "secretKey">): Promise<WebhookEndpointWithSecret> {
   const secret = newSigningSecret();
   const sealed = encryptSecret(deps.secretKey, id, secret);
-  return store.tx(() => {
-    const r = endpointRow(store, workspaceId, id);
+  return store.tx(async (tx) => {
+    const r = await endpointRow(tx, workspaceId, id);
     const now = clock.now();
     const oldReadable = decryptSecret(deps.secretKey, id, r.secret_encrypted) !== null;
-    store.run(
+    await tx.run(
       `UPDATE webhook_endpoints SET secret_encrypted = $sealed, previous_secret_encrypted = $previous,
          previous_secret_expires_at = $expires, updated_at = $now WHERE id = $id`,
       {
@@ -230,7 +233,7 @@ export function rotateWebhookSecret(store: Store, clock: Clock, ctx: ChangeConte
         now: now.toISOString(),
       },
     );
-    recordAudit(store, clock, ctx, {
+    await recordAudit(tx, clock, ctx, {
       workspaceId,
       action: "webhook_endpoint.secret_rotated",
       resourceType: "webhook_endpoint",
@@ -238,7 +241,7 @@ export function rotateWebhookSecret(store: Store, clock: Clock, ctx: ChangeConte
       resourceName: originOf(r.url),
       metadata: { previousSecretSignsUntil: oldReadable ? new Date(now.getTime() + DUAL_SIGNATURE_MS).toISOString() : null },
     });
-    return { ...toEndpoint(endpointRow(store, workspaceId, id)), secret };
+    return { ...toEndpoint(await endpointRow(tx, workspaceId, id)), secret };
   });
 }
 
@@ -275,8 +278,8 @@ function toDelivery(r: DeliveryRow): WebhookDelivery {
 }
 
 /** listWebhookDeliveries answers one page of an endpoint's delivery records (spec 2.9), newest first. */
-export function listWebhookDeliveries(store: Store, workspaceId: string, id: string, query: { limit?: string; cursor?: string }): { items: WebhookDelivery[]; nextCursor?: string } {
-  endpointRow(store, workspaceId, id);
+export async function listWebhookDeliveries(store: Reads, workspaceId: string, id: string, query: { limit?: string; cursor?: string }): Promise<{ items: WebhookDelivery[]; nextCursor?: string; }> {
+  await endpointRow(store, workspaceId, id);
   return selectPage(
     store,
     query,

@@ -17,9 +17,10 @@ export function workspaceRoutes(app: AppContext, auth: AuthPlugin, meta: Request
     .use(auth)
     .get(
       "/v1/render-limits",
-      ({ principal }) => {
+      async ({ principal }) => {
         const ws = workspaceOf(principal);
-        return { ...getAllowances(app.store, ws), ...usageCounters(app.store, app.clock, ws) };
+        const [allowances, counters] = await Promise.all([getAllowances(app.store, ws), usageCounters(app.store, app.clock, ws)]);
+        return { ...allowances, ...counters };
       },
       { auth: { scope: "render:read" }, query: NoQuery, response: RenderLimits },
     )

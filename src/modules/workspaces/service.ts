@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Store } from "../../store/store";
+import type { Reads, Store, Tx } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import { recordAudit } from "../audit/service";
 import { SLUG_PATTERN, type AllowancesReplacement, type CompanyAllowances, type PlatformWorkspace, type PlatformWorkspaceQuery } from "./model";
@@ -38,8 +38,8 @@ function platformWorkspaceOf(r: WorkspaceRow): PlatformWorkspace {
   return { id: r.id, name: r.name, slug: r.slug, createdAt: r.created_at, ...allowancesOf(r) };
 }
 
-function row(store: Store, idOrSlug: string): WorkspaceRow {
-  const r = store.get<WorkspaceRow>("SELECT * FROM workspaces WHERE id = $v OR slug = $v", { v: idOrSlug });
+async function row(store: Reads, idOrSlug: string): Promise<WorkspaceRow> {
+  const r = await store.get<WorkspaceRow>("SELECT * FROM workspaces WHERE id = $v OR slug = $v", { v: idOrSlug });
   if (!r) throw new ApiError("NOT_FOUND", `Workspace ${idOrSlug} was not found.`);
   return r;
 }
@@ -50,40 +50,49 @@ export function slugify(name: string): string {
   return slug || "workspace";
 }
 
-/** createWorkspace makes a workspace with the default allowances and audits it, in one transaction. */
-export function createWorkspace(store: Store, clock: Clock, ctx: ChangeContext, input: { name: string; slug?: string }): PlatformWorkspace {
+/** createWorkspace makes a workspace with the default allowances and audits it, in `tx`. */
+export async function createWorkspace(tx: Tx, clock: Clock, ctx: ChangeContext, input: { name: string; slug?: string }): Promise<PlatformWorkspace> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 128) throw new ApiError("BAD_REQUEST", "The workspace name must be 1 to 128 characters.", { details: [{ path: "/name", message: "must be 1 to 128 characters" }] });
   const slug = input.slug ?? slugify(name);
   if (!SLUG_PATTERN.test(slug))
     throw new ApiError("BAD_REQUEST", "The workspace slug is not valid.", { details: [{ path: "/slug", message: "must be 1 to 63 lowercase letters, digits or -, starting with a letter or digit" }] });
-  return store.tx(() => {
-    if (store.get("SELECT 1 FROM workspaces WHERE slug = $slug", { slug }))
-      throw new ApiError("CONFLICT", `A workspace with slug ${slug} already exists.`, { details: [{ path: "/slug", message: "is taken" }] });
-    const id = newId("ws");
-    store.run("INSERT INTO workspaces (id, name, slug, created_at) VALUES ($id, $name, $slug, $createdAt)", {
-      id,
-      name,
-      slug,
-      createdAt: clock.now().toISOString(),
-    });
-    recordAudit(store, clock, ctx, { workspaceId: id, action: "workspace.created", resourceType: "workspace", resourceId: id, resourceName: name, metadata: { slug } });
-    return platformWorkspaceOf(row(store, id));
+  if (await tx.get("SELECT 1 FROM workspaces WHERE slug = $slug", { slug }))
+    throw new ApiError("CONFLICT", `A workspace with slug ${slug} already exists.`, { details: [{ path: "/slug", message: "is taken" }] });
+  const id = newId("ws");
+  await tx.run("INSERT INTO workspaces (id, name, slug, created_at) VALUES ($id, $name, $slug, $createdAt)", {
+    id,
+    name,
+    slug,
+    createdAt: clock.now().toISOString(),
   });
+  await recordAudit(tx, clock, ctx, { workspaceId: id, action: "workspace.created", resourceType: "workspace", resourceId: id, resourceName: name, metadata: { slug } });
+  return platformWorkspaceOf(await row(tx, id));
 }
 
 /** getWorkspace answers a workspace by id or slug, or 404. */
-export function getWorkspace(store: Store, idOrSlug: string): PlatformWorkspace {
-  return platformWorkspaceOf(row(store, idOrSlug));
+export async function getWorkspace(store: Reads, idOrSlug: string): Promise<PlatformWorkspace> {
+  return platformWorkspaceOf(await row(store, idOrSlug));
 }
 
 /** getAllowances answers a workspace's seven allowance fields. */
-export function getAllowances(store: Store, workspaceId: string): CompanyAllowances {
-  return allowancesOf(row(store, workspaceId));
+export async function getAllowances(store: Reads, workspaceId: string): Promise<CompanyAllowances> {
+  return allowancesOf(await row(store, workspaceId));
+}
+
+/** lockWorkspace locks the workspace's row until `tx` ends and answers its allowances: the transactions that check an
+ * allowance and then count against it (renders, storage) take turns per workspace, and those of other workspaces
+ * never wait for them (docs/scale-out.md "Locks"). `NO KEY UPDATE`: the inserts that name the workspace (a render's
+ * row, its event) check their foreign key with a share lock this one does not block, so they never wait for it and
+ * never deadlock with it. */
+export async function lockWorkspace(tx: Tx, workspaceId: string): Promise<CompanyAllowances> {
+  const r = await tx.get<WorkspaceRow>("SELECT * FROM workspaces WHERE id = $id FOR NO KEY UPDATE", { id: workspaceId });
+  if (!r) throw new ApiError("NOT_FOUND", `Workspace ${workspaceId} was not found.`);
+  return allowancesOf(r);
 }
 
 /** listWorkspaces answers one page of all workspaces, newest first, optionally matching `search` in name or slug. */
-export function listWorkspaces(store: Store, query: PlatformWorkspaceQuery): { items: PlatformWorkspace[]; nextCursor?: string } {
+export async function listWorkspaces(store: Reads, query: PlatformWorkspaceQuery): Promise<{ items: PlatformWorkspace[]; nextCursor?: string }> {
   const where: string[] = [];
   const params: Record<string, string> = {};
   if (query.search) {
@@ -95,7 +104,7 @@ export function listWorkspaces(store: Store, query: PlatformWorkspaceQuery): { i
 }
 
 /** replaceAllowances replaces every allowance (omitted nullable fields become null, `suspended` false) and audits it (spec 4.2, 3.4). */
-export function replaceAllowances(store: Store, clock: Clock, ctx: ChangeContext, idOrSlug: string, input: AllowancesReplacement): CompanyAllowances {
+export async function replaceAllowances(store: Store, clock: Clock, ctx: ChangeContext, idOrSlug: string, input: AllowancesReplacement): Promise<CompanyAllowances> {
   const next: CompanyAllowances = {
     maxActiveRenders: input.maxActiveRenders,
     rendersPerMinute: input.rendersPerMinute,
@@ -105,9 +114,9 @@ export function replaceAllowances(store: Store, clock: Clock, ctx: ChangeContext
     templateConversionsPerMonth: input.templateConversionsPerMonth ?? null,
     suspended: input.suspended ?? false,
   };
-  return store.tx(() => {
-    const before = row(store, idOrSlug);
-    store.run(
+  return store.tx(async (tx) => {
+    const before = await row(tx, idOrSlug);
+    await tx.run(
       `UPDATE workspaces SET max_active_renders = $a, renders_per_minute = $b, documents_per_month = $c, max_storage_bytes = $d,
          test_renders_per_day = $e, template_conversions_per_month = $f, suspended = $g WHERE id = $id`,
       {
@@ -127,14 +136,14 @@ export function replaceAllowances(store: Store, clock: Clock, ctx: ChangeContext
       metadata[k] = v;
       if (previous[k] !== v) metadata[`previous.${k}`] = previous[k];
     }
-    recordAudit(store, clock, ctx, { workspaceId: before.id, action: "workspace.allowances_updated", resourceType: "workspace", resourceId: before.id, resourceName: before.name, metadata });
-    if (previous.suspended !== next.suspended) auditSuspension(store, clock, ctx, before, next.suspended);
+    await recordAudit(tx, clock, ctx, { workspaceId: before.id, action: "workspace.allowances_updated", resourceType: "workspace", resourceId: before.id, resourceName: before.name, metadata });
+    if (previous.suspended !== next.suspended) await auditSuspension(tx, clock, ctx, before, next.suspended);
     return next;
   });
 }
 
-function auditSuspension(store: Store, clock: Clock, ctx: ChangeContext, ws: WorkspaceRow, suspended: boolean): void {
-  recordAudit(store, clock, ctx, {
+async function auditSuspension(store: Tx, clock: Clock, ctx: ChangeContext, ws: WorkspaceRow, suspended: boolean): Promise<void> {
+  await recordAudit(store, clock, ctx, {
     workspaceId: ws.id,
     action: suspended ? "workspace.suspended" : "workspace.restored",
     resourceType: "workspace",
@@ -144,12 +153,12 @@ function auditSuspension(store: Store, clock: Clock, ctx: ChangeContext, ws: Wor
 }
 
 /** setSuspended suspends or restores a workspace (spec 3.4); answers false when it already was in that state. */
-export function setSuspended(store: Store, clock: Clock, ctx: ChangeContext, idOrSlug: string, suspended: boolean): boolean {
-  return store.tx(() => {
-    const ws = row(store, idOrSlug);
+export async function setSuspended(store: Store, clock: Clock, ctx: ChangeContext, idOrSlug: string, suspended: boolean): Promise<boolean> {
+  return store.tx(async (tx) => {
+    const ws = await row(tx, idOrSlug);
     if ((ws.suspended === 1) === suspended) return false;
-    store.run("UPDATE workspaces SET suspended = $s WHERE id = $id", { s: suspended ? 1 : 0, id: ws.id });
-    auditSuspension(store, clock, ctx, ws, suspended);
+    await tx.run("UPDATE workspaces SET suspended = $s WHERE id = $id", { s: suspended ? 1 : 0, id: ws.id });
+    await auditSuspension(tx, clock, ctx, ws, suspended);
     return true;
   });
 }

@@ -15,17 +15,17 @@ beforeAll(async () => {
   tuiStore = openStore(t.dataDir);
 });
 afterAll(async () => {
-  tuiStore.close();
+  await tuiStore.close();
   await t.stop();
 });
 
 test("a render cancelled from the TUI while serve prints it stops printing within about a second", async () => {
-  const key = t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
+  const key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read"]);
   const made = await t.call("/v1/renders", { key, body: { html: slowHtml(30) } });
   await until(() => t.server.worker.inFlight().some((r) => r.renderId === made.body.id));
   const actions = new Actions(tuiStore, t.clock, loadConfig({ DATA_DIR: t.dataDir, LOG_LEVEL: "silent" }));
   const cancelledAt = performance.now();
-  actions.cancel(t.defaultWorkspaceId, made.body.id);
+  await actions.cancel(t.defaultWorkspaceId, made.body.id);
   await until(() => t.server.worker.inFlight().length === 0, 5_000);
   expect(performance.now() - cancelledAt).toBeLessThan(3_000);
   const got = await t.call(`/v1/renders/${made.body.id}`, { key });

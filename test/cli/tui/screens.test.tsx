@@ -98,12 +98,12 @@ describe("Workspaces", () => {
     await frameWith("Suspend workspace acme? y confirms");
     await press("y");
     await frameWith("suspended acme");
-    expect(s.store.get<{ suspended: number }>("SELECT suspended FROM workspaces WHERE id = $id", { id: s.ws.acme })!.suspended).toBe(1);
-    expect(audit("workspace.suspended")).toEqual([{ actor_type: "system", actor_id: "cli" }]);
+    expect((await s.store.get<{ suspended: number }>("SELECT suspended FROM workspaces WHERE id = $id", { id: s.ws.acme }))!.suspended).toBe(1);
+    expect(await audit("workspace.suspended")).toEqual([{ actor_type: "system", actor_id: "cli" }]);
     expect(await frameWith("acme")).toMatch(/acme .* suspended/);
     await press("s", "y");
     await frameWith("restored acme");
-    expect(audit("workspace.restored")).toHaveLength(1);
+    expect(await audit("workspace.restored")).toHaveLength(1);
   });
 
   test("any key but y leaves the workspace as it was", async () => {
@@ -112,7 +112,7 @@ describe("Workspaces", () => {
     await press(DOWN, "s");
     await frameWith("Suspend workspace globex?");
     await press("n");
-    expect(s.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM workspaces WHERE suspended = 1")!.n).toBe(0);
+    expect((await s.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM workspaces WHERE suspended = 1"))!.n).toBe(0);
   });
 
   test("/ searches by name or slug", async () => {
@@ -133,9 +133,9 @@ describe("Workspaces", () => {
     expect(await frameWith("maxActiveRenders")).toContain("must be");
     await press(BACKSPACE, "5", DOWN, BACKSPACE, BACKSPACE, "9", ENTER);
     await frameWith("saved the allowances of acme");
-    const row = s.store.get<{ max_active_renders: number; renders_per_minute: number; suspended: number }>("SELECT * FROM workspaces WHERE id = $id", { id: s.ws.acme })!;
+    const row = await s.store.get<{ max_active_renders: number; renders_per_minute: number; suspended: number }>("SELECT * FROM workspaces WHERE id = $id", { id: s.ws.acme })!;
     expect(row).toMatchObject({ max_active_renders: 5, renders_per_minute: 9, suspended: 0 });
-    expect(audit("workspace.allowances_updated")).toEqual([{ actor_type: "system", actor_id: "cli" }]);
+    expect(await audit("workspace.allowances_updated")).toEqual([{ actor_type: "system", actor_id: "cli" }]);
   });
 
   test("k creates an API key and shows its secret once", async () => {
@@ -144,7 +144,7 @@ describe("Workspaces", () => {
     await press("k", "o", "p", "s", ENTER);
     const frame = await frameWith("shown once");
     const secret = /rd_[A-Za-z0-9]+/.exec(frame)![0];
-    const key = s.store.get<{ name: string; workspace_id: string }>("SELECT name, workspace_id FROM api_keys WHERE secret_hash = $h", { h: sha256Hex(secret) });
+    const key = await s.store.get<{ name: string; workspace_id: string }>("SELECT name, workspace_id FROM api_keys WHERE secret_hash = $h", { h: sha256Hex(secret) });
     expect(key).toEqual({ name: "ops", workspace_id: s.ws.acme });
     await press("x");
     await Bun.sleep(50);
@@ -153,7 +153,7 @@ describe("Workspaces", () => {
 });
 
 test("fits 80×24 with many workspaces, the allowances form open included", async () => {
-  for (let i = 0; i < 30; i++) createWorkspace(s.store, s.clock, { actor: CLI_ACTOR, requestId: "req_seed" }, { name: `Tenant ${i} with a rather long name` });
+  for (let i = 0; i < 30; i++) await s.store.tx((tx) => createWorkspace(tx, s.clock, { actor: CLI_ACTOR, requestId: "req_seed" }, { name: `Tenant ${i} with a rather long name` }));
   await open(1);
   const list = await frameWith("32 of 32 workspaces");
   await press("e");
@@ -180,7 +180,7 @@ describe("Renders", () => {
     await frameWith(`Cancel ${s.queuedId} (queued)?`);
     await press("y");
     await frameWith(`cancelled ${s.queuedId}`);
-    expect(s.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: s.queuedId })!.status).toBe("cancelled");
+    expect((await s.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: s.queuedId }))!.status).toBe("cancelled");
   });
 
   test("w filters by workspace slug", async () => {

@@ -30,17 +30,17 @@ export interface Seeded {
 
 const NOW = "2026-03-10T10:00:00.000Z";
 
-function insertRender(store: Store, clock: ManualClock, workspaceId: string, test = false): string {
+async function insertRender(store: Store, clock: ManualClock, workspaceId: string, test = false): Promise<string> {
   const id = newId("rnd");
   const now = clock.now().toISOString();
-  store.tx(() => {
-    store.run(
+  await store.tx(async (tx) => {
+    await tx.run(
       `INSERT INTO renders (id, workspace_id, status, test, source, filename, job, created_at)
        VALUES ($id, $ws, 'queued', $test, 'html', 'doc.pdf', '{}', $now)`,
       { id, ws: workspaceId, test: test ? 1 : 0, now },
     );
     // As createRender does: a real document counts in its month from the start (spec 2.3).
-    if (!test) addToCounter(store, workspaceId, "documents", monthOf(now), 1);
+    if (!test) await addToCounter(tx, workspaceId, "documents", monthOf(now), 1);
   });
   return id;
 }
@@ -55,42 +55,42 @@ export async function seedStore(): Promise<Seeded> {
   const clock = new ManualClock(new Date(Date.parse(NOW) - 4 * 60_000));
   const { store } = await openMigratedStore(config, clock);
   const ctx = { actor: CLI_ACTOR, requestId: "req_seed" };
-  const ws = { acme: createWorkspace(store, clock, ctx, { name: "Acme" }).id, globex: createWorkspace(store, clock, ctx, { name: "Globex" }).id };
+  const ws = { acme: (await store.tx((tx) => createWorkspace(tx, clock, ctx, { name: "Acme" }))).id, globex: (await store.tx((tx) => createWorkspace(tx, clock, ctx, { name: "Globex" }))).id };
   const endpointId = newId("whe");
-  store.run(
+  await store.tx((tx) => tx.run(
     `INSERT INTO webhook_endpoints (id, workspace_id, url, event_types, secret_encrypted, created_at, updated_at)
      VALUES ($id, $ws, 'https://hooks.acme.test/renderd', '["render.succeeded","render.failed"]', 'x', $now, $now)`,
     { id: endpointId, ws: ws.acme, now: clock.now().toISOString() },
-  );
+  ));
   const SEED_LEASE = { owner: "prc_seed", expiresAt: "2999-01-01T00:00:00.000Z" };
   // Three renders that waited 2 s and printed 1, 2 and 3 s, finishing within the last 5 minutes.
   for (const printSeconds of [1, 2, 3]) {
-    const id = insertRender(store, clock, ws.acme);
+    const id = await insertRender(store, clock, ws.acme);
     clock.advance(2000);
-    store.tx(() => claimRender(store, clock, id, SEED_LEASE));
+    await store.tx(async (tx) => claimRender(tx, clock, id, SEED_LEASE));
     clock.advance(printSeconds * 1000);
-    store.tx(() => endRender(store, clock, id, ["processing"], { status: "succeeded", outputSha256: "0".repeat(64), pages: 1, bytes: 1000 }));
+    await store.tx(async (tx) => endRender(tx, clock, id, ["processing"], { status: "succeeded", outputSha256: "0".repeat(64), pages: 1, bytes: 1000 }));
     clock.advance(60_000);
   }
-  const failedId = insertRender(store, clock, ws.globex);
-  store.tx(() => claimRender(store, clock, failedId, SEED_LEASE));
+  const failedId = await insertRender(store, clock, ws.globex);
+  await store.tx(async (tx) => claimRender(tx, clock, failedId, SEED_LEASE));
   clock.advance(500);
-  store.tx(() => endRender(store, clock, failedId, ["processing"], { status: "failed", code: "RENDER_TIMEOUT", message: "too slow" }));
-  const processingId = insertRender(store, clock, ws.globex);
-  store.tx(() => claimRender(store, clock, processingId, SEED_LEASE));
-  const queuedId = insertRender(store, clock, ws.acme, true);
+  await store.tx(async (tx) => endRender(tx, clock, failedId, ["processing"], { status: "failed", code: "RENDER_TIMEOUT", message: "too slow" }));
+  const processingId = await insertRender(store, clock, ws.globex);
+  await store.tx(async (tx) => claimRender(tx, clock, processingId, SEED_LEASE));
+  const queuedId = await insertRender(store, clock, ws.acme, true);
   // The endpoint answers 503: its deliveries are retrying.
-  store.run(
+  await store.tx((tx) => tx.run(
     `UPDATE webhook_deliveries SET attempts = 2, last_status_code = 503, last_error = 'The endpoint answered HTTP 503.',
        last_attempt_at = $at, next_attempt_at = '2026-03-10T10:05:00.000Z' WHERE endpoint_id = $id`,
     { id: endpointId, at: clock.now().toISOString() },
-  );
+  ));
   // The oldest has run out of attempts (spec 6.5): failed for good.
-  store.run(
+  await store.tx((tx) => tx.run(
     `UPDATE webhook_deliveries SET status = 'failed', attempts = 11, next_attempt_at = NULL
      WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = $id ORDER BY created_at, id LIMIT 1)`,
     { id: endpointId },
-  );
+  ));
   clock.set(NOW);
   return {
     store,
@@ -101,8 +101,8 @@ export async function seedStore(): Promise<Seeded> {
     queuedId,
     processingId,
     endpointId,
-    close() {
-      store.close();
+    async close() {
+      await store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

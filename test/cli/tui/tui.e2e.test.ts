@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 test("renderd tui shows the render just made, and suspending from it makes the API refuse that workspace's renders", async () => {
-  const key = serve.makeKey(["render:create", "render:read"]);
+  const key = await serve.makeKey(["render:create", "render:read"]);
   const made = await serve.call("/v1/renders?wait=30", key, { html: "<h1>from the e2e test</h1>" });
   expect(made.body.status).toBe("succeeded");
 
