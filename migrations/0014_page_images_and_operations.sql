@@ -16,11 +16,11 @@ CREATE INDEX page_images_image ON page_images (image_sha256);
 -- output_sha256, so downloads, deliveries and retention read an operation as they read a render.
 CREATE TABLE render_outputs (
   render_id TEXT NOT NULL REFERENCES renders (id) ON DELETE CASCADE,
-  position INTEGER NOT NULL,
+  part INTEGER NOT NULL,
   sha256 TEXT NOT NULL,
   pages INTEGER NOT NULL,
   bytes INTEGER NOT NULL,
-  PRIMARY KEY (render_id, position)
+  PRIMARY KEY (render_id, part)
 );
 CREATE INDEX render_outputs_sha256 ON render_outputs (sha256);
 -- A PDF operation is a job of the render queue, told apart by kind. Its source stays one of the five the CHECK of 0004

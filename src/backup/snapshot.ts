@@ -62,6 +62,6 @@ export function referencedFiles(db: Database): string[] {
   return [
     ...shas("assets", "SELECT DISTINCT sha256 FROM assets WHERE status = 'uploaded' ORDER BY sha256").map((s) => contentKey("assets", s)),
     ...shas("renders", "SELECT DISTINCT output_sha256 FROM renders WHERE output_sha256 IS NOT NULL ORDER BY output_sha256").map((s) => contentKey("outputs", s)),
-    ...shas("render_outputs", "SELECT DISTINCT sha256 FROM render_outputs WHERE position > 0 ORDER BY sha256").map((s) => contentKey("outputs", s)),
+    ...shas("render_outputs", "SELECT DISTINCT sha256 FROM render_outputs WHERE part > 0 ORDER BY sha256").map((s) => contentKey("outputs", s)),
   ];
 }

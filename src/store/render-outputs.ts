@@ -13,10 +13,10 @@ export interface StoredOutput {
 export async function recordOutputs(tx: Tx, renderId: string, outputs: StoredOutput[], details: string | null): Promise<void> {
   // Sent together: one round trip on PostgreSQL.
   await Promise.all([
-    ...outputs.map((o, position) =>
-      tx.run("INSERT INTO render_outputs (render_id, position, sha256, pages, bytes) VALUES ($id, $position, $sha, $pages, $bytes)", {
+    ...outputs.map((o, part) =>
+      tx.run("INSERT INTO render_outputs (render_id, part, sha256, pages, bytes) VALUES ($id, $part, $sha, $pages, $bytes)", {
         id: renderId,
-        position,
+        part,
         sha: o.sha256,
         pages: o.pages,
         bytes: o.bytes,
@@ -28,5 +28,5 @@ export async function recordOutputs(tx: Tx, renderId: string, outputs: StoredOut
 
 /** outputsOf answers an operation's PDFs in order (none for a render). */
 export function outputsOf(db: Reads, renderId: string): Promise<StoredOutput[]> {
-  return db.all<StoredOutput>("SELECT sha256, pages, bytes FROM render_outputs WHERE render_id = $id ORDER BY position", { id: renderId });
+  return db.all<StoredOutput>("SELECT sha256, pages, bytes FROM render_outputs WHERE render_id = $id ORDER BY part", { id: renderId });
 }
