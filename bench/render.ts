@@ -17,8 +17,10 @@
  * from /proc), bench/report.ts (the tables), bench/targets.ts.
  *
  *   node_modules/.bin/bun run scripts/build.ts     # first, when src/ changed: the bench runs dist/renderd
- *   bun bench/render.ts [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]
+ *   bun bench/render.ts [--quick] [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]
  *
+ * --quick: 3 blocks, 60 invoices at concurrency 1, 400 in all, 9 reports (under 3 minutes); it ends with issue 32's
+ * table (ratios and renderd's own ms, PASS/MISS), which holds on any machine.
  * --workers: RENDER_WORKERS for the server (default: its own default, the CPU count). --docs: invoices at concurrency
  * 1, as a template and as {html} (concurrency 2 renders a quarter as many; concurrency 8 then makes the invoice count up
  * to 1000). --binary: another build (e.g. main's, for a before/after on the same machine). The server runs at its
@@ -33,11 +35,11 @@ import type { TemplateSource } from "../src/render/compile/model";
 import { INVOICE_TEMPLATE, invoiceData, REPORT_TEMPLATE, reportData } from "./documents";
 import { browserPerDocument, floorOn, mergeFigures, openPages, INVOICE_HTML, launchBrowser, PDF_OPTIONS, printFigures, tabPerDocument, type Figures, type PdfOptions } from "./floor";
 import { addCpu, CPU_CLASSES, measureCpu, memory, referenceProcesses, serverProcesses, type CpuReport, type Memory } from "./measure";
-import { cpuRow, mib, slope, SPLIT_HEADER, splitRow, verdict } from "./report";
+import { cpuRow, mib, slope, SPLIT_HEADER, splitOf, splitRow, verdict } from "./report";
 import { api, drive, publishTemplate, startServer, type Run, type Timing } from "./server";
-import { blockRatio, closenessLines, ISSUE_10 } from "./targets";
+import { blockRatio, closenessLines, ISSUE_10, issue32Table } from "./targets";
 
-const USAGE = "bun bench/render.ts [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]";
+const USAGE = "bun bench/render.ts [--quick] [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]";
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
@@ -45,16 +47,20 @@ const { values } = parseArgs({
     docs: { type: "string", default: "200" },
     "report-docs": { type: "string", default: "30" },
     binary: { type: "string", default: "dist/renderd" },
+    quick: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 const ROOT = resolve(import.meta.dir, "..");
 const BINARY = resolve(ROOT, values.binary!);
-const DOCS = Number(values.docs);
-const REPORT_DOCS = Number(values["report-docs"]);
-const TOTAL_INVOICES = 1000;
+// --quick: fewer documents and blocks (under 3 minutes), for judging a change by renderd's own milliseconds; the
+// memory figures then span 200 → 400 invoices and say less.
+const QUICK = values.quick!;
+const DOCS = QUICK ? 60 : Number(values.docs);
+const REPORT_DOCS = QUICK ? 9 : Number(values["report-docs"]);
+const TOTAL_INVOICES = QUICK ? 400 : 1000;
 const WARM_UP = 20;
-const MEMORY_AT = 500;
+const MEMORY_AT = QUICK ? 200 : 500;
 
 /** pdfOptionsOf maps a job's PDF settings onto page.pdf as the pool does (background on, untagged, page range to 501). */
 async function pdfOptionsOf(source: TemplateSource, data: unknown): Promise<PdfOptions> {
@@ -64,7 +70,7 @@ async function pdfOptionsOf(source: TemplateSource, data: unknown): Promise<PdfO
 
 // Each comparison is measured in alternating blocks (reference, renderd, reference, …) so that both see the same
 // machine: it is shared, and other work on it moves a series by tens of per cent from one minute to the next.
-const ROUNDS = 5;
+const ROUNDS = QUICK ? 3 : 5;
 
 /** Blocks accumulates a series measured in blocks: its figures, timings (renderd only) and CPU. */
 class Blocks {
@@ -265,6 +271,8 @@ async function main() {
       poolFloorDocuments: floorPool.documents,
     };
     for (const line of closenessLines(closeness)) console.log(line);
+    console.log(`\nIssue 32 (ratios and renderd's own ms; "now" is this run):\n`);
+    for (const line of issue32Table(closeness, splitOf(i1, server.poolMs))) console.log(line);
   } finally {
     await server.stop();
   }

@@ -26,22 +26,36 @@ export const SPLIT_HEADER = [
  * step told apart from the commit by the server's "render succeeded" lines) and the CPU per document, renderd's own
  * process against its Chromium's. */
 export function splitRow(label: string, run: Run, cpu: CpuReport, poolMs: Map<string, number>): string {
+  const s = splitOf(run, poolMs);
+  const ms = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(1));
+  const per = (total: number) => (total / run.figures.documents).toFixed(1);
+  const cells = [label, ms(s.total), ms(s.accept), ms(s.queue), ms(s.print), ms(s.commit), ms(s.answer), per(cpu.renderd), per(cpu.browser + cpu.renderers + cpu["gpu, utility"])];
+  return `| ${cells.join(" | ")} |`;
+}
+
+/** Split is a series' medians per phase, ms: `commit` is the print step less pool.render() (the server's log line). */
+export interface Split {
+  total: number;
+  accept: number;
+  queue: number;
+  print: number;
+  commit: number;
+  answer: number;
+}
+
+/** splitOf answers a series' split (NaN for the print and commit when no "render succeeded" line was read). */
+export function splitOf(run: Run, poolMs: Map<string, number>): Split {
   const t = run.timings;
   const withPool = t.filter((x) => poolMs.has(x.id));
-  const ms = (xs: number[]) => (xs.length ? median(xs).toFixed(1) : "–");
-  const per = (total: number) => (total / run.figures.documents).toFixed(1);
-  const cells = [
-    label,
-    ms(t.map((x) => x.ms)),
-    ms(t.map((x) => x.accept)),
-    ms(t.map((x) => x.queue)),
-    ms(withPool.map((x) => poolMs.get(x.id)!)),
-    ms(withPool.map((x) => x.print - poolMs.get(x.id)!)),
-    ms(t.map((x) => x.answer)),
-    per(cpu.renderd),
-    per(cpu.browser + cpu.renderers + cpu["gpu, utility"]),
-  ];
-  return `| ${cells.join(" | ")} |`;
+  const ms = (xs: number[]) => (xs.length ? median(xs) : NaN);
+  return {
+    total: ms(t.map((x) => x.ms)),
+    accept: ms(t.map((x) => x.accept)),
+    queue: ms(t.map((x) => x.queue)),
+    print: ms(withPool.map((x) => poolMs.get(x.id)!)),
+    commit: ms(withPool.map((x) => x.print - poolMs.get(x.id)!)),
+    answer: ms(t.map((x) => x.answer)),
+  };
 }
 
 /** cpuRow is one line of the CPU table: ms per document by kind of process, and cores busy (ours, others). */

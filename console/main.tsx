@@ -5,6 +5,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { Router } from "wouter";
 import { ApiFailure } from "./api/client";
 import { App } from "./App";
+import { guardedNavigation } from "./components/leave-guard";
 
 const client = new QueryClient({
   defaultOptions: {
@@ -19,7 +20,7 @@ const client = new QueryClient({
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <QueryClientProvider client={client}>
-      <Router base="/console">
+      <Router base="/console" aroundNav={guardedNavigation}>
         <App />
       </Router>
     </QueryClientProvider>

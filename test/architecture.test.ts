@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 
 // The layer rule of docs/architecture.md: a file may import its own layer or a lower one, never a higher one,
-// and no chain of imports may come back to where it started. Type-only imports count too: a lower layer that
+// and no chain of imports may come back to where it started — neither from file to file nor from folder to folder. Type-only imports count too: a lower layer that
 // names a higher layer's type is shaped by it (a field added above breaks code below), and since every type is
 // `Static<typeof Schema>` the fix is the same as for a value import — move the schema down.
 const ROOT = resolve(import.meta.dir, "..");
@@ -21,7 +21,8 @@ const LAYERS: { name: string; prefixes: string[] }[] = [
   { name: "app", prefixes: ["app.ts", "bootstrap.ts", "server.ts", "doctor/"] },
 ];
 
-type Edge = { from: string; to: string; line: number };
+/** An import: `from` imports `to` at `at` (file:line). In the folder graph `from` and `to` are folders, `at` a file. */
+type Edge = { from: string; to: string; at: string };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -49,9 +50,23 @@ function importsOf(file: string): Edge[] {
     const to = resolveImport(file, ref.fileName);
     if (!to) continue;
     const line = text.slice(0, ref.pos).split("\n").length;
-    edges.push({ from: relative(ROOT, file), to: relative(ROOT, to), line });
+    edges.push({ from: relative(ROOT, file), to: relative(ROOT, to), at: `${relative(ROOT, file)}:${line}` });
   }
   return edges;
+}
+
+/** folderOf names the folder a file belongs to: a module's folder (src/modules/<name>) or a top folder of src/ (with
+ * its subfolders: a part such as render/compile or destinations/transports belongs to its parent); a file directly
+ * in src/ stands alone. */
+function folderOf(path: string): string {
+  const parts = path.split("/");
+  if (parts.length === 2) return path;
+  return parts.slice(0, parts[1] === "modules" ? 3 : 2).join("/");
+}
+
+/** folderEdges is the import graph one level up: an import between two folders, each kept with the file that makes it. */
+function folderEdges(fileEdges: Edge[]): Edge[] {
+  return fileEdges.map((e) => ({ ...e, from: folderOf(e.from), to: folderOf(e.to) })).filter((e) => e.from !== e.to);
 }
 
 function layerOf(path: string): number {
@@ -61,7 +76,7 @@ function layerOf(path: string): number {
   return index;
 }
 
-/** cycles finds each strongly connected group of files (Tarjan) and names one loop through it. */
+/** cycles finds each strongly connected group of nodes (files or folders; Tarjan) and names one loop through it. */
 function cycles(edges: Edge[]): string[] {
   const out = new Map<string, Edge[]>();
   for (const e of edges) out.set(e.from, [...(out.get(e.from) ?? []), e]);
@@ -95,7 +110,7 @@ function cycles(edges: Edge[]): string[] {
   };
   for (const node of new Set(edges.flatMap((e) => [e.from, e.to]))) if (!index.has(node)) visit(node);
   return groups.map((group) => {
-    // Walk inside the group from its first file until a file repeats: that walk is a loop to show.
+    // Walk inside the group from its first node until a node repeats: that walk is a loop to show.
     const members = new Set(group);
     const path: Edge[] = [];
     const seen = new Map<string, number>();
@@ -108,7 +123,7 @@ function cycles(edges: Edge[]): string[] {
     }
     return path
       .slice(seen.get(at))
-      .map((e) => `${e.from}:${e.line} → ${e.to}`)
+      .map((e) => (e.at.startsWith(`${e.from}:`) ? `${e.at} → ${e.to}` : `${e.from} → ${e.to} (${e.at})`))
       .join("\n  ");
   });
 }
@@ -131,7 +146,7 @@ describe("the layers of src/ (docs/architecture.md)", () => {
   test("no file imports a higher layer", () => {
     const upward = edges
       .filter((e) => layerOf(e.to) > layerOf(e.from))
-      .map((e) => `${e.from}:${e.line} (${LAYERS[layerOf(e.from)].name}) imports ${e.to} (${LAYERS[layerOf(e.to)].name})`);
+      .map((e) => `${e.at} (${LAYERS[layerOf(e.from)].name}) imports ${e.to} (${LAYERS[layerOf(e.to)].name})`);
     expect(upward).toEqual([]);
   });
 
@@ -139,11 +154,31 @@ describe("the layers of src/ (docs/architecture.md)", () => {
     const app = LAYERS.length - 1;
     const intoRoutes = edges
       .filter((e) => /^src\/modules\/[^/]+\/index\.ts$/.test(e.to) && layerOf(e.from) !== app)
-      .map((e) => `${e.from}:${e.line} imports the routes file ${e.to}`);
+      .map((e) => `${e.at} imports the routes file ${e.to}`);
     expect(intoRoutes).toEqual([]);
   });
 
-  test("no import cycle", () => {
+  test("the cycle check finds a file circle, and a folder circle that no file circle makes", () => {
+    const edge = (from: string, to: string): Edge => ({ from, to, at: `${from}:1` });
+    const fileCircle = [edge("src/a/x.ts", "src/a/y.ts"), edge("src/a/y.ts", "src/b/z.ts"), edge("src/b/z.ts", "src/a/x.ts")];
+    expect(cycles(fileCircle)).toEqual(["src/b/z.ts:1 → src/a/x.ts\n  src/a/x.ts:1 → src/a/y.ts\n  src/a/y.ts:1 → src/b/z.ts"]);
+    // Two modules that each use the other through different files: no file comes back to itself, the folders do.
+    const folderCircle = [edge("src/modules/a/counters.ts", "src/modules/b/service.ts"), edge("src/modules/b/service.ts", "src/modules/a/service.ts")];
+    expect(cycles(folderCircle)).toEqual([]);
+    expect(cycles(folderEdges(folderCircle))).toEqual([
+      "src/modules/b → src/modules/a (src/modules/b/service.ts:1)\n  src/modules/a → src/modules/b (src/modules/a/counters.ts:1)",
+    ]);
+    // A part importing its parent folder and back (render/compile ↔ render) is one folder; files directly in src/ stand alone.
+    expect(cycles(folderEdges([edge("src/render/compile/a.ts", "src/render/b.ts"), edge("src/render/b.ts", "src/render/compile/c.ts")]))).toEqual([]);
+    expect(cycles(folderEdges([edge("src/app.ts", "src/errors.ts"), edge("src/errors.ts", "src/server.ts")]))).toEqual([]);
+    expect(cycles([edge("src/a/x.ts", "src/a/y.ts")])).toEqual([]);
+  });
+
+  test("no import cycle between files", () => {
     expect(cycles(edges)).toEqual([]);
+  });
+
+  test("no import cycle between folders", () => {
+    expect(cycles(folderEdges(edges))).toEqual([]);
   });
 });

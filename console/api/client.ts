@@ -13,6 +13,8 @@ export class ApiFailure extends Error {
     message: string,
     readonly requestId: string | null,
     readonly details: Detail[] = [],
+    /** Seconds to wait before asking again, from a 429's Retry-After. */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -44,7 +46,8 @@ async function failureOf(response: Response): Promise<ApiFailure> {
   const envelope = (await response.json().catch(() => null)) as ErrorEnvelope | null;
   const error = envelope?.error;
   if (!error) return new ApiFailure(response.status, "HTTP_" + response.status, `The server answered ${response.status} ${response.statusText}.`, requestId);
-  return new ApiFailure(response.status, error.code, error.message, requestId, error.details ?? []);
+  const retryAfter = Number(response.headers.get("retry-after")) || undefined;
+  return new ApiFailure(response.status, error.code, error.message, requestId, error.details ?? [], retryAfter);
 }
 
 /** send makes one API call and answers the raw response, throwing ApiFailure for any error status. */

@@ -3,12 +3,11 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { FileStore } from "../store/files";
-import { inList } from "../store/sql-list";
 import type { Reads, Store, Tx } from "../store/store";
-import type { DestinationOptions } from "../webhooks/destinations";
-import { nextAttemptAt } from "../webhooks/retry";
-import { decryptSecret } from "../webhooks/secret-box";
 import { ClaimLoop } from "../webhooks/claim-loop";
+import { attemptResult, dueRows, leaseRow, type DueRowsQuery } from "../webhooks/delivery-rows";
+import type { DestinationOptions } from "../webhooks/destinations";
+import { decryptSecret } from "../webhooks/secret-box";
 import type { DestinationConfig, DestinationType } from "./settings";
 import { deliver } from "./transports";
 
@@ -26,8 +25,13 @@ const POLL_MS = 1000;
 const CONCURRENCY = 8;
 // One destination that hangs until the timeout holds at most this many slots, so the others' deliveries go on.
 const PER_DESTINATION = 4;
-// A claimed row is left alone this long past the attempt's timeout; only a crash mid-attempt lets a lease run out.
-const LEASE_MARGIN_MS = 60_000;
+
+const DUE: DueRowsQuery = {
+  table: "destination_deliveries",
+  columns: "d.id, d.destination_id, s.type, s.config, s.secrets_encrypted, d.attempts, d.filename, d.subject, r.output_sha256",
+  joins: "JOIN destinations s ON s.id = d.destination_id JOIN renders r ON r.id = d.render_id",
+  keyColumn: "destination_id",
+};
 
 export interface DeliveryDispatcherOptions {
   store: Store;
@@ -76,72 +80,38 @@ interface Finished {
   outcome: Outcome;
 }
 
-/** DeliveryDispatcher sends due deliveries on the webhooks' claim loop (webhooks/claim-loop.ts), at most `concurrency` at
- * once and PER_DESTINATION to one destination; start/stop like every supervised piece (STYLE habit 8). */
-export class DeliveryDispatcher {
+/** DeliveryDispatcher sends due deliveries on the webhooks' claim loop (webhooks/claim-loop.ts: start, runOnce, stop), at
+ * most `concurrency` at once and PER_DESTINATION to one destination. */
+export class DeliveryDispatcher extends ClaimLoop<Job, Job, Finished> {
   private readonly timeoutMs: number;
-  private readonly loop: ClaimLoop<Job, Job, Finished>;
 
   constructor(private readonly options: DeliveryDispatcherOptions) {
+    super({
+      store: options.store,
+      log: options.log,
+      what: "destination deliveries",
+      channel: "destination_deliveries",
+      concurrency: options.concurrency ?? CONCURRENCY,
+      perKey: PER_DESTINATION,
+      pollMs: options.pollMs ?? POLL_MS,
+    });
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-    this.loop = new ClaimLoop(
-      {
-        store: options.store,
-        log: options.log,
-        what: "destination deliveries",
-        channel: "destination_deliveries",
-        concurrency: options.concurrency ?? CONCURRENCY,
-        perKey: PER_DESTINATION,
-        pollMs: options.pollMs ?? POLL_MS,
-      },
-      {
-        candidates: (db, limit, busy, lock) => this.candidates(db, limit, busy, lock),
-        take: (tx, job) => this.take(tx, job),
-        keyOf: (job) => job.destination_id,
-        attempt: (job) => this.attempt(job),
-        record: (tx, finished) => this.record(tx, finished),
-      },
-    );
   }
 
-  /** start begins polling for due deliveries and listens for renders that make some due. */
-  start(): void {
-    this.loop.start();
+  protected candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<Job[]> {
+    return dueRows<Job>(db, DUE, this.options.clock.now(), limit, busy, lock);
   }
 
-  /** runOnce sends everything due now and waits until no attempt is in flight: tests call it instead of sleeping. */
-  runOnce(): Promise<void> {
-    return this.loop.runOnce();
-  }
-
-  /** stop claims nothing more and waits for the attempts in flight, so their outcomes are written before the store closes. */
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  private candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<Job[]> {
-    const atCap = inList("d.destination_id", busy, "busy");
-    return db.all<Job>(
-      `SELECT d.id, d.destination_id, s.type, s.config, s.secrets_encrypted, d.attempts, d.filename, d.subject, r.output_sha256
-       FROM destination_deliveries d
-         JOIN destinations s ON s.id = d.destination_id
-         JOIN renders r ON r.id = d.render_id
-       WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
-         AND NOT (${atCap.sql})
-       ORDER BY d.next_attempt_at, d.id
-       LIMIT $limit${lock ? " FOR UPDATE OF d SKIP LOCKED" : ""}`,
-      { now: this.options.clock.now().toISOString(), ...atCap.params, limit },
-    );
-  }
-
-  // A lease that runs out (a crash mid-attempt) frees the row for the next start.
-  private async take(tx: Tx, job: Job): Promise<Job> {
-    const lease = new Date(this.options.clock.now().getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    await tx.run("UPDATE destination_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: job.id, lease });
+  protected async take(tx: Tx, job: Job): Promise<Job> {
+    await leaseRow(tx, DUE.table, job.id, this.options.clock.now(), this.timeoutMs);
     return job;
   }
 
-  private async attempt(job: Job): Promise<Finished> {
+  protected keyOf(job: Job): string {
+    return job.destination_id;
+  }
+
+  protected async attempt(job: Job): Promise<Finished> {
     const at = this.options.clock.now();
     try {
       return { job, at, outcome: { location: await this.send(job), error: null } };
@@ -159,10 +129,10 @@ export class DeliveryDispatcher {
   }
 
   /** record writes an attempt's outcome: delivered, pending with the next attempt's time, or failed after the last (spec 6.5 (3) schedule). */
-  private async record(tx: Tx, { job, at, outcome }: Finished): Promise<void> {
-    const attempts = job.attempts + 1;
-    const next = outcome.error === null ? null : nextAttemptAt(at, attempts);
-    const status = outcome.error === null ? "delivered" : next ? "pending" : "failed";
+  protected async record(tx: Tx, { job, at, outcome }: Finished): Promise<void> {
+    const result = attemptResult(at, job.attempts, outcome.error === null);
+    const { attempts, next } = result;
+    const status = result.status === "done" ? "delivered" : result.status;
     await tx.run(
       `UPDATE destination_deliveries SET status = $status, attempts = $attempts, last_error = $error, last_attempt_at = $at,
          next_attempt_at = $next, lease_expires_at = NULL, delivered_at = $delivered, location = $location

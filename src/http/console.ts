@@ -15,8 +15,9 @@ interface ConsoleBundle {
   assets: Map<string, ConsoleFile>;
 }
 
-// Inline styles are allowed for the template preview (its own <style>, inherited by the srcdoc frame) and for the
-// editor's and chart's element styles; scripts come only from our own chunks, and the page talks only to our API.
+// Inline styles are allowed for the code editor's and chart's styles; scripts come only from our own chunks (pdf.js
+// included: it runs on the page's thread, no worker script, no eval), the page talks only to our API and frames
+// nothing (the template preview is the PDF drawn on canvases).
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
@@ -24,7 +25,7 @@ const CSP = [
   "img-src 'self' data: blob:",
   "font-src 'self' data:",
   "connect-src 'self'",
-  "frame-src 'self'",
+  "frame-src 'none'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",

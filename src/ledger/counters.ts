@@ -1,5 +1,6 @@
 /** ledger/counters: the allowance counters of spec 2.3, kept per period in `allowance_counters` so that deleting old
  * renders (RETENTION_DAYS) never lowers them. */
+import type { Clock } from "../lib/clock";
 import type { Reads, Tx } from "../store/store";
 
 /** documents: real documents of a UTC month; test_renders: test renders created on a UTC day; template_conversions:
@@ -35,4 +36,9 @@ export async function addToCounter(tx: Tx, workspaceId: string, counter: Counter
        value = CASE WHEN allowance_counters.value + $delta > 0 THEN allowance_counters.value + $delta ELSE 0 END`,
     { ws: workspaceId, counter, period, delta },
   );
+}
+
+/** conversionsThisMonth answers the conversions created this UTC month, whatever became of them (spec 2.3). */
+export async function conversionsThisMonth(store: Reads, clock: Clock, workspaceId: string): Promise<number> {
+  return readCounter(store, workspaceId, "template_conversions", monthOf(clock.now()));
 }

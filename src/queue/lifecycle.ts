@@ -13,7 +13,7 @@
  */
 import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
-import type { RenderWarning } from "../render/warnings";
+import type { RenderWarning } from "./warnings";
 import { RENDER_COLUMNS, type RenderRow } from "./queue";
 import { inList } from "../store/sql-list";
 import type { Store, Tx } from "../store/store";

@@ -6,7 +6,7 @@
  * (sqlite.ts) is today's; the PostgreSQL one (issue 15, docs/scale-out.md) keeps this interface.
  */
 import type { ErrorCode } from "../errors";
-import type { RenderWarning } from "../render/warnings";
+import type { RenderWarning } from "./warnings";
 import type { RenderStatus } from "../store/render-status";
 import type { Tx } from "../store/store";
 

@@ -7,7 +7,8 @@ import type { Browser, BrowserContext, Route } from "playwright-core";
 import { parseAssetUrl } from "./assets";
 import type { AssetBody, RenderJob } from "./print";
 import type { PoolLog } from "./supervisor";
-import { warningFor, type ResourceWarning, type WarningList } from "./warnings";
+import type { ResourceWarning } from "../queue/warnings";
+import { warningFor, type WarningList } from "./warnings";
 
 /** GuardedPage is what the guard reads and marks on the page a request comes from. */
 export interface GuardedPage {

@@ -20,7 +20,8 @@ import type { PdfPassword } from "../pdf/encrypt";
 import type { SignatureSettings } from "../pdf/sign";
 import type { ImageOutput } from "./image-output";
 import type { PdfSettings } from "./print";
-import { classWarnings, type RenderWarning } from "./warnings";
+import type { RenderWarning } from "../queue/warnings";
+import { classWarnings } from "./warnings";
 
 /** PrintJob is the stored, printable form of a render. */
 export interface PrintJob {

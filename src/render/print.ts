@@ -3,7 +3,7 @@
 import type { CDPSession, Page } from "playwright-core";
 import { ApiError } from "../errors";
 import { checkLayout } from "./layout";
-import type { ResourceWarning } from "./warnings";
+import type { ResourceWarning } from "../queue/warnings";
 
 /** PdfSettings are the page.pdf options a job may set; the rest (page ranges) is the pool's. */
 export interface PdfSettings {

@@ -9,7 +9,8 @@ import type { PrintJob } from "./job";
 import { failedAt, runOperation, type OperationDeps, type OperationJob } from "./operation";
 import { drawPageImage, type PageImageDeps } from "./page-images";
 import type { RenderOutput } from "./pool";
-import { allWarnings, type RenderWarning } from "./warnings";
+import type { RenderWarning } from "../queue/warnings";
+import { allWarnings } from "./warnings";
 
 /** SealPdf answers the PDF to store for a job of `workspaceId`, once it is finished: encrypted, then signed (issue 13). */
 export type SealPdf = (workspaceId: string, job: Pick<PrintJob, "encryption" | "signature">, pdf: Uint8Array) => Promise<Uint8Array>;

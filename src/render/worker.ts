@@ -158,6 +158,12 @@ export class RenderWorker {
     this.running.get(renderId)?.controller.abort(new Cancelled("cancelled"));
   }
 
+  /** printSample prints a job that belongs to no workspace and is not queued — the template starters' sample PDFs,
+   * printed once per process — with no asset but what the job embeds. */
+  async printSample(job: PrintJob): Promise<Uint8Array> {
+    return (await this.options.pool.render({ ...job, assets: async () => null })).pdf;
+  }
+
   /** inFlight answers the renders being printed now, oldest first (for the operator's /internal/state). */
   inFlight(): { renderId: string; workspaceId: string; startedAt: Date }[] {
     return [...this.running].map(([renderId, r]) => ({ renderId, workspaceId: r.workspaceId, startedAt: r.startedAt }));

@@ -9,22 +9,6 @@ import type { Logger } from "pino";
 import { Backoff } from "../lib/backoff";
 import type { Channel, Reads, Store, Tx } from "../store/store";
 
-/** What a dispatcher gives the loop: R is a due row as read, J the claimed job, F a finished attempt. */
-export interface ClaimLoopParts<R extends { id: string }, J, F> {
-  /** Due rows in the order to send them, at most `limit`, leaving out those whose key is in `busy`; read before the
-   * tick's transaction to see whether there is anything to do, and inside it with `lock` to claim them (the rows locked,
-   * those another process is claiming skipped). */
-  candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<R[]>;
-  /** Leases a row and answers its job, or settles it unsent and answers null; inside the tick's transaction. */
-  take(tx: Tx, row: R): Promise<J | null>;
-  /** The key `perKey` counts by: the endpoint or destination. */
-  keyOf(row: R): string;
-  /** Sends one job; it never throws (an unexpected error is an outcome too). */
-  attempt(job: J): Promise<F>;
-  /** Writes one finished attempt's outcome; inside the tick's transaction. */
-  record(tx: Tx, finished: F): Promise<void>;
-}
-
 export interface ClaimLoopOptions {
   store: Store;
   log: Logger;
@@ -37,8 +21,10 @@ export interface ClaimLoopOptions {
   pollMs: number;
 }
 
-/** ClaimLoop runs the parts' attempts; start/stop like every supervised piece (STYLE habit 8). */
-export class ClaimLoop<R extends { id: string }, J, F> {
+/** ClaimLoop runs a dispatcher's attempts; each dispatcher extends it with its parts (what is due, how to take, send and
+ * record one): R is a due row as read, J the claimed job, F a finished attempt. start/stop like every supervised piece
+ * (STYLE habit 8). */
+export abstract class ClaimLoop<R extends { id: string }, J, F> {
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly load = new Map<string, number>();
   private finished: F[] = [];
@@ -51,18 +37,28 @@ export class ClaimLoop<R extends { id: string }, J, F> {
   /** A store that fails (a full disk, a database away) is logged once and retried with back-off (issue 26). */
   private readonly faults: Backoff;
 
-  constructor(
-    private readonly options: ClaimLoopOptions,
-    private readonly parts: ClaimLoopParts<R, J, F>,
-  ) {
-    this.faults = new Backoff(options.log, `recording or claiming ${options.what}`);
+  constructor(private readonly loop: ClaimLoopOptions) {
+    this.faults = new Backoff(loop.log, `recording or claiming ${loop.what}`);
   }
+
+  /** Due rows in the order to send them, at most `limit`, leaving out those whose key is in `busy`; read before the
+   * tick's transaction to see whether there is anything to do, and inside it with `lock` to claim them (the rows locked,
+   * those another process is claiming skipped). */
+  protected abstract candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<R[]>;
+  /** Leases a row and answers its job, or settles it unsent and answers null; inside the tick's transaction. */
+  protected abstract take(tx: Tx, row: R): Promise<J | null>;
+  /** The key `perKey` counts by: the endpoint or destination. */
+  protected abstract keyOf(row: R): string;
+  /** Sends one job; it never throws (an unexpected error is an outcome too). */
+  protected abstract attempt(job: J): Promise<F>;
+  /** Writes one finished attempt's outcome; inside the tick's transaction. */
+  protected abstract record(tx: Tx, finished: F): Promise<void>;
 
   /** start polls for due rows and listens for new ones (any process's, Store.listen); answers false if running. */
   start(): boolean {
     if (this.poller) return false;
-    this.unsubscribe = this.options.store.listen(this.options.channel, () => this.notify());
-    this.poller = setInterval(() => this.notify(), this.options.pollMs);
+    this.unsubscribe = this.loop.store.listen(this.loop.channel, () => this.notify());
+    this.poller = setInterval(() => this.notify(), this.loop.pollMs);
     this.notify();
     return true;
   }
@@ -126,14 +122,14 @@ export class ClaimLoop<R extends { id: string }, J, F> {
     if (!this.faults.ready()) return;
     const finished = this.finished;
     this.finished = [];
-    const free = this.stopping ? 0 : this.options.concurrency - this.inflight.size;
+    const free = this.stopping ? 0 : this.loop.concurrency - this.inflight.size;
     if (finished.length === 0 && free <= 0) return;
     let claimed: Array<{ id: string; key: string; job: J }>;
     try {
       // Nothing to write and nothing due: a look outside any transaction, so an idle process opens none.
-      if (finished.length === 0 && (await this.due(this.options.store)).length === 0) return;
-      claimed = await this.options.store.tx(async (tx) => {
-        await Promise.all(finished.map((f) => this.parts.record(tx, f)));
+      if (finished.length === 0 && (await this.due(this.loop.store)).length === 0) return;
+      claimed = await this.loop.store.tx(async (tx) => {
+        await Promise.all(finished.map((f) => this.record(tx, f)));
         return free > 0 ? this.claim(tx, free) : [];
       });
     } catch (err) {
@@ -144,7 +140,7 @@ export class ClaimLoop<R extends { id: string }, J, F> {
     this.faults.succeeded();
     for (const { id, key, job } of claimed) {
       this.load.set(key, (this.load.get(key) ?? 0) + 1);
-      const attempt = this.parts.attempt(job).then((f) => {
+      const attempt = this.attempt(job).then((f) => {
         this.finished.push(f);
         this.inflight.delete(id);
         const load = this.load.get(key)! - 1;
@@ -159,27 +155,27 @@ export class ClaimLoop<R extends { id: string }, J, F> {
   /** due answers rows due now that this process could send (up to `limit` beyond those it is sending): keys at their cap
    * are left out by the query, so a long backlog of one never hides the others' due rows. */
   private async due(db: Reads, limit = 1, lock = false): Promise<R[]> {
-    const { perKey } = this.options;
+    const { perKey } = this.loop;
     const busy = [...this.load].filter(([, load]) => load >= perKey).map(([key]) => key);
-    return (await this.parts.candidates(db, limit + this.inflight.size, busy, lock)).filter((row) => !this.inflight.has(row.id));
+    return (await this.candidates(db, limit + this.inflight.size, busy, lock)).filter((row) => !this.inflight.has(row.id));
   }
 
   private async claim(tx: Tx, limit: number): Promise<Array<{ id: string; key: string; job: J }>> {
-    const { perKey } = this.options;
+    const { perKey } = this.loop;
     // Rows this process is still sending are skipped here, even if a moved clock made their lease look expired.
     const rows = await this.due(tx, 2 * limit, true);
     const perKeyClaimed = new Map<string, number>();
     const chosen: R[] = [];
     for (const row of rows) {
       if (chosen.length >= limit) break;
-      const key = this.parts.keyOf(row);
+      const key = this.keyOf(row);
       if ((this.load.get(key) ?? 0) + (perKeyClaimed.get(key) ?? 0) >= perKey) continue;
       perKeyClaimed.set(key, (perKeyClaimed.get(key) ?? 0) + 1);
       chosen.push(row);
     }
-    const jobs = await Promise.all(chosen.map((row) => this.parts.take(tx, row)));
+    const jobs = await Promise.all(chosen.map((row) => this.take(tx, row)));
     // A row settled unsent freed its slot: the next round looks again.
     if (jobs.includes(null)) this.again = true;
-    return chosen.flatMap((row, i) => (jobs[i] === null ? [] : [{ id: row.id, key: this.parts.keyOf(row), job: jobs[i]! }]));
+    return chosen.flatMap((row, i) => (jobs[i] === null ? [] : [{ id: row.id, key: this.keyOf(row), job: jobs[i]! }]));
   }
 }

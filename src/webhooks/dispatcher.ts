@@ -2,15 +2,15 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
-import { inList } from "../store/sql-list";
 import type { Reads, Store, Tx } from "../store/store";
 import { checkDestination, type DestinationOptions } from "./destinations";
 import { eventBody, type EventRow } from "./events";
-import { nextAttemptAt, TIMEOUT_MS } from "./retry";
+import { TIMEOUT_MS } from "./retry";
 import { decryptSecret } from "./secret-box";
 import { signatureHeader } from "./sign";
 import { sweepWebhookHistory } from "./retention";
 import { ClaimLoop } from "./claim-loop";
+import { attemptResult, dueRows, leaseRow, type DueRowsQuery } from "./delivery-rows";
 
 /** spec 6.3: `<service>-webhooks/1`. */
 export const USER_AGENT = "renderd-webhooks/1";
@@ -29,8 +29,15 @@ const CONCURRENCY = 64;
 // One endpoint that hangs until the 10 s timeout holds at most this many slots, so the other workspaces' deliveries go on.
 const PER_ENDPOINT = 8;
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
-// A claimed row is left alone this long past the attempt's timeout; only a crash mid-attempt lets a lease run out.
-const LEASE_MARGIN_MS = 60_000;
+
+const DUE: DueRowsQuery = {
+  table: "webhook_deliveries",
+  columns: `d.id, d.endpoint_id, d.attempts, e.url, e.enabled, e.secret_encrypted, e.previous_secret_encrypted,
+    e.previous_secret_expires_at, v.id AS event_id, v.type, v.render_id, v.status AS event_status, v.test, v.error_code,
+    v.created_at AS event_created_at`,
+  joins: "JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN webhook_events v ON v.id = d.event_id",
+  keyColumn: "endpoint_id",
+};
 
 export interface DispatcherOptions {
   store: Store;
@@ -90,68 +97,43 @@ interface Finished {
 }
 
 /** Dispatcher sends due deliveries, at most `concurrency` at once and `perEndpoint` to one endpoint, on the shared claim
- * loop (claim-loop.ts); start/stop like every supervised piece (STYLE habit 8). */
-export class Dispatcher {
+ * loop (claim-loop.ts: start, notify, runOnce, stop). */
+export class Dispatcher extends ClaimLoop<JobRow, Job, Finished> {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly timeoutMs: number;
-  private readonly loop: ClaimLoop<JobRow, Job, Finished>;
   private sweeper: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly options: DispatcherOptions) {
+    super({
+      store: options.store,
+      log: options.log,
+      what: "webhook deliveries",
+      channel: "webhook_deliveries",
+      concurrency: options.concurrency ?? CONCURRENCY,
+      perKey: options.perEndpoint ?? PER_ENDPOINT,
+      pollMs: options.pollMs ?? POLL_MS,
+    });
     this.store = options.store;
     this.clock = options.clock;
     this.log = options.log;
     this.timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
-    this.loop = new ClaimLoop(
-      {
-        store: options.store,
-        log: options.log,
-        what: "webhook deliveries",
-        channel: "webhook_deliveries",
-        concurrency: options.concurrency ?? CONCURRENCY,
-        perKey: options.perEndpoint ?? PER_ENDPOINT,
-        pollMs: options.pollMs ?? POLL_MS,
-      },
-      {
-        candidates: (db, limit, busy, lock) => this.candidates(db, limit, busy, lock),
-        take: (tx, row) => this.take(tx, row),
-        keyOf: (row) => row.endpoint_id,
-        attempt: (job) => this.attempt(job),
-        record: (tx, finished) => this.record(tx, finished),
-      },
-    );
   }
 
   /** start begins polling for due deliveries, listens for new ones, and sweeps old history. */
-  start(): void {
-    if (!this.loop.start()) return;
+  override start(): boolean {
+    if (!super.start()) return false;
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     void this.sweep();
-  }
-
-  /** notify asks for a tick soon; calls before it runs share it (one transaction). */
-  notify(): void {
-    this.loop.notify();
-  }
-
-  /** runOnce sends everything due now and waits until no attempt is in flight and every outcome is written: tests and
-   * benchmarks call it instead of sleeping. */
-  runOnce(): Promise<void> {
-    return this.loop.runOnce();
-  }
-
-  /** inFlight answers how many attempts are being sent now. */
-  get inFlight(): number {
-    return this.loop.inFlight;
+    return true;
   }
 
   /** stop claims nothing more and waits for the attempts in flight, so their outcomes are recorded before the store closes. */
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    await this.loop.stop();
+    await super.stop();
   }
 
   private async sweep(): Promise<void> {
@@ -165,25 +147,12 @@ export class Dispatcher {
 
   /** candidates reads due deliveries with what their attempt needs, endpoints at their cap left out; with `lock`, the
    * deliveries' rows locked and those another process is claiming skipped. */
-  private candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<JobRow[]> {
-    const atCap = inList("d.endpoint_id", busy, "busy");
-    return db.all<JobRow>(
-      `SELECT d.id, d.endpoint_id, d.attempts, e.url, e.enabled, e.secret_encrypted, e.previous_secret_encrypted,
-         e.previous_secret_expires_at, v.id AS event_id, v.type, v.render_id, v.status AS event_status, v.test, v.error_code,
-         v.created_at AS event_created_at
-       FROM webhook_deliveries d
-         JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         JOIN webhook_events v ON v.id = d.event_id
-       WHERE d.status = 'pending' AND d.next_attempt_at <= $now AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
-         AND NOT (${atCap.sql})
-       ORDER BY d.next_attempt_at, d.id
-       LIMIT $limit${lock ? " FOR UPDATE OF d SKIP LOCKED" : ""}`,
-      { now: this.clock.now().toISOString(), ...atCap.params, limit },
-    );
+  protected candidates(db: Reads, limit: number, busy: string[], lock: boolean): Promise<JobRow[]> {
+    return dueRows<JobRow>(db, DUE, this.clock.now(), limit, busy, lock);
   }
 
   /** take leases a due delivery; one whose endpoint is disabled fails instead, unsent (spec 3.1). Inside the loop's transaction. */
-  private async take(tx: Tx, r: JobRow): Promise<Job | null> {
+  protected async take(tx: Tx, r: JobRow): Promise<Job | null> {
     if (r.enabled !== 1) {
       // spec 3.1 and 3.5: the next attempt was reached while the endpoint is disabled; no request, no attempt counted.
       await tx.run(
@@ -193,8 +162,7 @@ export class Dispatcher {
       );
       return null;
     }
-    const lease = new Date(this.clock.now().getTime() + this.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    await tx.run("UPDATE webhook_deliveries SET lease_expires_at = $lease WHERE id = $id", { id: r.id, lease });
+    await leaseRow(tx, DUE.table, r.id, this.clock.now(), this.timeoutMs);
     return {
       id: r.id,
       endpoint_id: r.endpoint_id,
@@ -215,7 +183,11 @@ export class Dispatcher {
     };
   }
 
-  private async attempt(job: Job): Promise<Finished> {
+  protected keyOf(row: JobRow): string {
+    return row.endpoint_id;
+  }
+
+  protected async attempt(job: Job): Promise<Finished> {
     const at = this.clock.now();
     try {
       return { job, at, outcome: await this.send(job, at) };
@@ -276,10 +248,10 @@ export class Dispatcher {
   }
 
   /** record writes an attempt's outcome: succeeded, pending with the next attempt's time, or failed after the 11th (spec 3.1, 6.5). */
-  private async record(tx: Tx, { job, at, outcome }: Finished): Promise<void> {
-    const attempts = job.attempts + 1;
-    const next = outcome.error === null ? null : nextAttemptAt(at, attempts);
-    const status = outcome.error === null ? "succeeded" : next ? "pending" : "failed";
+  protected async record(tx: Tx, { job, at, outcome }: Finished): Promise<void> {
+    const result = attemptResult(at, job.attempts, outcome.error === null);
+    const { attempts, next } = result;
+    const status = result.status === "done" ? "succeeded" : result.status;
     // `status = 'pending'`: a row deleted with its endpoint meanwhile stays deleted; a recorded 2xx is never overwritten.
     await tx.run(
       `UPDATE webhook_deliveries SET status = $status, attempts = $attempts, last_status_code = $code, last_error = $error,

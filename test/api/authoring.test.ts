@@ -82,6 +82,23 @@ describe("starters", () => {
     expect(wrong.body.error.details[0].path).toBe("/starter");
   });
 
+  test("GET /v1/template-starters/{id}/pdf answers the starter printed with its sample data, once per process, as no render", async () => {
+    const readKey = await t.makeKey(t.defaultWorkspaceId, ["template:read"]);
+    const renders = async () => (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders"))!.n;
+    const before = await renders();
+    const get = () => fetch(`${t.url}/v1/template-starters/invoice/pdf`, { headers: { "x-api-key": readKey } });
+    const first = await get();
+    expect([first.status, first.headers.get("content-type")]).toEqual([200, "application/pdf"]);
+    const pdf = new Uint8Array(await first.arrayBuffer());
+    expect(pageText(pdf)).toContain("Northwind Studio GmbH");
+    // renderd's own sample: no TEST mark, no render, and the same bytes the second time.
+    expect(poppler(pdf, (f) => ["pdftotext", "-raw", f, "-"]).replace(/\s/g, "")).not.toContain("TEST");
+    expect(new Uint8Array(await (await get()).arrayBuffer())).toEqual(pdf);
+    expect(await renders()).toBe(before);
+    const unknown = await fetch(`${t.url}/v1/template-starters/memo/pdf`, { headers: { "x-api-key": readKey } });
+    expect(unknown.status).toBe(400);
+  });
+
   test.each(["invoice", "receipt", "letter", "report", "certificate"])("%s: its preview with the sample data is one page, all of its text on the page", async (id) => {
     const template = ok(await t.call("/v1/templates", { key, body: { name: id, starter: id } }), 201);
     const pdf = await pdfOf(`/v1/templates/${template.id}/preview`, {});

@@ -848,8 +848,8 @@ describe("previews", () => {
       "SELECT source, test, status, template_version FROM renders WHERE id = $id",
       { id: renderId },
     );
-    // The default workspace has no documentsPerMonth allowance: the preview is a real render.
-    expect(row).toEqual({ source: "preview", test: 0, status: "succeeded", template_version: null });
+    // A preview is a test render even where documentsPerMonth is unlimited (as here): it is marked TEST.
+    expect(row).toEqual({ source: "preview", test: 1, status: "succeeded", template_version: null });
 
     const versioned = await fetch(`${t.url}/v1/templates/${template.id}/preview`, {
       method: "POST",
@@ -872,23 +872,24 @@ describe("previews", () => {
     expect((await t.call(`/v1/templates/${template.id}/preview?format=html`, { key: reader, body: {} })).status).toBe(403);
   });
 
-  test("with a documentsPerMonth allowance the preview is a test render", async () => {
-    const ws = await freshWorkspace("Metered");
-    const k = await t.makeKey(ws, ["template:write", "render:create", "render:read"]);
+  test("a preview is a test render with or without a documentsPerMonth allowance: counted as one, never as a document", async () => {
     const admin = await t.signIn();
-    ok(
-      await t.call(`/v1/companies/${ws}/allowances`, { method: "PUT", cookie: admin, body: { maxActiveRenders: 10, rendersPerMinute: 60, documentsPerMonth: 100 } }),
-      200,
-    );
-    const template = await createTemplate({ content: text("metered preview") }, k);
-    const res = await fetch(`${t.url}/v1/templates/${template.id}/preview`, { method: "POST", headers: { "x-api-key": k, "content-type": "application/json" }, body: "{}" });
-    expect(res.status).toBe(200);
-    expect(pdfText(new Uint8Array(await res.arrayBuffer()))).toContain("metered preview");
-    const id = res.headers.get("x-render-id")!;
-    expect(await t.server.store.get<{ test: number; source: string }>("SELECT test, source FROM renders WHERE id = $id", { id })).toEqual({ test: 1, source: "preview" });
-    const got = ok(await t.call(`/v1/renders/${id}`, { key: k }), 200);
-    expect(got).toMatchObject({ status: "succeeded", test: true, templateId: template.id });
-    // A test render is no document of the month.
-    expect(ok(await t.call("/v1/render-limits", { key: k }), 200).documentsThisMonth).toBe(0);
+    for (const documentsPerMonth of [null, 100]) {
+      const ws = await freshWorkspace(`Previews with documentsPerMonth ${documentsPerMonth}`);
+      const k = await t.makeKey(ws, ["template:write", "render:create", "render:read"]);
+      const allowances = { maxActiveRenders: 10, rendersPerMinute: 60, documentsPerMonth };
+      ok(await t.call(`/v1/companies/${ws}/allowances`, { method: "PUT", cookie: admin, body: allowances }), 200);
+      const template = await createTemplate({ content: text("metered preview") }, k);
+      const res = await fetch(`${t.url}/v1/templates/${template.id}/preview`, { method: "POST", headers: { "x-api-key": k, "content-type": "application/json" }, body: "{}" });
+      expect(res.status).toBe(200);
+      expect(pdfText(new Uint8Array(await res.arrayBuffer()))).toContain("metered preview");
+      const id = res.headers.get("x-render-id")!;
+      expect(await t.server.store.get<{ test: number; source: string }>("SELECT test, source FROM renders WHERE id = $id", { id })).toEqual({ test: 1, source: "preview" });
+      const got = ok(await t.call(`/v1/renders/${id}`, { key: k }), 200);
+      expect(got).toMatchObject({ status: "succeeded", test: true, templateId: template.id });
+      // A test render is no document of the month; it is one of the day's test renders.
+      const limits = ok(await t.call("/v1/render-limits", { key: k }), 200);
+      expect({ documentsPerMonth, documents: limits.documentsThisMonth, tests: limits.testRendersToday }).toEqual({ documentsPerMonth, documents: 0, tests: 1 });
+    }
   });
 });

@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../harness";
 import { registration, samples, uploadSample, type Sample } from "../fixtures/assets";
 import { ApiError } from "../../src/errors";
 import { CLI_ACTOR } from "../../src/auth/actor";
-import { templateForRender } from "../../src/modules/templates/service";
+import { templateForRender } from "../../src/modules/templates/for-render";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 
 let t: TestServer;

@@ -6,7 +6,7 @@ import type { Page } from "playwright-core";
 import { PDFDocument } from "pdf-lib";
 import { PNG } from "../fixtures/assets";
 import { INVOICE_DATA, INVOICE_TEMPLATE } from "../fixtures/invoice";
-import { ADMIN, DESKTOP, horizontalOverflow, PHONE, shoot, signIn, startRig, type Rig } from "./rig";
+import { ADMIN, copyCode, DESKTOP, horizontalOverflow, PHONE, shoot, signIn, startRig, type Rig } from "./rig";
 
 let rig: Rig;
 let page: Page;
@@ -62,14 +62,14 @@ test("a rendered invoice uploaded and converted opens in the editor with its val
   await page.getByRole("heading", { level: 1, name: "northwind-invoice" }).waitFor({ timeout: 30_000 });
   expect(new URL(page.url()).searchParams.get("conversion")).toMatch(/^tcv_/);
   await page.getByRole("note").filter({ hasText: "Made from a PDF" }).waitFor();
-  const sample = JSON.parse(await page.getByLabel("Sample data (JSON, saved with the draft)").inputValue());
+  const sample = JSON.parse(await copyCode(page, page.getByRole("textbox", { name: "Sample data" })));
   expect(sample).toMatchObject({ invoiceNumber: "INV-2026-0042", totalDue: "$2,283.50" });
   expect(sample.items).toHaveLength(3);
   // The draft's preview with the sample data is the invoice again.
-  const preview = page.frameLocator('iframe[title="Preview"]');
-  await preview.getByText("INV-2026-0042").waitFor();
-  await preview.getByText("Consulting hours").waitFor();
-  await preview.getByText("$2,283.50").waitFor();
+  const preview = page.getByRole("region", { name: "PDF preview" });
+  await preview.getByText("INV-2026-0042").first().waitFor({ timeout: 30_000 });
+  await preview.getByText("Consulting hours").first().waitFor();
+  await preview.getByText("$2,283.50").first().waitFor();
   await shoot(page, "template-from-pdf");
 
   await page.getByRole("link", { name: "← Templates" }).click();
@@ -77,7 +77,7 @@ test("a rendered invoice uploaded and converted opens in the editor with its val
   expect(await row.textContent()).toContain("succeeded");
   await row.getByRole("link", { name: "Open template" }).click();
   await page.getByRole("heading", { level: 1, name: "northwind-invoice" }).waitFor();
-  expect(JSON.parse(await page.getByLabel("Sample data (JSON, saved with the draft)").inputValue())).toEqual(sample);
+  expect(JSON.parse(await copyCode(page, page.getByRole("textbox", { name: "Sample data" })))).toEqual(sample);
 });
 
 test("an image-only PDF fails, and the conversion's error shows as written", async () => {

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { freePort } from "../serve-process";
 
 const root = resolve(import.meta.dir, "../..");
@@ -86,6 +86,8 @@ export async function startRig(): Promise<Rig> {
     },
     async page(viewport = DESKTOP) {
       const context = await open.newContext({ viewport, baseURL: url, acceptDownloads: true });
+      // copyCode reads a code editor's text through the clipboard, as a user copies it.
+      await context.grantPermissions(["clipboard-read", "clipboard-write"]);
       return context.newPage();
     },
     async stop() {
@@ -114,4 +116,19 @@ export async function shoot(page: Page, name: string): Promise<void> {
 /** horizontalOverflow answers how many pixels the page is wider than its viewport (0 when nothing scrolls sideways). */
 export function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/** typeCode replaces a code editor's (CodeMirror's) whole text, as a user would by selecting all and pasting. */
+export async function typeCode(page: Page, editor: Locator, text: string): Promise<void> {
+  await editor.click();
+  await page.keyboard.press("ControlOrMeta+a");
+  await page.keyboard.insertText(text);
+}
+
+/** copyCode answers a code editor's whole text, copied as a user would: CodeMirror draws only the lines in view. */
+export async function copyCode(page: Page, editor: Locator): Promise<string> {
+  await editor.click();
+  await page.keyboard.press("ControlOrMeta+a");
+  await page.keyboard.press("ControlOrMeta+c");
+  return page.evaluate(() => navigator.clipboard.readText());
 }

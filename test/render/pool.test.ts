@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deflateSync } from "node:zlib";
 import { ApiError } from "../../src/errors";
 import { countPdfPages, countPageObjects } from "../../src/render/pdf";
 import { ASSET_ORIGIN, assetUrl, newAssetScope, parseAssetUrl } from "../../src/render/assets";
 import { PoolCrashError, RenderPool, type AssetBody } from "../../src/render/pool";
 import { until, rejection } from "../wait";
+import { pngOf } from "../fixtures/assets";
 
 // bunfig.toml's [test] timeout is not applied by Bun 1.4.5; Chromium on two busy cores needs more than 5 s at times.
 setDefaultTimeout(30_000);
@@ -49,24 +49,8 @@ const pdffonts = (pdf: Uint8Array) => run(["pdffonts", save(pdf)]).trim().split(
 const pages = (n: number) =>
   Array.from({ length: n }, (_, i) => `<section${i < n - 1 ? ' style="break-after:page"' : ""}>Sheet ${i + 1}</section>`).join("");
 
-/** png makes a real RGB PNG of w×h pixels. */
-function png(w: number, h: number): Uint8Array {
-  const chunk = (type: string, data: Uint8Array) => {
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(Bun.hash.crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(w, 0);
-  header.writeUInt32BE(h, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const rows = Buffer.alloc((w * 3 + 1) * h);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) rows.set([(x * 7) & 255, (y * 5) & 255, 160], y * (w * 3 + 1) + 1 + x * 3);
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", new Uint8Array())]);
-}
+/** png makes a real RGB PNG of w×h pixels, a gradient. */
+const png = (w: number, h: number) => pngOf(w, h, (x, y) => [(x * 7) & 255, (y * 5) & 255, 160]);
 
 const text = (body: string, contentType: string): AssetBody => ({ body: new TextEncoder().encode(body), contentType });
 

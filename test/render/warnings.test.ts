@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { assetUrl, newAssetScope } from "../../src/render/assets";
-import { MAX_WARNINGS, WarningList, warningFor } from "../../src/render/warnings";
+import { MAX_WARNINGS } from "../../src/queue/warnings";
+import { WarningList, warningFor } from "../../src/render/warnings";
 
 describe("warningFor", () => {
   test("drops the query, the fragment and any credentials; keeps the host", () => {

@@ -7,44 +7,35 @@ import { formatDate } from "../../components/format";
 import { PagedTable } from "../../components/PagedTable";
 import { usePager } from "../../components/Pager";
 import type { Column } from "../../components/Table";
-import type { StarterId, TemplateSummary } from "../../../src/modules/templates/model";
+import type { TemplateSummary } from "../../../src/modules/templates/model";
 import { useCreateTemplate, useStarters, useTemplates } from "./api";
 import { RecentConversions } from "./RecentConversions";
 import { FromPdf } from "./FromPdf";
+import { StarterPicker, type Choice } from "./StarterPicker";
 
 function NewTemplate() {
   const create = useCreateTemplate();
   const starters = useStarters();
   const [, navigate] = useLocation();
   const [name, setName] = useState("");
-  const [chosen, setStarter] = useState<StarterId>("invoice");
+  const [chosen, setChosen] = useState<Choice>("invoice");
   const starter = starters.data?.items.find((s) => s.id === chosen);
   return (
     <form
       aria-label="New template"
       onSubmit={(e) => {
         e.preventDefault();
-        create.mutate({ name, starter: chosen }, { onSuccess: (t) => navigate(`/templates/${t.id}`) });
+        const body = chosen === "blank" ? { name, content: { type: "container" as const, children: [] } } : { name, starter: chosen };
+        create.mutate(body, { onSuccess: (t) => navigate(`/templates/${t.id}`) });
       }}
     >
       <h2>New template</h2>
-      <div className="grid">
-        <label>
-          Template name
-          <input required maxLength={200} value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label>
-          Starter
-          <select value={chosen} onChange={(e) => setStarter(e.currentTarget.value as StarterId)} aria-busy={starters.isLoading}>
-            {starters.data?.items.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      {starter ? <p>{starter.description}</p> : null}
+      <label>
+        Template name
+        <input required maxLength={200} value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      </label>
+      {starters.data ? <StarterPicker starters={starters.data.items} chosen={chosen} onChoose={setChosen} /> : <p aria-busy={starters.isLoading}>Loading the starters…</p>}
+      <p>{starter ? starter.description : "An empty page: add every node yourself in the designer."}</p>
       <ErrorNotice error={starters.error} />
       <ErrorNotice error={create.error} />
       <button type="submit" aria-busy={create.isPending}>

@@ -2,9 +2,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateTemplateBody, Template, TemplateStarter, TemplateSummary, TemplateVersionSummary, UpdateTemplateBody } from "../../../src/modules/templates/model";
 import type { Render } from "../../../src/modules/renders/model";
+import type { Asset } from "../../../src/modules/assets/model";
 import { api, currentWorkspace, send, type Page } from "../../api/client";
 import { useRefreshingMutation } from "../../api/mutation";
 import { usePage } from "../../api/page";
+import { assetsKey } from "../../api/upload";
 
 const key = () => ["templates", currentWorkspace()];
 
@@ -52,13 +54,19 @@ export function useDeleteTemplate() {
   return useRefreshingMutation(key(), (id: string) => api<unknown>(`/v1/templates/${id}`, { method: "DELETE" }));
 }
 
-/** usePreview answers the draft's HTML preview for the given data; it is asked again whenever the draft is saved. */
-export function usePreview(id: string, savedAt: string | undefined, data: unknown) {
+/** useStarterPdf answers a starter printed with its sample data (renderd prints each once; the bytes never change). */
+export function useStarterPdf(id: string) {
   return useQuery({
-    queryKey: [...key(), id, "preview", savedAt, JSON.stringify(data)],
-    queryFn: async () => (await send(`/v1/templates/${id}/preview?format=html`, { method: "POST", body: { data } })).text(),
-    enabled: savedAt !== undefined,
+    queryKey: ["template-starters", id, "pdf"],
+    queryFn: async () => new Uint8Array(await (await send(`/v1/template-starters/${id}/pdf`)).arrayBuffer()),
+    staleTime: Infinity,
   });
+}
+
+/** useImageAssets lists the workspace's images and SVGs (the newest 100), which an image node can show. */
+export function useImageAssets() {
+  const page = usePage<Page<Asset>>(assetsKey(), "/v1/assets", { limit: 100 });
+  return { ...page, images: page.data?.items.filter((a) => a.kind === "image" || a.kind === "svg") ?? [] };
 }
 
 /** useTestRender queues a test render of the draft. */

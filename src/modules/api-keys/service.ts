@@ -7,7 +7,7 @@ import type { Reads, Store } from "../../store/store";
 import { newApiKeySecret } from "../../auth/secrets";
 import type { Scope } from "../../auth/scopes";
 import type { ChangeContext } from "../../auth/actor";
-import { deleteAudited, recordAudit } from "../audit/service";
+import { deleteResource, recordAudit } from "../audit/service";
 import type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from "./model";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -99,10 +99,6 @@ export async function revokeApiKey(store: Store, clock: Clock, ctx: ChangeContex
 }
 
 /** deleteApiKey removes a key and marks its audit history as about a deleted resource. */
-export async function deleteApiKey(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
-  return store.tx(async (tx) => {
-    const r = await keyRow(tx, workspaceId, id);
-    await deleteAudited(tx, clock, ctx, "api_keys", { workspaceId, action: "api_key.deleted", resourceType: "api_key", resourceId: id, resourceName: r.name });
-    return { id, deleted: true as const };
-  });
+export function deleteApiKey(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return deleteResource(store, clock, ctx, "api_keys", (tx) => keyRow(tx, workspaceId, id), (r) => ({ workspaceId, action: "api_key.deleted", resourceType: "api_key", resourceId: id, resourceName: r.name }));
 }

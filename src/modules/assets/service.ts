@@ -64,12 +64,6 @@ export function registrationNeed(kind: AssetKind) {
   return kind === "image" ? ({ anyScope: ["asset:manage", "template:content"] } as const) : ({ scope: "asset:manage" } as const);
 }
 
-/** storedBytes answers the bytes of a workspace's uploaded assets (spec 2.3 `storageBytes`): each asset counts its
- * size, even when another asset holds the same bytes. */
-export async function storedBytes(store: Reads, workspaceId: string): Promise<number> {
-  return (await store.get<{ bytes: number }>("SELECT COALESCE(SUM(size), 0) AS bytes FROM assets WHERE workspace_id = $ws AND status = 'uploaded'", { ws: workspaceId }))!.bytes;
-}
-
 /** quotaDecision is the maxStorageBytes rule: uploaded bytes, plus bytes reserved by unexpired registrations, plus the
  * new registration's size must not go over the allowance (null = unlimited). */
 export function quotaDecision(maxStorageBytes: number | null, keptOrReserved: number, size: number): "allow" | "refuse" {

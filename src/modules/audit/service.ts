@@ -3,7 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { Reads, Tx } from "../../store/store";
+import type { Reads, Store, Tx } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import type { AuditEvent, AuditQuery, Metadata } from "./model";
 
@@ -61,6 +61,23 @@ export async function deleteAudited(tx: Tx, clock: Clock, ctx: ChangeContext, ta
     }),
     recordAudit(tx, clock, ctx, { ...entry, resourceDeleted: true }),
   ]);
+}
+
+/** deleteResource is a DELETE request's transaction: `read` finds the resource's row (NOT_FOUND when it is not the
+ * workspace's), `entry` names it for the audit, and the row is deleted audited (deleteAudited). */
+export function deleteResource<R>(
+  store: Store,
+  clock: Clock,
+  ctx: ChangeContext,
+  table: DeletableTable,
+  read: (tx: Tx) => Promise<R>,
+  entry: (row: R) => Omit<AuditEntry, "resourceDeleted">,
+): Promise<{ id: string; deleted: true }> {
+  return store.tx(async (tx) => {
+    const audited = entry(await read(tx));
+    await deleteAudited(tx, clock, ctx, table, audited);
+    return { id: audited.resourceId, deleted: true as const };
+  });
 }
 
 interface AuditRow {

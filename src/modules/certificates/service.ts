@@ -7,7 +7,7 @@ import { openPkcs12, Pkcs12Error, validityProblem, type CertificateFacts, type O
 import type { Reads, Store } from "../../store/store";
 import { decryptSecret, encryptSecret } from "../../webhooks/secret-box";
 import type { ChangeContext } from "../../auth/actor";
-import { deleteAudited, recordAudit } from "../audit/service";
+import { deleteResource, recordAudit } from "../audit/service";
 import { MAX_PKCS12_BYTES, type Certificate, type CreateCertificateBody } from "./model";
 
 interface CertificateRow {
@@ -119,12 +119,8 @@ export async function getCertificate(store: Reads, workspaceId: string, id: stri
 }
 
 /** deleteCertificate removes the certificate and its sealed key; renders that name it and are not yet signed fail. */
-export async function deleteCertificate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
-  return store.tx(async (tx) => {
-    const r = await certificateRow(tx, workspaceId, id);
-    await deleteAudited(tx, clock, ctx, "certificates", { workspaceId, action: "certificate.deleted", resourceType: "certificate", resourceId: id, resourceName: r.name });
-    return { id, deleted: true as const };
-  });
+export function deleteCertificate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return deleteResource(store, clock, ctx, "certificates", (tx) => certificateRow(tx, workspaceId, id), (r) => ({ workspaceId, action: "certificate.deleted", resourceType: "certificate", resourceId: id, resourceName: r.name }));
 }
 
 /** certificateProblem tells why the workspace cannot sign with certificate `id` now (missing — another workspace's

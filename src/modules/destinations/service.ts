@@ -13,7 +13,7 @@ import { checkHost } from "../../destinations/hosts";
 import { configProblems, keepMasked, maskConfig, splitSecrets, type DestinationConfig, type DestinationType } from "../../destinations/settings";
 import { deliver } from "../../destinations/transports";
 import type { Metadata } from "../audit/model";
-import { deleteAudited, recordAudit } from "../audit/service";
+import { deleteResource, recordAudit } from "../audit/service";
 import { lockWorkspace } from "../workspaces/service";
 import type { CreateDestinationBody, Destination, DestinationTestResult, UpdateDestinationBody } from "./model";
 
@@ -150,12 +150,8 @@ export async function updateDestination(store: Store, clock: Clock, ctx: ChangeC
 }
 
 /** deleteDestination removes the destination; its deliveries, pending or not, go with it (foreign key cascade). */
-export async function deleteDestination(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
-  return store.tx(async (tx) => {
-    const r = await destinationRow(tx, workspaceId, id);
-    await deleteAudited(tx, clock, ctx, "destinations", { workspaceId, action: "destination.deleted", resourceType: "destination", resourceId: id, resourceName: r.name });
-    return { id, deleted: true as const };
-  });
+export function deleteDestination(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return deleteResource(store, clock, ctx, "destinations", (tx) => destinationRow(tx, workspaceId, id), (r) => ({ workspaceId, action: "destination.deleted", resourceType: "destination", resourceId: id, resourceName: r.name }));
 }
 
 /** testDestination delivers a small text file now and answers what happened; nothing is stored. */

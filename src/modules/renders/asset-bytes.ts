@@ -9,7 +9,7 @@ import { inList } from "../../store/sql-list";
 import type { FileStore } from "../../store/files";
 import type { UploadedAsset } from "../../store/assets";
 import type { Reads, Store } from "../../store/store";
-import { templateAssetIds, templateForRender } from "../templates/service";
+import { templateAssetIds, templateForRender, type TemplateForRender } from "../templates/for-render";
 
 /** PlanningAssets is what planning finds its assets in: rows by asset id (null: no uploaded asset of the workspace)
  * and bytes by sha256; `missing` collects what planning asked for and was not there yet. */
@@ -26,11 +26,14 @@ export interface PlanningDeps {
   assets?: PlanningAssets;
 }
 
-/** TemplateUse names a template and the version a request renders ("draft", "latest" or a number). */
-export interface TemplateUse {
+/** TemplateRef names a template and the version a request renders ("draft", "latest" or a number). */
+export interface TemplateRef {
   templateId: string;
   which: number | "draft" | "latest";
 }
+
+/** TemplateUse is a template a request renders: named, or already read (a preview's, whose draft may be unsaved). */
+export type TemplateUse = TemplateRef | { template: TemplateForRender };
 
 // The kinds whose bytes a job embeds (render/job.ts): stylesheets inline, images and SVGs as data URLs.
 const EMBEDDED_KINDS = new Set(["stylesheet", "image", "svg"]);
@@ -44,7 +47,7 @@ export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspa
   const bytes = new Map<string, Uint8Array>();
   const named = await Promise.all(
     uses.map((use) =>
-      templateForRender(deps.store, workspaceId, use.templateId, use.which).then(templateAssetIds, () => [] as string[]),
+      "template" in use ? templateAssetIds(use.template) : templateForRender(deps.store, workspaceId, use.templateId, use.which).then(templateAssetIds, () => [] as string[]),
     ),
   );
   // Planning finds a missing template and answers the request's own error.

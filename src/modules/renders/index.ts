@@ -12,7 +12,7 @@ import { downloadResponse } from "../assets/download";
 import { renderActivity } from "./allowances";
 import { renderDeps } from "./deps";
 import { mergedBatch } from "./merge";
-import { BatchCreated, BatchRequest, BatchRequestBody, PreviewQuery, PreviewRequest, Render, RenderActivity, RenderListQuery, RenderRequest, RenderRequestBody, WaitQuery } from "./model";
+import { BatchCreated, BatchRequest, BatchRequestBody, PreviewQuery, PreviewRequest, PreviewRequestBody, Render, RenderActivity, RenderListQuery, RenderRequest, RenderRequestBody, WaitQuery } from "./model";
 import {
   cancelRender,
   createBatch,
@@ -118,7 +118,8 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       "/v1/templates/:id/preview",
       async ({ params, body, query, principal, set }) => {
         const ws = workspaceOf(principal);
-        const request = body ?? {};
+        // Elysia types the unchecked `draft` as unknown; planning checks it as a saved draft is checked.
+        const request = (body ?? {}) as PreviewRequest;
         if (query.format === "html") {
           const html = await previewHtml(d, ws, params.id, request);
           return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "x-content-type-options": "nosniff" } });
@@ -135,7 +136,7 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
         auth: { scope: "render:create" },
         beforeHandle: app.space.assertRoom,
         params: IdParams,
-        body: Type.Optional(PreviewRequest),
+        body: Type.Optional(PreviewRequestBody),
         query: PreviewQuery,
         detail: {
           requestBody: jsonBody(PreviewRequest, false),

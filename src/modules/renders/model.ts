@@ -7,9 +7,10 @@ import { NodeChecker } from "../../render/compile/node-check";
 import { ImageOutput } from "../../render/image-output";
 import { PdfOptions } from "../../render/pdf-options";
 import { SignatureSettings } from "../../pdf/sign";
-import { MAX_WARNINGS, RenderWarning } from "../../render/warnings";
+import { MAX_WARNINGS, RenderWarning } from "../../queue/warnings";
 import { RENDER_STATUSES } from "../../store/render-status";
 import { DestinationIds, RenderDelivery } from "../destinations/model";
+import { TemplateDraft } from "../templates/model";
 
 export const RenderStatus = literalUnion(RENDER_STATUSES);
 
@@ -147,16 +148,27 @@ export const RenderListQuery = Type.Object(
 );
 export type RenderListQuery = Static<typeof RenderListQuery>;
 
-/** The body of a template preview: the data, and which version (the draft when none is given). */
+/** The body of a template preview: the data, and which version (the saved draft when none is given), or an unsaved
+ * draft to preview in its place. */
 export const PreviewRequest = Type.Object(
   {
-    data: Type.Optional(Type.Unknown({ description: "The data (JSON); default the template's sampleData, else {}." })),
+    data: Type.Optional(Type.Unknown({ description: "The data (JSON); default the previewed draft's or version's sampleData, else {}." })),
     version: Type.Optional(Type.Integer({ minimum: 1, description: "Preview this published version. Default: the draft." })),
+    draft: Type.Optional(
+      CloneType(TemplateDraft, {
+        description:
+          "Preview this draft instead of the saved one, without saving it (unsaved edits). It is checked as saving it would check it: problems are pointed at below /draft. Not with version.",
+      }),
+    ),
     pdf: Type.Optional(CloneType(PdfOptions, { description: "PDF options laid over the template's own `pdf`." })),
   },
   closed,
 );
 export type PreviewRequest = Static<typeof PreviewRequest>;
+
+/** PreviewRequestBody is PreviewRequest as the route checks it: `draft` is left to the service, which points at each
+ * problem inside its nodes (render/compile/node-check.ts says why the route schema cannot). */
+export const PreviewRequestBody = Type.Object({ ...PreviewRequest.properties, draft: Type.Optional(Type.Unknown()) }, closed);
 
 export const PreviewQuery = Type.Object({ format: Type.Optional(literalUnion(["pdf", "html"] as const)) }, closed);
 

@@ -10,9 +10,10 @@ import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from
 import { mergePdfOptions } from "../../render/pdf-options";
 import { OUTPUT_DPI } from "../../render/image-output";
 import type { OperationJob } from "../../render/operation";
-import { withAssetBytes, type PlanningDeps, type TemplateUse } from "./asset-bytes";
+import { withAssetBytes, type PlanningDeps, type TemplateRef } from "./asset-bytes";
 import { assertCertificateUsable } from "../certificates/service";
-import { checkTemplateAssets, templateForRender } from "../templates/service";
+import { checkTemplateAssets } from "../templates/service";
+import { templateForRender, unsavedDraftForRender, type TemplateForRender } from "../templates/for-render";
 import { deliveryTargets, type DeliveryTarget } from "../destinations/deliveries";
 import { withPdfOptions } from "./pdf";
 import { documentNodes, type PreviewRequest, type RenderMetadata, type RenderRequest } from "./model";
@@ -70,8 +71,7 @@ export function assetFinder(deps: PlanDeps): FindAsset {
 /** templatePlan checks that the template's assets are still there (ASSET_INVALID: they may have been deleted since it
  * was saved) and the data against its schema (DATA_INVALID, a pointer per problem), then renders it. Without data it
  * renders the template's sampleData when `sample` is set (a preview), else `{}`. */
-export async function templatePlan(deps: PlanDeps, workspaceId: string, templateId: string, which: number | "draft" | "latest", given: unknown, at: string, sample = false) {
-  const template = await templateForRender(deps.store, workspaceId, templateId, which);
+export async function templatePlan(deps: PlanDeps, workspaceId: string, template: TemplateForRender, given: unknown, at: string, sample = false) {
   const missing = await checkTemplateAssets(deps.store, workspaceId, { ...template.source, assetIds: template.assetIds });
   if (missing.length) throw new ApiError("ASSET_INVALID", "An asset the template needs is no longer available.", { details: missing });
   const data = given ?? (sample ? template.sampleData : undefined) ?? {};
@@ -80,7 +80,7 @@ export async function templatePlan(deps: PlanDeps, workspaceId: string, template
     if (problems.length) throw new ApiError("DATA_INVALID", "The data does not match the template's data schema.", { details: problems });
   }
   return {
-    templateId,
+    templateId: template.templateId,
     templateVersion: template.version,
     pdf: template.pdf,
     signature: template.signature,
@@ -108,7 +108,7 @@ async function planRequest(deps: PlanDeps, workspaceId: string, request: RenderR
 }
 
 /** templateUse answers the template and version a render request renders, or null for a document or HTML. */
-function templateUse(request: RenderRequest): TemplateUse | null {
+function templateUse(request: RenderRequest): TemplateRef | null {
   if (request.templateId === undefined) return null;
   // A draft is rendered only as a test render (DESIGN.md 4); without a version a real render uses the newest one.
   return { templateId: request.templateId, which: request.version ?? (request.test ? "draft" : "latest") };
@@ -127,7 +127,7 @@ async function planSource(deps: PlanDeps, workspaceId: string, request: RenderRe
   const find = assetFinder(deps);
   const use = templateUse(request);
   if (use) {
-    const { pdf, ...plan } = await templatePlan(deps, workspaceId, use.templateId, use.which, request.data, at);
+    const { pdf, ...plan } = await templatePlan(deps, workspaceId, await templateForRender(deps.store, workspaceId, use.templateId, use.which), request.data, at);
     const filename = request.filename ?? `${use.templateId}.pdf`;
     const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
     return { ...common, ...plan, job, source: "template", filename };
@@ -153,21 +153,25 @@ export async function planBatch(deps: PlanDeps, workspaceId: string, items: Rend
   return withAssetBytes(deps, workspaceId, usesOf(items), (d) => Promise.all(items.map((item, i) => planRequest(d, workspaceId, item, `/items/${i}`))));
 }
 
-/** planPreview makes the job of a template preview: the draft unless a version is given, with the template's sample
- * data when the request gives none. */
-export function planPreview(deps: PlanDeps, workspaceId: string, templateId: string, request: PreviewRequest) {
-  return withAssetBytes(deps, workspaceId, [previewUse(templateId, request)], async (d) => {
-    const { pdf, ...plan } = await templatePlan(d, workspaceId, templateId, previewUse(templateId, request).which, request.data, "", true);
+/** planPreview makes the job of a template preview — of the unsaved draft the request gives, else of the saved draft
+ * or the version it names — with the template's sample data when the request gives no data. */
+export async function planPreview(deps: PlanDeps, workspaceId: string, templateId: string, request: PreviewRequest) {
+  const template = await previewed(deps, workspaceId, templateId, request);
+  return withAssetBytes(deps, workspaceId, [{ template }], async (d) => {
+    const { pdf, ...plan } = await templatePlan(d, workspaceId, template, request.data, "", true);
     return { pdf, plan, find: assetFinder(d) };
   });
 }
 
-/** previewUse answers the version a preview renders: the draft unless the request names a version. */
-function previewUse(templateId: string, request: PreviewRequest): TemplateUse {
-  return { templateId, which: request.version ?? "draft" };
+/** previewed answers what a preview renders: the unsaved draft it was given (checked as saving it would be, problems
+ * below /draft), else the saved draft or the version it names. */
+async function previewed(deps: PlanDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<TemplateForRender> {
+  if (request.draft === undefined) return templateForRender(deps.store, workspaceId, templateId, request.version ?? "draft");
+  if (request.version !== undefined) throw badRequest("/version", "is not allowed with draft: a preview renders either a version or a draft");
+  return unsavedDraftForRender(deps.store, deps.clock, workspaceId, templateId, request.draft, "/draft");
 }
 
 /** usesOf answers the templates a set of render requests renders. */
-function usesOf(requests: readonly RenderRequest[]): TemplateUse[] {
+function usesOf(requests: readonly RenderRequest[]): TemplateRef[] {
   return requests.flatMap((r) => templateUse(r) ?? []);
 }

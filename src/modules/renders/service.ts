@@ -10,7 +10,7 @@ import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import { mergePdfOptions } from "../../render/pdf-options";
-import type { RenderWarning } from "../../render/warnings";
+import type { RenderWarning } from "../../queue/warnings";
 import type { RenderWorker } from "../../render/worker";
 import type { FileStore } from "../../store/files";
 import { withAssetBytes, type PlanningAssets } from "./asset-bytes";
@@ -18,7 +18,7 @@ import type { Reads, Store, Tx, TxOptions } from "../../store/store";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
 import { queueDeliveries, renderDeliveries } from "../destinations/deliveries";
-import { getAllowances } from "../workspaces/service";
+import { templateForRender } from "../templates/for-render";
 import { assetFinder, planPreview, templatePlan, type Planned } from "./plan";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
@@ -162,15 +162,14 @@ export async function createBatch(deps: RenderDeps, tx: Tx, workspaceId: string,
   return { batchId, items: await Promise.all(rows.map((r, i) => toRender(deps, r, Boolean(plans[i]!.deliveries?.length), tx))) };
 }
 
-/** createPreview queues a template preview: the draft unless a version is given; a test render while the workspace
- * has a documentsPerMonth allowance (spec 2.2), a real one otherwise. */
+/** createPreview queues a template preview: the saved draft, a version, or an unsaved draft given in the request. A
+ * preview is a test render, marked TEST, never a document of the month (spec 2.2: while documentsPerMonth is set,
+ * previews are test renders; DESIGN.md 4: a render of a draft, and a preview, are test renders). */
 export async function createPreview(deps: RenderDeps, workspaceId: string, templateId: string, request: PreviewRequest): Promise<Render> {
-  const [allowances, { pdf, plan, find }] = await Promise.all([getAllowances(deps.store, workspaceId), planPreview(deps, workspaceId, templateId, request)]);
-  const test = allowances.documentsPerMonth !== null;
+  const { pdf, plan, find } = await planPreview(deps, workspaceId, templateId, request);
   const filename = `${templateId}-preview.pdf`;
-  // A preview is marked TEST even where it counts as a real render: it is never the document itself.
   const job = withPdfOptions(plan.job, mergePdfOptions(pdf, request.pdf), { find, test: true, filename, at: "" });
-  const [row] = await deps.store.tx((tx) => queue(deps, tx, workspaceId, [{ ...plan, job, source: "preview", test, metadata: {}, filename }]));
+  const [row] = await deps.store.tx((tx) => queue(deps, tx, workspaceId, [{ ...plan, job, source: "preview", test: true, metadata: {}, filename }]));
   return toRender(deps, row!);
 }
 
@@ -187,7 +186,7 @@ export async function createReportRender(
 ): Promise<Render> {
   const which = report.version ?? "latest";
   const planned = await withAssetBytes(deps, workspaceId, [{ templateId: report.templateId, which }], async (d) => {
-    const { pdf, ...plan } = await templatePlan(d, workspaceId, report.templateId, which, report.data, "");
+    const { pdf, ...plan } = await templatePlan(d, workspaceId, await templateForRender(d.store, workspaceId, report.templateId, which), report.data, "");
     const filename = report.filename ?? `${report.templateId}.pdf`;
     const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(d), test: false, filename, at: "" });
     return { ...plan, job, source: "report" as const, test: false, metadata: {}, filename };

@@ -4,7 +4,7 @@
 import type { Actor, ChangeContext } from "../../auth/actor";
 import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
-import { addToCounter, monthOf, readCounter } from "../../ledger/counters";
+import { addToCounter, conversionsThisMonth, monthOf } from "../../ledger/counters";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
 import type { Reads, Store } from "../../store/store";
@@ -62,11 +62,6 @@ async function assertPdfAsset(store: Reads, workspaceId: string, assetId: string
   if (!asset) throw new ApiError("NOT_FOUND", `Asset ${assetId} was not found; upload the PDF as an asset of kind pdf first.`, at("no such asset in this workspace"));
   if (asset.status !== "uploaded") throw new ApiError("ASSET_INVALID", `Asset ${assetId} has not been uploaded yet; send its bytes to the upload address, then convert it.`, at("not uploaded yet"));
   if (asset.kind !== "pdf") throw new ApiError("ASSET_INVALID", `Asset ${assetId} is a ${asset.kind} asset; a conversion takes a PDF (an asset of kind pdf).`, at(`is a ${asset.kind} asset, not a pdf`));
-}
-
-/** conversionsThisMonth answers the conversions created this UTC month, whatever became of them (spec 2.3). */
-export async function conversionsThisMonth(store: Reads, clock: Clock, workspaceId: string): Promise<number> {
-  return readCounter(store, workspaceId, "template_conversions", monthOf(clock.now()));
 }
 
 /** createConversion checks the asset and the allowance, counts the conversion and queues it for the runner. */

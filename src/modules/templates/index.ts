@@ -7,11 +7,12 @@ import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, NoQuery, Page } from "../../http/schemas";
-import { jsonBody, jsonResponse } from "../../http/openapi";
+import { fileResponse, jsonBody, jsonResponse } from "../../http/openapi";
 import type { RequestMeta } from "../../http/request-meta";
 import {
   CreateTemplateBody,
   parseBody,
+  StarterParams,
   Template,
   TemplateDeleted,
   TemplateListQuery,
@@ -33,6 +34,7 @@ import {
   updateTemplate,
 } from "./service";
 import { templateStarters } from "./starters";
+import { starterPdf } from "./starter-pdf";
 
 const read = { scope: "template:read" } as const;
 const write = { scope: "template:write" } as const;
@@ -57,6 +59,20 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
       query: NoQuery,
       detail: { responses: { 200: jsonResponse("Every starter: a complete draft to begin a template from (POST /v1/templates with starter)", Page(TemplateStarter)) } },
     })
+    .get(
+      "/v1/template-starters/:id/pdf",
+      async ({ params }) =>
+        new Response(await starterPdf(app.worker, params.id), {
+          // The same bytes for every caller until the executable changes; a browser may keep them for the session.
+          headers: { "content-type": "application/pdf", "cache-control": "private, max-age=3600" },
+        }),
+      {
+        auth: read,
+        params: StarterParams,
+        query: NoQuery,
+        detail: { responses: { 200: fileResponse("The starter printed with its sample data (renderd's own sample: no render, counted against nothing)", ["application/pdf"]) } },
+      },
+    )
     .get("/v1/templates", ({ query, principal }) => listTemplates(app.store, workspaceOf(principal), query), {
       auth: read,
       query: TemplateListQuery,

@@ -95,6 +95,8 @@ export const STARTER_IDS = ["invoice", "receipt", "letter", "report", "certifica
 export const StarterId = literalUnion(STARTER_IDS, { description: "A starter of GET /v1/template-starters: invoice, receipt, letter, report or certificate." });
 export type StarterId = Static<typeof StarterId>;
 
+export const StarterParams = Type.Object({ id: StarterId }, closed);
+
 /** TemplateStarter is a complete draft a template can begin from (GET /v1/template-starters). */
 export const TemplateStarter = Type.Object({
   id: StarterId,
@@ -162,36 +164,38 @@ const MAX_DETAILS = 100;
 const nodes = new NodeChecker(CompositionNode, ["children", "empty"]);
 const shallow = new Map<TSchema, TSchema>();
 
-function* allProblems(schema: TSchema, value: unknown): Generator<ErrorDetail> {
+function* allProblems(schema: TSchema, value: unknown, at: string): Generator<ErrorDetail> {
   let flat = shallow.get(schema);
   if (!flat) shallow.set(schema, (flat = nodes.withoutNodes(schema)));
-  yield* schemaProblems(flat, value, "");
+  yield* schemaProblems(flat, value, at);
   if (!isObject(value)) return;
-  if (value.content !== undefined) yield* nodes.problems(value.content, "/content");
+  if (value.content !== undefined) yield* nodes.problems(value.content, pointer(at, "content"));
   if (isObject(value.components))
-    for (const [id, node] of Object.entries(value.components)) yield* nodes.problems(node, pointer("", "components", id));
-  for (const field of ["header", "footer"] as const) if (value[field] !== undefined && value[field] !== null) yield* nodes.problems(value[field], `/${field}`);
+    for (const [id, node] of Object.entries(value.components)) yield* nodes.problems(node, pointer(at, "components", id));
+  for (const field of ["header", "footer"] as const) if (value[field] !== undefined && value[field] !== null) yield* nodes.problems(value[field], pointer(at, field));
 }
 
 const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
 
-/** bodyProblems lists why a template body does not match its schema, one detail per JSON pointer, at the field at fault. */
-export function bodyProblems(schema: TSchema, value: unknown): ErrorDetail[] {
+/** bodyProblems lists why a template body (or a draft inside a body, at `at`) does not match its schema, one detail
+ * per JSON pointer, at the field at fault. */
+export function bodyProblems(schema: TSchema, value: unknown, at = ""): ErrorDetail[] {
   let check = compiled.get(schema);
   if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
   if (check.Check(value)) return [];
-  return firstProblems(allProblems(schema, value), MAX_DETAILS);
+  return firstProblems(allProblems(schema, value, at), MAX_DETAILS);
 }
 
-/** parseBody answers the body as the schema's type, or throws 400 BAD_REQUEST with a detail per problem. */
-export function parseBody<T extends TSchema>(schema: T, value: unknown): Static<T> {
+/** parseBody answers the body (or the part of it at `at`) as the schema's type, or throws 400 BAD_REQUEST with a
+ * detail per problem. */
+export function parseBody<T extends TSchema>(schema: T, value: unknown, at = ""): Static<T> {
   let problems: ErrorDetail[];
   try {
-    problems = bodyProblems(schema, value);
+    problems = bodyProblems(schema, value, at);
   } catch (error) {
     // Tens of thousands of nested nodes overflow the stack of the compiled check; the client sent an absurd tree.
     if (!(error instanceof RangeError)) throw error;
-    problems = [{ path: "", message: "nests nodes too deeply" }];
+    problems = [{ path: at, message: "nests nodes too deeply" }];
   }
   if (problems.length) throw new ApiError("BAD_REQUEST", "The request body is not valid.", { details: problems });
   return value as Static<T>;

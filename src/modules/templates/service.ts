@@ -4,15 +4,13 @@ import { ApiError, type ErrorDetail } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { SignatureSettings } from "../../pdf/sign";
 import { compileTemplate } from "../../render/compile/compile";
 import type { CompositionNode, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
-import type { TemplatePdfOptions } from "../../render/pdf-options";
 import { inList } from "../../store/sql-list";
 import type { Reads, Store, Tx } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
-import { deleteAudited, recordAudit } from "../audit/service";
+import { deleteResource, recordAudit } from "../audit/service";
 import { certificateProblem } from "../certificates/service";
 import { validateData } from "../../render/compile/data";
 import { templateStarter } from "./starters";
@@ -70,9 +68,9 @@ async function lockedTemplateRow(tx: Tx, workspaceId: string, id: string): Promi
 }
 
 /** templateRow answers the template's row, or only the `columns` named (a render of a version reads no draft). */
-function templateRow(store: Reads, workspaceId: string, id: string): Promise<TemplateRow>;
-function templateRow<K extends keyof TemplateRow>(store: Reads, workspaceId: string, id: string, columns: K[]): Promise<Pick<TemplateRow, K>>;
-async function templateRow(store: Reads, workspaceId: string, id: string, columns?: string[]): Promise<Partial<TemplateRow>> {
+export function templateRow(store: Reads, workspaceId: string, id: string): Promise<TemplateRow>;
+export function templateRow<K extends keyof TemplateRow>(store: Reads, workspaceId: string, id: string, columns: K[]): Promise<Pick<TemplateRow, K>>;
+export async function templateRow(store: Reads, workspaceId: string, id: string, columns?: string[]): Promise<Partial<TemplateRow>> {
   const r = await store.get<TemplateRow>(`SELECT ${columns?.join(", ") ?? "*"} FROM templates WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's template is 404 too, never 403.
   if (!r) throw new ApiError("NOT_FOUND", `Template ${id} was not found.`);
@@ -84,21 +82,22 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
 }
 
 // The draft's fields in one order, absent ones left out, so equal drafts are equal JSON.
-function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>): TemplateDraft {
+export function draftOf(fields: Partial<Record<(typeof DRAFT_FIELDS)[number], unknown>>): TemplateDraft {
   const draft: Record<string, unknown> = {};
   for (const field of DRAFT_FIELDS) if (fields[field] !== undefined && fields[field] !== null) draft[field] = fields[field];
   return draft as TemplateDraft;
 }
 
-function sourceOf(draft: TemplateDraft): TemplateSource {
+/** sourceOf answers the renderable part of a draft. */
+export function sourceOf(draft: TemplateDraft): TemplateSource {
   const { assetIds: _, pdf: __, signature: ___, destinationIds: ____, sampleData: _____, ...source } = draft;
   return source;
 }
 
-type NodeUse = { id: string; at: string };
+export type NodeUse = { id: string; at: string };
 
 // Literal image asset ids with their pointers; an assetId that is a value reference is only known at render time.
-function imageUses(node: CompositionNode, at: string, out: NodeUse[]): NodeUse[] {
+export function imageUses(node: CompositionNode, at: string, out: NodeUse[]): NodeUse[] {
   if (node.type === "image" && typeof node.assetId === "string") out.push({ id: node.assetId, at: pointer(at, "assetId") });
   if (node.type === "container" || node.type === "repeat") node.children.forEach((child, i) => imageUses(child, pointer(at, "children", i), out));
   if (node.type === "repeat") node.empty?.forEach((child, i) => imageUses(child, pointer(at, "empty", i), out));
@@ -163,7 +162,7 @@ function assertValidSample(draft: TemplateDraft): void {
 }
 
 // Everything that makes a draft unusable is one 422, so a client fixes it in one round.
-async function assertValidDraft(store: Reads, clock: Clock, workspaceId: string, draft: TemplateDraft): Promise<void> {
+export async function assertValidDraft(store: Reads, clock: Clock, workspaceId: string, draft: TemplateDraft): Promise<void> {
   let problems: ErrorDetail[];
   let compiled: ReturnType<typeof compileTemplate> | null;
   try {
@@ -258,20 +257,16 @@ export async function updateTemplate(store: Store, clock: Clock, ctx: ChangeCont
 }
 
 /** deleteTemplate removes the template and its versions; renders already made keep running, they hold their own job. */
-export async function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
-  return store.tx(async (tx) => {
-    const r = await templateRow(tx, workspaceId, id);
-    // template_versions go by ON DELETE CASCADE (foreign keys are on for every connection, store/open.ts).
-    await deleteAudited(tx, clock, ctx, "templates", {
-      workspaceId,
-      action: "template.deleted",
-      resourceType: "template",
-      resourceId: id,
-      resourceName: r.name,
-      metadata: { latestVersion: r.latest_version },
-    });
-    return { id, deleted: true as const };
-  });
+export function deleteTemplate(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  // template_versions go by ON DELETE CASCADE (foreign keys are on for every connection, store/open.ts).
+  return deleteResource(store, clock, ctx, "templates", (tx) => templateRow(tx, workspaceId, id), (r) => ({
+    workspaceId,
+    action: "template.deleted",
+    resourceType: "template",
+    resourceId: id,
+    resourceName: r.name,
+    metadata: { latestVersion: r.latest_version },
+  }));
 }
 
 /** publishTemplate freezes the current draft as the next version (the first is 1), after checking it again:
@@ -319,7 +314,7 @@ export async function listTemplateVersions(store: Reads, workspaceId: string, id
   );
 }
 
-async function versionRow(store: Reads, templateId: string, version: number): Promise<VersionRow> {
+export async function versionRow(store: Reads, templateId: string, version: number): Promise<VersionRow> {
   const r = await store.get<VersionRow>("SELECT * FROM template_versions WHERE template_id = $tpl AND version = $version", { tpl: templateId, version });
   if (!r) throw new ApiError("NOT_FOUND", `Template ${templateId} has no version ${version}.`);
   return r;
@@ -329,58 +324,4 @@ async function versionRow(store: Reads, templateId: string, version: number): Pr
 export async function getTemplateVersion(store: Reads, workspaceId: string, id: string, version: number): Promise<TemplateVersion> {
   const [, row] = await Promise.all([templateRow(store, workspaceId, id), versionRow(store, id, version)]);
   return toVersion(row);
-}
-
-// A published version never changes: each is read and parsed once, and its renders share one source object (the key of
-// render/job.ts's compile cache). Bounded: the least recently read goes first. Ids are never reused, so no entry can
-// answer for another template, and a deleted template is refused by templateRow before its entry is looked at.
-const published = new Map<string, TemplateForRender>();
-const MAX_PUBLISHED = 256;
-
-type TemplateForRender = {
-  templateId: string;
-  version: number | null /* null = draft */;
-  source: TemplateSource;
-  assetIds: string[];
-  sampleData?: unknown;
-  pdf?: TemplatePdfOptions;
-  signature?: SignatureSettings;
-  destinationIds?: string[];
-};
-
-/** templateAssetIds answers every asset a template names itself: its stylesheets and fonts, its literal image ids and
- * the PDFs it attaches (what a render reads before planning, renders/asset-bytes.ts). */
-export function templateAssetIds(template: TemplateForRender): string[] {
-  const { source } = template;
-  const images: NodeUse[] = [];
-  imageUses(source.content, "", images);
-  if (source.header) imageUses(source.header, "", images);
-  if (source.footer) imageUses(source.footer, "", images);
-  for (const node of Object.values(source.components ?? {})) imageUses(node, "", images);
-  return [...new Set([...template.assetIds, ...images.map((u) => u.id), ...(template.pdf?.attachAssetIds ?? [])])];
-}
-
-/** templateForRender answers what a render of this template needs; throws NOT_FOUND, or CONFLICT when `which` is "latest" and nothing is published. */
-export async function templateForRender(
-  store: Reads,
-  workspaceId: string,
-  templateId: string,
-  which: number | "draft" | "latest",
-): Promise<TemplateForRender> {
-  const forRender = (version: number | null, draft: TemplateDraft): TemplateForRender =>
-    // `assetIds` are the stylesheets and fonts the page loads; image nodes name their own assets in the source.
-    ({ templateId, version, source: sourceOf(draft), assetIds: draft.assetIds ?? [], sampleData: draft.sampleData, pdf: draft.pdf, signature: draft.signature, destinationIds: draft.destinationIds });
-  if (which === "draft") return forRender(null, JSON.parse((await templateRow(store, workspaceId, templateId)).draft) as TemplateDraft);
-  // A version's render needs only which version is the latest: the draft (the whole source) is not read for it.
-  const r = await templateRow(store, workspaceId, templateId, ["latest_version"]);
-  if (which === "latest" && r.latest_version === null)
-    throw new ApiError("CONFLICT", `Template ${templateId} has no published version; publish it first, or render its draft.`);
-  const version = which === "latest" ? r.latest_version! : which;
-  const key = `${templateId}@${version}`;
-  let template = published.get(key);
-  if (template) published.delete(key);
-  else template = forRender(version, JSON.parse((await versionRow(store, templateId, version)).source) as TemplateDraft);
-  published.set(key, template);
-  if (published.size > MAX_PUBLISHED) published.delete(published.keys().next().value!);
-  return template;
 }

@@ -10,7 +10,7 @@ import { decryptSecret, encryptSecret } from "../../webhooks/secret-box";
 import { newSigningSecret } from "../../webhooks/sign";
 import type { Metadata } from "../audit/model";
 import type { ChangeContext } from "../../auth/actor";
-import { deleteAudited, recordAudit } from "../audit/service";
+import { deleteResource, recordAudit } from "../audit/service";
 import { lockWorkspace } from "../workspaces/service";
 import type {
   CreateWebhookEndpointBody,
@@ -197,18 +197,14 @@ export async function updateWebhookEndpoint(
 }
 
 /** deleteWebhookEndpoint removes the endpoint; its deliveries, pending or not, go with it (spec 3.1, foreign key cascade). */
-export async function deleteWebhookEndpoint(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
-  return store.tx(async (tx) => {
-    const r = await endpointRow(tx, workspaceId, id);
-    await deleteAudited(tx, clock, ctx, "webhook_endpoints", {
-      workspaceId,
-      action: "webhook_endpoint.deleted",
-      resourceType: "webhook_endpoint",
-      resourceId: id,
-      resourceName: originOf(r.url),
-    });
-    return { id, deleted: true as const };
-  });
+export function deleteWebhookEndpoint(store: Store, clock: Clock, ctx: ChangeContext, workspaceId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return deleteResource(store, clock, ctx, "webhook_endpoints", (tx) => endpointRow(tx, workspaceId, id), (r) => ({
+    workspaceId,
+    action: "webhook_endpoint.deleted",
+    resourceType: "webhook_endpoint",
+    resourceId: id,
+    resourceName: originOf(r.url),
+  }));
 }
 
 /**

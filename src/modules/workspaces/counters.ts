@@ -1,9 +1,8 @@
 /** workspaces/counters: a workspace's usage counters now (spec 2.3), read from the ledger and its stored assets. */
 import type { Clock } from "../../lib/clock";
-import { dayOf, monthOf, readCounter } from "../../ledger/counters";
+import { conversionsThisMonth, dayOf, monthOf, readCounter } from "../../ledger/counters";
+import { storedBytes } from "../../store/assets";
 import type { Reads } from "../../store/store";
-import { storedBytes } from "../assets/service";
-import { conversionsThisMonth } from "../template-conversions/service";
 import type { UsageCounters } from "./model";
 
 /** usageCounters answers a workspace's counters now. */
