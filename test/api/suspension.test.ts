@@ -86,6 +86,7 @@ beforeAll(async () => {
   ids.renders = (await created("/v1/renders", { html: "<p>queued</p>" })).id;
   ids["audit-events"] = (await t.call("/v1/audit-events?limit=1", { cookie: owner.cookie })).body.items[0].id;
   ids["platform/workspaces"] = owner.id;
+  ids["template-starters"] = (await t.call("/v1/template-starters", { cookie: owner.cookie })).body.items[0].id;
 
   // Suspend the workspace, and the administrator's own one too: restoring must work from a suspended workspace.
   for (const ws of [owner.id, t.defaultWorkspaceId]) {
