@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { PDFDocument } from "pdf-lib";
 import { makePkcs12 } from "../test/pdf/certs";
 import { REPORT_TEMPLATE, reportData } from "./documents";
+import { median } from "./report";
 import { api, publishTemplate, renderOnce, startServer, type Server } from "./server";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, binary: { type: "string", default: "dist/renderd" } } });
@@ -21,10 +22,6 @@ const RUNS = Number(values.runs);
 // 420 lines of the bench's report print on 10 A4 pages.
 const ROWS = 420;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 async function timed(server: Server, path: string): Promise<number> {
