@@ -33,8 +33,9 @@ say "node $(node --version), npm $(npm --version)"
 # qpdf:                the tests check the structure of finished PDFs (qpdf --check)
 # strace:              a test reads the system calls of a stored file's write: flushed before it takes its address
 # jq:                  docs/authoring.md's worked invoice reads ids from the API's answers with it, and a test runs it as written
+# webp:                cwebp encodes page images as WebP (docs/pdf.md "Page images"; pdftoppm writes no WebP); the tests decode them with dwebp
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql openssh-server qpdf strace jq)
+packages=(fonts-dejavu-core fonts-liberation poppler-utils openssl ca-certificates tmux ghostscript redis-server postgresql openssh-server qpdf strace jq webp)
 if [[ -x "$CHROMIUM_PATH" && "$CHROMIUM_PATH" != /usr/bin/chromium ]]; then
   say "using CHROMIUM_PATH=$CHROMIUM_PATH; not installing Debian's chromium"
 else

@@ -28,7 +28,7 @@ function prepare(binary: string, env: Record<string, string>): string {
   cli(binary, env, "migrate");
   cli(binary, env, "workspaces", "create", "Bench", "--slug", "bench");
   cli(binary, env, "allowances", "set", "--workspace", "bench", "--max-active-renders", "100000", "--renders-per-minute", "10000000");
-  return cli<{ secret: string }>(binary, env, "keys", "create", "--workspace", "bench", "--name", "bench", "--scope", "render:create,render:read,template:write,template:publish").secret;
+  return cli<{ secret: string }>(binary, env, "keys", "create", "--workspace", "bench", "--name", "bench", "--scope", "render:create,render:read,template:write,template:publish,asset:manage,certificate:manage").secret;
 }
 
 export interface Server {

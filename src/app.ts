@@ -26,6 +26,7 @@ import { destinationRoutes } from "./modules/destinations";
 import { docsRoutes } from "./modules/docs";
 import type { RouteLike } from "./modules/docs/openapi";
 import { renderResultRoutes, renderRoutes } from "./modules/renders";
+import { pdfOperationOutputRoutes, pdfOperationRoutes } from "./modules/pdf-operations";
 import { exportRoutes } from "./modules/export";
 import { healthRoutes } from "./modules/health";
 import { memberRoutes } from "./modules/members";
@@ -113,6 +114,8 @@ export function createApi(app: AppContext): Api {
     .use(usageRoutes(app, auth))
     .use(renderRoutes(app, auth))
     .use(renderResultRoutes(app))
+    .use(pdfOperationRoutes(app, auth))
+    .use(pdfOperationOutputRoutes(app))
     .use(docsRoutes(app.config, (): readonly RouteLike[] => elysia.routes));
 
   return {

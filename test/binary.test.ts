@@ -87,6 +87,42 @@ test("the compiled binary signs a render with an uploaded PKCS#12, visible box i
   expect(await proc.exited).toBe(0);
 });
 
+test("the compiled binary draws page images and runs PDF operations (pdf-lib, qpdf, Ghostscript, cwebp; issue 30)", async () => {
+  const [port, internalPort] = [await freePort(), await freePort()];
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: join(work, "data-pages"), LOG_LEVEL: "warn", RENDERD_ADMIN_PASSWORD: "binary-test-pw" };
+  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--internal-port", String(internalPort)], { cwd: work, env, stdout: "pipe", stderr: "pipe" });
+  const base = `http://127.0.0.1:${port}`;
+  const local = (address: string) => base + new URL(address).pathname + new URL(address).search;
+  try {
+    await waitFor(`${base}/health`, 15_000);
+    const created = Bun.spawnSync([binary, "keys", "create", "--workspace", "default", "--name", "pages", "--scope", "render:create,render:read", "--json"], { cwd: work, env });
+    const headers = { "x-api-key": JSON.parse(created.stdout.toString()).secret, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) => (await fetch(base + path, { method: "POST", headers, body: JSON.stringify(body) })).json();
+    const render = await post("/v1/renders?wait=30", { html: "<h1>Page one</h1><h1 style='break-before:page'>Page two</h1>", output: { format: "webp" } });
+    expect(render.result.images).toHaveLength(2);
+    const webp = new Uint8Array(await (await fetch(local(render.result.images[0].url))).arrayBuffer());
+    expect(new TextDecoder().decode(webp.subarray(8, 12))).toBe("WEBP");
+    const png = await fetch(`${base}/v1/renders/${render.id}/pages/2?width=100`, { headers });
+    expect(png.headers.get("content-type")).toBe("image/png");
+    const steps = [
+      { operation: "merge", inputs: [{ renderId: render.id }, { renderId: render.id }] },
+      { operation: "stamp", inputs: [{ renderId: render.id }], text: "PAID" },
+      { operation: "flatten", inputs: [{ renderId: render.id }] },
+      { operation: "compress", inputs: [{ renderId: render.id }] },
+      { operation: "encrypt", inputs: [{ renderId: render.id }], password: { owner: "own" } },
+    ];
+    for (const step of steps) {
+      const op = await post("/v1/pdf-operations?wait=30", step);
+      expect([step.operation, op.status]).toEqual([step.operation, "succeeded"]);
+      const pdf = new Uint8Array(await (await fetch(local(op.result.downloadUrl))).arrayBuffer());
+      expect(poppler("pdfinfo", pdf).out).toMatch(new RegExp(`Pages:\\s+${step.operation === "merge" ? 4 : 2}`));
+    }
+  } finally {
+    proc.kill("SIGTERM");
+  }
+  expect(await proc.exited).toBe(0);
+});
+
 test("the compiled binary converts a PDF into a template (pdf.js and its worker are embedded)", async () => {
   const [port, internalPort] = [await freePort(), await freePort()];
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", DATA_DIR: join(work, "data-convert"), LOG_LEVEL: "warn", RENDERD_ADMIN_PASSWORD: "binary-test-pw" };

@@ -53,6 +53,10 @@ export interface RenderRow {
   createdAt: string;
   errorCode: string | null;
   errorMessage: string | null;
+  /** A succeeded render's PDF, for its thumbnail (tui/thumbnail.tsx). */
+  outputSha256: string | null;
+  pages: number | null;
+  bytes: number | null;
 }
 
 /** RenderDetail is one render as its detail view shows it: the row, its timeline and its deliveries. */
@@ -67,8 +71,6 @@ export interface RenderDetail extends RenderRow {
   printedAt: string | null;
   finishedAt: string | null;
   deliveredAt: string | null;
-  pages: number | null;
-  bytes: number | null;
   warnings: RenderWarning[];
   deliveries: { kind: "webhook" | "destination"; target: string; status: string; attempts: number; lastError: string | null }[];
 }
@@ -188,15 +190,29 @@ async function renders(store: Reads, filter: RenderFilter): Promise<RenderRow[]>
     params.status = filter.status;
   }
   const rows = await store.all<StoredRender & { slug: string }>(
-    `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code, r.error_message FROM renders r JOIN workspaces w ON w.id = r.workspace_id
+    `SELECT r.id, r.workspace_id, w.slug, r.status, r.test, r.created_at, r.error_code, r.error_message, r.output_sha256, r.pages, r.bytes FROM renders r JOIN workspaces w ON w.id = r.workspace_id
      WHERE ${where.join(" AND ")} ORDER BY r.created_at DESC, r.id DESC LIMIT 100`,
     params,
   );
   return rows.map(renderRow);
 }
 
-function renderRow(r: Pick<StoredRender, "id" | "workspace_id" | "status" | "test" | "created_at" | "error_code" | "error_message"> & { slug: string }): RenderRow {
-  return { id: r.id, workspaceId: r.workspace_id, workspace: r.slug, status: r.status, test: r.test === 1, createdAt: r.created_at, errorCode: r.error_code, errorMessage: r.error_message };
+type RowColumns = "id" | "workspace_id" | "status" | "test" | "created_at" | "error_code" | "error_message" | "output_sha256" | "pages" | "bytes";
+
+function renderRow(r: Pick<StoredRender, RowColumns> & { slug: string }): RenderRow {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    workspace: r.slug,
+    status: r.status,
+    test: r.test === 1,
+    createdAt: r.created_at,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    outputSha256: r.status === "succeeded" ? r.output_sha256 : null,
+    pages: r.pages,
+    bytes: r.bytes,
+  };
 }
 
 /** loadRender reads one render with its timeline and deliveries, or null once it is gone (retention). */
@@ -233,8 +249,6 @@ export async function loadRender(store: Reads, renderId: string): Promise<Render
     printedAt: r.printed_at,
     finishedAt: r.finished_at,
     deliveredAt: delivered.sort().at(-1) ?? null,
-    pages: r.pages,
-    bytes: r.bytes,
     warnings: r.warnings ? (JSON.parse(r.warnings) as RenderWarning[]) : [],
     deliveries: [
       ...webhooks.map((d) => ({ kind: "webhook" as const, target: d.url, status: d.status, attempts: d.attempts, lastError: d.last_error })),

@@ -53,12 +53,15 @@ export function migrationLevel(db: Database): MigrationLevel {
   return row ?? { version: 0, name: "" };
 }
 
-/** referencedFiles answers the archive paths of every file the snapshot points at: uploaded assets' bytes and succeeded renders' PDFs. */
+/** referencedFiles answers the archive paths of every file the snapshot points at: uploaded assets' bytes, succeeded
+ * renders' PDFs and the further PDFs of operations (a split's parts). Page images are left out: they are drawn again
+ * when asked for (docs/pdf.md "Page images"). */
 export function referencedFiles(db: Database): string[] {
   const tables = new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").values() as [string][]).map((r) => r[0]));
   const shas = (table: string, sql: string) => (tables.has(table) ? (db.query(sql).values() as [string][]).map((r) => r[0]) : []);
   return [
     ...shas("assets", "SELECT DISTINCT sha256 FROM assets WHERE status = 'uploaded' ORDER BY sha256").map((s) => contentKey("assets", s)),
     ...shas("renders", "SELECT DISTINCT output_sha256 FROM renders WHERE output_sha256 IS NOT NULL ORDER BY output_sha256").map((s) => contentKey("outputs", s)),
+    ...shas("render_outputs", "SELECT DISTINCT sha256 FROM render_outputs WHERE part > 0 ORDER BY sha256").map((s) => contentKey("outputs", s)),
   ];
 }

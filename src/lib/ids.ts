@@ -16,7 +16,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = "ws" | "usr" | "key" | "aud" | "ses" | "req" | "ast" | "tpl" | "tv" | "rnd" | "bat" | "evt" | "whe" | "whd" | "crt" | "dst" | "dld" | "tcv";
+export type IdPrefix = "ws" | "usr" | "key" | "aud" | "ses" | "req" | "ast" | "tpl" | "tv" | "rnd" | "bat" | "evt" | "whe" | "whd" | "crt" | "dst" | "dld" | "tcv" | "pdo";
 
 let lastMs = 0;
 let sequence = 0;

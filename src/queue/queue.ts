@@ -27,6 +27,8 @@ export interface RenderRow {
   error_code: string | null;
   error_message: string | null;
   warnings: string | null;
+  /** The result's facts beyond its PDF (JSON): an operation's name and bytes before, a render's image output. */
+  details: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -34,7 +36,7 @@ export interface RenderRow {
 
 /** RENDER_COLUMNS are RenderRow's columns: everything but the print job, which may be megabytes of HTML. */
 export const RENDER_COLUMNS =
-  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, warnings, created_at, started_at, finished_at";
+  "id, workspace_id, status, test, template_id, template_version, batch_id, filename, metadata, output_sha256, pages, bytes, error_code, error_message, warnings, details, created_at, started_at, finished_at";
 
 /** Claim is a render the queue gave this process to print: it is `processing` until it is ended or put back. */
 export interface Claim {
@@ -62,6 +64,10 @@ export interface NewRender {
   filename: string;
   metadata: string;
   job: string;
+  /** `operation` for a PDF operation (issue 30), run by the worker instead of printed; `render` otherwise. */
+  kind?: "render" | "operation";
+  /** The result's facts known when it is queued (JSON; RenderRow.details), or null. */
+  details?: string | null;
   createdAt: string;
 }
 

@@ -36,8 +36,8 @@ export class StoreQueue implements Queue {
   async enqueue(tx: Tx, render: NewRender): Promise<void> {
     const origin = this.tracing.origin();
     await tx.run(
-      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, created_at, request_id, traceparent)
-       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $now, $requestId, $traceparent)`,
+      `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, details, kind, created_at, request_id, traceparent)
+       VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $details, $kind, $now, $requestId, $traceparent)`,
       {
         requestId: origin?.requestId ?? null,
         traceparent: origin?.traceparent ?? null,
@@ -52,6 +52,8 @@ export class StoreQueue implements Queue {
         filename: render.filename,
         metadata: render.metadata,
         job: render.job,
+        details: render.details ?? null,
+        kind: render.kind ?? "render",
         now: render.createdAt,
       },
     );

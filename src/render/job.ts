@@ -18,6 +18,7 @@ import { assetUrl, newAssetScope } from "./assets";
 import type { Finishing } from "./pdf-options";
 import type { PdfPassword } from "../pdf/encrypt";
 import type { SignatureSettings } from "../pdf/sign";
+import type { ImageOutput } from "./image-output";
 import type { PdfSettings } from "./print";
 import type { RenderWarning } from "../queue/warnings";
 import { classWarnings } from "./warnings";
@@ -35,6 +36,8 @@ export interface PrintJob {
   signature?: SignatureSettings;
   /** Encrypt the printed PDF (`pdf.password`); kept here in clear only until the render ends, when the job is dropped. */
   encryption?: PdfPassword;
+  /** Images of the PDF's pages to make too (`output`, issue 30), with the dpi settled. */
+  output?: ImageOutput & { dpi: number };
   /** What planning found the document asked for and will not get (Tailwind classes that made no CSS). */
   warnings?: RenderWarning[];
 }

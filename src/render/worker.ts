@@ -9,22 +9,23 @@ import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
 import { Backoff } from "../lib/backoff";
 import type { Clock } from "../lib/clock";
-import { sha256Hex } from "../lib/hash";
 import type { Metrics } from "../metrics/metrics";
-import { noTracing, type Tracing } from "../tracing/tracing";
+import { noTracing, type RenderSpans, type Tracing } from "../tracing/tracing";
 import type { Claim, Queue, RenderRow } from "../queue/queue";
-import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
 import { storageFailure } from "../store/space";
 import type { Store, Tx } from "../store/store";
 import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
-import { finishPdf } from "./finish";
+import type { FinishDeps } from "./finish";
+import { isOperationJob, type OperationJob } from "./operation";
+import { operate, printJob, type ProduceDeps, type SealPdf } from "./produce";
+import { storeOutputs, type StoreOutputDeps } from "./store-output";
+import { recordOutputs } from "../store/render-outputs";
 import { GroupCommit } from "./group-commit";
 import { PoolCrashError, type RenderOutput, type RenderPool } from "./pool";
 import { RenderWaits } from "./waits";
 import { pageAssets, workspaceAsset } from "./workspace-assets";
-import { allWarnings } from "./warnings";
 
 export interface WorkerOptions {
   store: Store;
@@ -44,9 +45,6 @@ export interface WorkerOptions {
   /** The render's spans: queue wait, print, finishing, store write (tracing/tracing.ts; off by default). */
   tracing?: Tracing;
 }
-
-/** SealPdf answers the PDF to store for a render of `workspaceId` from `job`, once finish.ts is done with it. */
-export type SealPdf = (workspaceId: string, job: PrintJob, pdf: Uint8Array) => Promise<Uint8Array>;
 
 // A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
 // the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
@@ -252,7 +250,7 @@ export class RenderWorker {
 
   private startAll(claimed: Claimed[]): void {
     for (const { claim, running } of claimed)
-      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob, running.controller.signal).catch((err) => {
+      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob | OperationJob, running.controller.signal).catch((err) => {
         // The end could not be written (the store refused or did not answer): the render goes back to the queue, to be
         // printed again once the store takes writes. Left unhandled, the rejection would end the process.
         this.faults.failed(err);
@@ -260,7 +258,7 @@ export class RenderWorker {
       });
   }
 
-  private async run(head: Claim, job: PrintJob, signal: AbortSignal): Promise<void> {
+  private async run(head: Claim, job: PrintJob | OperationJob, signal: AbortSignal): Promise<void> {
     const { log } = this.options;
     const id = head.renderId;
     const started = performance.now();
@@ -275,21 +273,20 @@ export class RenderWorker {
     // put back in the queue (startAll), and printed again by whichever process takes it.
     let storing = false;
     try {
-      const printed = await spans.phase("render.print", () => this.print(head.workspaceId, job, signal));
+      const producing = this.producing(spans.phase);
+      const made = isOperationJob(job) ? await operate(producing, head.workspaceId, job) : await printJob(producing, head.workspaceId, job, signal);
       const printedAt = this.options.clock.now().toISOString();
-      const { out, pdf } = await spans.phase("render.finish", async () => {
-        const { store, files, pool } = this.options;
-        const finishing = { asset: workspaceAsset(store, files, head.workspaceId), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes };
-        const out = { ...printed, ...(await finishPdf(printed, job.finish, finishing)) };
-        return { out, pdf: this.options.sealPdf ? await this.options.sealPdf(head.workspaceId, job, out.pdf) : out.pdf };
-      });
       storing = true;
-      const warnings = allWarnings(job.warnings, out.warnings);
+      const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
       final = await spans.phase("render.store", () =>
-        this.storeOutput(id, pdf, (tx, sha256) => this.queue.complete(tx, id, { outputSha256: sha256, pages: out.pages, bytes: pdf.length, warnings, printedAt })),
+        storeOutputs(this.storing, id, made.pdfs, async (tx, shas) => {
+          const row = await this.queue.complete(tx, id, { outputSha256: shas[0]!, pages, bytes: pdf.length, warnings: made.warnings, printedAt });
+          if (row && isOperationJob(job)) await recordOutputs(tx, id, shas.map((sha256, i) => ({ sha256, pages: made.pages[i]!, bytes: made.pdfs[i]!.length })), made.details);
+          return row;
+        }),
       );
       ended(final ? "succeeded" : "cancelled");
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages: out.pages, bytes: pdf.length, warnings: warnings.length, ms: Math.round(out.ms) };
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms) };
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return await this.queue.requeue(id);
@@ -347,30 +344,29 @@ export class RenderWorker {
     }
   }
 
-  /** storeOutput holds the PDF's bytes, stores them, and ends the render with `end` in the transaction that lets the
-   * hold go (store/file-deletions.ts): another process deleting the same bytes meanwhile leaves them alone. A render
-   * cancelled while it printed points at nothing, so its PDF's deletion is recorded in that transaction. */
-  private async storeOutput(renderId: string, pdf: Uint8Array, end: (tx: Tx, sha256: string) => Promise<RenderRow | null>): Promise<RenderRow | null> {
+  /** producing is what printing a job or running an operation needs (produce.ts), its steps timed as the render's spans. */
+  private producing(phase: RenderSpans["phase"]): ProduceDeps {
+    const { store, clock, files, pool, sealPdf } = this.options;
+    return {
+      phase,
+      print: (workspaceId, job, signal) => this.print(workspaceId, job, signal),
+      finishing: (workspaceId) => this.finishing(workspaceId),
+      sealPdf,
+      operation: { read: (area, sha256) => files.read(area, sha256), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes },
+      images: { store, clock, files },
+    };
+  }
+
+  /** storing is what storing the PDFs needs: the group commit ends them with others ending at once. */
+  private get storing(): StoreOutputDeps {
     const { store, clock, files, log } = this.options;
-    const sha256 = sha256Hex(pdf);
-    await awaitFileHold(store, clock, "outputs", sha256, renderId);
-    try {
-      await files.put("outputs", renderId, pdf);
-      return await this.ends.write(async (tx) => {
-        // Sent in this order, so the hold's release sees the render's row naming the PDF (or, cancelled, not).
-        const [row, held] = await Promise.all([end(tx, sha256), releaseFile(tx, clock, "outputs", sha256, renderId)]);
-        if (!held) throw new Error("storing the PDF took so long that its hold ran out: the bytes may have been deleted");
-        return row;
-      });
-    } catch (e) {
-      try {
-        await store.tx((tx) => releaseFile(tx, clock, "outputs", sha256, renderId));
-      } catch (err) {
-        // The hold runs out by itself; the sweep then records the deletion.
-        log.error({ err, renderId }, "letting go of a PDF's hold failed");
-      }
-      throw e;
-    }
+    return { store, clock, files, log, write: (end) => this.ends.write(end) };
+  }
+
+  /** finishing is what finish.ts needs: the workspace's assets (the attached and embedded PDFs) and the pool's limits. */
+  private finishing(workspaceId: string): FinishDeps {
+    const { store, files, pool } = this.options;
+    return { asset: workspaceAsset(store, files, workspaceId), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes };
   }
 
   private async sweep(): Promise<void> {

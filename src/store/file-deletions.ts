@@ -35,10 +35,12 @@ export class FileBeingDeleted extends Error {
 
 const REFERENCES: Record<FileArea, string> = {
   assets: "SELECT 1 FROM assets WHERE sha256 = $sha AND status = 'uploaded' LIMIT 1",
-  outputs: "SELECT 1 FROM renders WHERE output_sha256 = $sha LIMIT 1",
+  // A render's PDF, an operation's further PDFs (a split's parts) and the page images drawn of them (issue 30).
+  outputs:
+    "SELECT 1 FROM renders WHERE output_sha256 = $sha UNION ALL SELECT 1 FROM render_outputs WHERE sha256 = $sha UNION ALL SELECT 1 FROM page_images WHERE image_sha256 = $sha LIMIT 1",
 };
 
-/** isReferenced tells whether a row names the bytes: an uploaded asset, or a render's PDF. */
+/** isReferenced tells whether a row names the bytes: an uploaded asset, a render's or an operation's PDF, a page image. */
 export async function isReferenced(db: Reads, area: FileArea, sha256: string): Promise<boolean> {
   return (await db.get(REFERENCES[area], { sha: sha256 })) !== null;
 }

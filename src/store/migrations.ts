@@ -12,7 +12,8 @@ import templateConversions from "../../migrations/0010_template_conversions.sql"
 import renderLeases from "../../migrations/0011_render_leases.sql" with { type: "text" };
 import queueTurns from "../../migrations/0012_queue_turns.sql" with { type: "text" };
 import fileDeletions from "../../migrations/0013_file_deletions.sql" with { type: "text" };
-import renderOrigin from "../../migrations/0014_render_origin.sql" with { type: "text" };
+import pageImages from "../../migrations/0014_page_images_and_operations.sql" with { type: "text" };
+import renderOrigin from "../../migrations/0015_render_origin.sql" with { type: "text" };
 
 /** MIGRATIONS lists every migration in order; a new file is added here and never edited once shipped. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
@@ -29,5 +30,6 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
   { version: 11, name: "0011_render_leases", sql: renderLeases },
   { version: 12, name: "0012_queue_turns", sql: queueTurns },
   { version: 13, name: "0013_file_deletions", sql: fileDeletions },
-  { version: 14, name: "0014_render_origin", sql: renderOrigin },
+  { version: 14, name: "0014_page_images_and_operations", sql: pageImages },
+  { version: 15, name: "0015_render_origin", sql: renderOrigin },
 ];

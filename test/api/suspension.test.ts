@@ -18,6 +18,7 @@ const ALLOWED_WRITES: Record<string, string> = {
   "DELETE /v1/webhook-endpoints/:id": "stops deliveries",
   "DELETE /v1/destinations/:id": "stops deliveries",
   "POST /v1/renders/:id/cancel": "stops work",
+  "POST /v1/pdf-operations/:id/cancel": "stops work",
   "PUT /v1/companies/:id/allowances": "a platform administrator acts on the workspace in the path (and restores it)",
   "PUT /uploads/:id": "a signed address issued before the suspension; no new one is issued",
 };
@@ -67,6 +68,15 @@ beforeAll(async () => {
   const printed = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>before</p>" } });
   expect(printed.body.status).toBe("succeeded");
   signed.results = printed.body.result.downloadUrl;
+  // A route whose resource is not the one its path names reads the one made for it (a succeeded render's page, a PDF
+  // asset's form fields, a split's part).
+  ids["/v1/renders/:id/pages/:n"] = printed.body.id;
+  signed["/results/:id/pages/:n"] = printed.body.result.pageImageUrl.replace("{n}", "1");
+  ids["/v1/assets/:id/form-fields"] = pdf.id;
+  const split = await created("/v1/pdf-operations?wait=30", { operation: "split", inputs: [{ renderId: printed.body.id }], ranges: ["1", "1"] });
+  expect(split.status).toBe("succeeded");
+  ids["pdf-operations"] = split.id;
+  signed["/results/:id/outputs/:i"] = split.result.outputs[1].downloadUrl;
   // A batch created with merge: true and printed before the suspension: its merged PDF is a read.
   const batch = await created("/v1/renders/batch", { merge: true, items: [{ html: "<p>merged</p>" }] });
   ids["renders/batch"] = batch.batchId;
@@ -76,6 +86,7 @@ beforeAll(async () => {
   ids.renders = (await created("/v1/renders", { html: "<p>queued</p>" })).id;
   ids["audit-events"] = (await t.call("/v1/audit-events?limit=1", { cookie: owner.cookie })).body.items[0].id;
   ids["platform/workspaces"] = owner.id;
+  ids["template-starters"] = (await t.call("/v1/template-starters", { cookie: owner.cookie })).body.items[0].id;
 
   // Suspend the workspace, and the administrator's own one too: restoring must work from a suspended workspace.
   for (const ws of [owner.id, t.defaultWorkspaceId]) {
@@ -101,7 +112,8 @@ function concrete(path: string, anyId = false): string {
   return path.replace(/:(\w+)/g, (_, param: string) => {
     if (param === "version") return "1";
     if (param === "file") return "reference.js";
-    const id = param === "id" && resource ? ids[resource] : undefined;
+    if (param === "n") return "1";
+    const id = param === "id" && resource ? (ids[path] ?? ids[resource]) : undefined;
     if (id) return id;
     if (anyId) return "id_made_up";
     throw new Error(`no resource was made for ${path}: add one to the suspension test's setup`);
@@ -128,7 +140,7 @@ describe("a suspended workspace's console session", () => {
   test("every read answers 200: the workspace's own through its owner, the platform's through the (suspended) administrator", async () => {
     const reads = routes().filter((r) => r.method === "GET");
     for (const r of reads) {
-      const address = r.path.startsWith("/downloads/") || r.path.startsWith("/results/") ? local(t, signed[r.path.split("/")[1]!]!).slice(t.url.length) : concrete(r.path);
+      const address = r.path.startsWith("/downloads/") || r.path.startsWith("/results/") ? local(t, (signed[r.path] ?? signed[r.path.split("/")[1]!])!).slice(t.url.length) : concrete(r.path);
       const cookie = r.path.startsWith("/v1/platform/") ? admin : owner.cookie;
       const res = await t.call(address, { cookie });
       expect({ route: r.name, status: res.status }).toEqual({ route: r.name, status: 200 });

@@ -10,6 +10,7 @@ import { DETAIL_HINTS, type Hint, LIST_HINTS, useHints } from "../hints";
 import { type Column, Detail, type Field, FilterLine, Table, useList } from "../list";
 import { statusColour } from "../theme";
 import { problem, type ScreenProps } from "./screen";
+import { Thumbnail, THUMBNAIL_COLUMNS } from "../thumbnail";
 
 type Mode = "list" | "workspace" | "confirm";
 
@@ -18,6 +19,11 @@ function nextStatus(status: RenderStatus | undefined): RenderStatus | undefined 
   const i = status === undefined ? -1 : RENDER_STATUSES.indexOf(status);
   return RENDER_STATUSES[i + 1];
 }
+
+/** From this many columns the renders list and a render's detail show its first page (tui/thumbnail.tsx) beside them,
+ * THUMBNAIL_WIDTH columns with its frame and margin. */
+const WIDE = 120;
+const THUMBNAIL_WIDTH = THUMBNAIL_COLUMNS + 4;
 
 /** cancellable tells whether `c` applies: only a render that has not ended can be cancelled. */
 const cancellable = (r: RenderRow | undefined): r is RenderRow => r?.status === "queued" || r?.status === "processing";
@@ -126,7 +132,20 @@ export function Renders({ snapshot, source, actions, capture, reload, width, hei
     { isActive: active },
   );
 
-  if (opened) return detail ? <RenderView render={detail} /> : <Text dimColor>{`reading ${opened.id}…`}</Text>;
+  // The first page beside the list and the detail where the terminal has room for it and for the rows (at 80 columns
+  // the rows keep every column whole).
+  const wide = width >= WIDE;
+  if (opened)
+    return detail ? (
+      <Box>
+        <Box flexDirection="column" flexGrow={1}>
+          <RenderView render={detail} />
+        </Box>
+        {wide ? <Thumbnail render={detail} /> : null}
+      </Box>
+    ) : (
+      <Text dimColor>{`reading ${opened.id}…`}</Text>
+    );
   const workspace = mode === "workspace" ? typed || " " : (filter.workspace ?? "all (w)");
   return (
     <Box flexDirection="column">
@@ -141,7 +160,12 @@ export function Renders({ snapshot, source, actions, capture, reload, width, hei
           </Text>
         }
       />
-      <Table list={list} columns={columns(snapshot.at)} width={width} height={height - 2} id={(r) => r.id} empty="No renders match." />
+      <Box>
+        <Box flexDirection="column" flexGrow={1}>
+          <Table list={list} columns={columns(snapshot.at)} width={wide ? width - THUMBNAIL_WIDTH : width} height={height - 2} id={(r) => r.id} empty="No renders match." />
+        </Box>
+        {wide ? <Thumbnail render={list.row} /> : null}
+      </Box>
       <Text dimColor>* test render</Text>
     </Box>
   );

@@ -10,6 +10,7 @@ import type { Column } from "../../components/Table";
 import { UploadStatus } from "../../components/UploadStatus";
 import { KIND_OF_MEDIA_TYPE, useUpload } from "../../api/upload";
 import { useAssets, useDeleteAsset } from "./api";
+import { PdfOperations } from "./PdfOperations";
 
 const KINDS = [...new Set(Object.values(KIND_OF_MEDIA_TYPE))];
 
@@ -42,6 +43,7 @@ export function AssetsPage() {
   const [kind, setKind] = useState<AssetKind>();
   const assets = useAssets(kind, pager.cursor);
   const remove = useDeleteAsset();
+  const [operating, setOperating] = useState<Asset | null>(null);
   const columns: Column<Asset>[] = [
     { header: "File", cell: (a) => a.filename },
     { header: "Kind", cell: (a) => a.kind },
@@ -51,7 +53,14 @@ export function AssetsPage() {
     {
       header: "Actions",
       cell: (a) => (
-        <ConfirmButton label={`Delete ${a.filename}`} confirmLabel="Delete" question={`Delete ${a.filename}? Templates that use it will fail to publish.`} onConfirm={() => remove.mutate(a.id)} />
+        <>
+          {a.mediaType === "application/pdf" ? (
+            <button type="button" className="secondary" onClick={() => setOperating(a)}>
+              Operations
+            </button>
+          ) : null}
+          <ConfirmButton label={`Delete ${a.filename}`} confirmLabel="Delete" question={`Delete ${a.filename}? Templates that use it will fail to publish.`} onConfirm={() => remove.mutate(a.id)} />
+        </>
       ),
     },
   ];
@@ -70,6 +79,7 @@ export function AssetsPage() {
       </label>
       <ErrorNotice error={remove.error} />
       <PagedTable query={assets} pager={pager} empty="No assets yet: upload one below." columns={columns} rowKey={(a) => a.id} />
+      {operating ? <PdfOperations key={operating.id} asset={operating} /> : null}
       <Upload />
     </section>
   );

@@ -10,12 +10,23 @@ import { PagedTable } from "../../components/PagedTable";
 import { usePager } from "../../components/Pager";
 import { QueryState } from "../../components/QueryState";
 import type { Column } from "../../components/Table";
-import { useCancelRender, useRender, useRenders } from "./api";
+import { pageImage, useCancelRender, useRender, useRenders } from "./api";
 
 // A record over the schema's status union: the type checker tells when a status is added to the API.
 const STATUSES: Record<Render["status"], true> = { queued: true, processing: true, succeeded: true, failed: true, cancelled: true };
 
+// Drawn at twice the shown width, for sharp thumbnails on high-density screens.
+const THUMBNAIL = 48;
+const PAGE_SHOWN = 240;
+const PAGES_SHOWN = 12;
+
+function Thumbnail({ render }: { render: Render }) {
+  const src = pageImage(render, 1, THUMBNAIL * 2);
+  return src ? <img className="thumbnail" src={src} width={THUMBNAIL} alt={`First page of ${render.filename}`} loading="lazy" /> : null;
+}
+
 const COLUMNS: Column<Render>[] = [
+  { header: "Page 1", cell: (r) => <Thumbnail render={r} />, className: "thumbnail-cell" },
   { header: "Render", cell: (r) => <Link href={`/renders/${r.id}`}>{r.id}</Link> },
   { header: "Status", cell: (r) => <span className={`status ${r.status}`}>{r.status}</span> },
   { header: "Test", cell: (r) => (r.test ? "test" : "") },
@@ -111,6 +122,7 @@ export function RenderPage({ id }: { id: string }) {
                 <small>The link works until {formatDate(r.result.expiresAt)}.</small>
               </p>
             ) : null}
+            {r.result ? <Pages render={r} /> : null}
             {r.status === "queued" || r.status === "processing" ? (
               <ConfirmButton label="Cancel render" question="Cancel this render? It will not be printed." confirmLabel="Cancel render" onConfirm={() => cancel.mutate(r.id)} />
             ) : null}
@@ -118,6 +130,24 @@ export function RenderPage({ id }: { id: string }) {
           </>
         )}
       </QueryState>
+    </section>
+  );
+}
+
+/** Pages shows a succeeded render's pages as images drawn from its PDF, each opening larger in a new tab. */
+function Pages({ render }: { render: Render }) {
+  const count = Math.min(render.result?.pages ?? 0, PAGES_SHOWN);
+  return (
+    <section aria-label="Pages">
+      <h2>Pages</h2>
+      <div className="pages">
+        {Array.from({ length: count }, (_, i) => (
+          <a key={i} href={pageImage(render, i + 1, 1200)!} target="_blank" rel="noreferrer">
+            <img src={pageImage(render, i + 1, PAGE_SHOWN * 2)!} width={PAGE_SHOWN} alt={`Page ${i + 1}`} loading="lazy" />
+          </a>
+        ))}
+      </div>
+      {(render.result?.pages ?? 0) > count ? <small>The first {count} of {render.result!.pages} pages; download the PDF for the rest.</small> : null}
     </section>
   );
 }

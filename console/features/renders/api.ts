@@ -28,3 +28,11 @@ export function useRender(id: string) {
 export function useCancelRender() {
   return useRefreshingMutation(key(), (id: string) => api<Render>(`/v1/renders/${id}/cancel`, { method: "POST" }));
 }
+
+/** pageImage answers the address of page n of a succeeded render as an image `width` pixels wide, from its signed
+ * pageImageUrl, relative to the console's own origin (the server that serves the console serves the image). */
+export function pageImage(render: Render, n: number, width: number): string | null {
+  if (!render.result) return null;
+  const address = new URL(render.result.pageImageUrl.replace("{n}", String(n)));
+  return `${address.pathname}${address.search}&width=${width}`;
+}

@@ -27,6 +27,10 @@ import {
   waitForRender,
 } from "./service";
 import { planBatch, planRender } from "./plan";
+import { openPageImage, PageImageAddressQuery, PageImageQuery, PageParams, renderPageImage } from "./page-images";
+import { MEDIA_TYPE_OF_FORMAT } from "../../pdf/rasterize";
+
+const PAGE_IMAGE_TYPES = Object.values(MEDIA_TYPE_OF_FORMAT);
 
 // A preview answers the PDF itself; it waits as long as a render may take, within the ?wait bound.
 const PREVIEW_WAIT_SECONDS = 60;
@@ -82,6 +86,12 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
       params: IdParams,
       query: NoQuery,
       detail: { responses: { 200: fileResponse("The batch's items as one PDF, in item order (a batch created with merge: true, once every item has succeeded)", ["application/pdf"]) } },
+    })
+    .get("/v1/renders/:id/pages/:n", ({ params, query, principal }) => renderPageImage(d, workspaceOf(principal), params.id, params.n, query), {
+      auth: { scope: "render:read" },
+      params: PageParams,
+      query: PageImageQuery,
+      detail: { responses: { 200: fileResponse("Page n of the render's PDF as an image, drawn once and kept", PAGE_IMAGE_TYPES) } },
     })
     .get("/v1/renders", ({ query, principal }) => listRenders(d, workspaceOf(principal), query), {
       auth: { scope: "render:read" },
@@ -142,9 +152,15 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
 /** renderResultRoutes mounts GET /results/:id, the signed address of a render's PDF. */
 export function renderResultRoutes(app: AppContext) {
   const d = renderDeps(app);
-  return new Elysia({ normalize: false }).get(
-    "/results/:id",
-    async ({ params, query, request }) => downloadResponse(await openResult(d, params.id, query.token), request.headers.get("if-none-match")),
-    { detail: { parameters: [tokenParameter], responses: { 200: fileResponse("The render's PDF", ["application/pdf"]), 304: { description: "Not modified (If-None-Match)" } } } },
-  );
+  return new Elysia({ normalize: false })
+    .get(
+      "/results/:id",
+      async ({ params, query, request }) => downloadResponse(await openResult(d, params.id, query.token), request.headers.get("if-none-match")),
+      { detail: { parameters: [tokenParameter], responses: { 200: fileResponse("The render's PDF", ["application/pdf"]), 304: { description: "Not modified (If-None-Match)" } } } },
+    )
+    .get("/results/:id/pages/:n", ({ params, query }) => openPageImage(d, params.id, params.n, query), {
+      params: PageParams,
+      query: PageImageAddressQuery,
+      detail: { responses: { 200: fileResponse("Page n of the render's PDF as an image (result.pageImageUrl)", PAGE_IMAGE_TYPES) } },
+    });
 }

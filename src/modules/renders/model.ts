@@ -4,6 +4,7 @@ import { documented, Identifier, IsoDateTime, PageQueryFields } from "../../http
 import { literalUnion } from "../../lib/literals";
 import { DocumentNode } from "../../render/compile/model";
 import { NodeChecker } from "../../render/compile/node-check";
+import { ImageOutput } from "../../render/image-output";
 import { PdfOptions } from "../../render/pdf-options";
 import { SignatureSettings } from "../../pdf/sign";
 import { MAX_WARNINGS, RenderWarning } from "../../queue/warnings";
@@ -41,6 +42,13 @@ export const Render = Type.Object({
       {
         downloadUrl: Type.String({ description: "A signed address of the PDF; needs no credentials until expiresAt." }),
         expiresAt: CloneType(IsoDateTime, { description: "When downloadUrl stops working; read the render again for a fresh one." }),
+        pageImageUrl: Type.String({ description: "A signed address of a page as an image, with {n} in place of the page number; add format, width or dpi as for GET /v1/renders/{id}/pages/{n}. Valid until expiresAt." }),
+        images: Type.Optional(
+          Type.Array(
+            Type.Object({ page: Type.Integer({ minimum: 1, description: "The page (1-based)." }), url: Type.String({ description: "A signed address of the image, valid until expiresAt." }) }),
+            { description: "The images its output asked for, in page order." },
+          ),
+        ),
         ...resultFacts,
       },
       { description: "The PDF of a succeeded render." },
@@ -84,6 +92,7 @@ export const RenderRequest = Type.Object(
     pdf: Type.Optional(CloneType(PdfOptions, { description: "Tags, outline, metadata, appended PDFs, PDF/A, encryption; laid over the template's own `pdf`." })),
     signature: Type.Optional(CloneType(SignatureSettings, { description: "Sign the PDF (PAdES); replaces the template's default signature." })),
     destinationIds: Type.Optional(CloneType(DestinationIds, { description: "Deliver the PDF to these destinations once the render succeeds; replaces the template's default list." })),
+    output: Type.Optional(ImageOutput),
   },
   closed,
 );

@@ -8,6 +8,8 @@ import { validateData } from "../../render/compile/data";
 import type { SignatureSettings } from "../../pdf/sign";
 import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from "../../render/job";
 import { mergePdfOptions } from "../../render/pdf-options";
+import { OUTPUT_DPI } from "../../render/image-output";
+import type { OperationJob } from "../../render/operation";
 import { withAssetBytes, type PlanningDeps, type TemplateRef } from "./asset-bytes";
 import { assertCertificateUsable } from "../certificates/service";
 import { checkTemplateAssets } from "../templates/service";
@@ -21,7 +23,7 @@ export interface PlanDeps extends PlanningDeps {
   clock: Clock;
 }
 
-type Source = "template" | "document" | "html" | "preview" | "report";
+type Source = "template" | "document" | "html" | "preview" | "report" | "operation";
 
 /** Planned is a checked request: the row to insert, its job made. */
 export interface Planned {
@@ -31,10 +33,13 @@ export interface Planned {
   templateVersion?: number | null;
   filename: string;
   metadata: RenderMetadata;
-  job: PrintJob;
+  /** What the worker does: print, or run a PDF operation (issue 30) — a job of the same queue either way. */
+  job: PrintJob | OperationJob;
   /** Where the file goes once the render succeeds, and the data its placeholders read (issue 14). */
   deliveries?: DeliveryTarget[];
   data?: unknown;
+  /** The result's facts known now (RenderRow.details): the image output asked for. */
+  details?: string;
 }
 
 function badRequest(path: string, message: string): ApiError {
@@ -97,8 +102,9 @@ async function planRequest(deps: PlanDeps, workspaceId: string, request: RenderR
     signature ? assertCertificateUsable(deps.store, deps.clock, workspaceId, signature.certificateId, `${at}/signature/certificateId`) : undefined,
     deliveryTargets(deps.store, workspaceId, ids, `${at}/destinationIds`, request.destinationIds ? "request" : "template"),
   ]);
-  const withDeliveries = { ...planned, deliveries, data: request.data };
-  return signature ? { ...withDeliveries, job: { ...planned.job, signature } } : withDeliveries;
+  const output = request.output && { ...request.output, dpi: request.output.dpi ?? OUTPUT_DPI };
+  const job = { ...planned.job, ...(signature && { signature }), ...(output && { output }) };
+  return { ...planned, job, deliveries, data: request.data, ...(output && { details: JSON.stringify({ output }) }) };
 }
 
 /** templateUse answers the template and version a render request renders, or null for a document or HTML. */

@@ -5,7 +5,7 @@ import type { Clock } from "../../lib/clock";
 import { encryptPdf } from "../../pdf/encrypt";
 import { signPdf } from "../../pdf/sign";
 import { VisiblePlacementError } from "../../pdf/sign-appearance";
-import type { SealPdf } from "../../render/worker";
+import type { SealPdf } from "../../render/produce";
 import type { Store } from "../../store/store";
 import { openCertificate } from "../certificates/service";
 

@@ -23,6 +23,8 @@ import { assetFinder, planPreview, templatePlan, type Planned } from "./plan";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
 import { isFinalStatus } from "../../store/render-status";
+import { OUTPUT_DPI, type ImageOutput } from "../../render/image-output";
+import { pageAddress } from "./page-address";
 import { withPdfOptions } from "./pdf";
 import type { PreviewRequest, Render, RenderListQuery, RenderMetadata, RenderRecord } from "./model";
 
@@ -45,14 +47,16 @@ export type RenderQueue = Pick<RenderWorker, "cancel" | "ended" | "waitEnded">;
 
 
 /** queue charges the allowances for every planned render and inserts them all, or nothing, in `tx`; answers the rows
- * as inserted (their values are known: nothing is read back). */
-async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }): Promise<RenderRow[]> {
+ * as inserted (their values are known: nothing is read back). PDF operations are queued here too, counted as real
+ * renders. */
+export async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }): Promise<RenderRow[]> {
   const { clock } = deps;
   const test = plans.filter((p) => p.test).length;
   await chargeAllowances(tx, clock, workspaceId, { real: plans.length - test, test });
   const now = clock.now().toISOString();
   const rows = plans.map((plan): RenderRow => ({
-    id: newId("rnd"),
+    // An operation's id says what it is (pdo_…) in logs and in the webhooks that announce its end.
+    id: newId(plan.source === "operation" ? "pdo" : "rnd"),
     workspace_id: workspaceId,
     status: "queued",
     test: plan.test ? 1 : 0,
@@ -67,6 +71,7 @@ async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Plann
     error_code: null,
     error_message: null,
     warnings: null,
+    details: plan.details ?? null,
     created_at: now,
     started_at: null,
     finished_at: null,
@@ -75,14 +80,18 @@ async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Plann
   await Promise.all(
     plans.flatMap((plan, i) => {
       const row = rows[i]!;
-      const render = { id: row.id, workspaceId, test: plan.test, source: plan.source, templateId: row.template_id, templateVersion: row.template_version };
+      // An operation's row is kind `operation`; its source column keeps a value migration 0004's CHECK allows.
+      const source = plan.source === "operation" ? "document" : plan.source;
+      const render = { id: row.id, workspaceId, test: plan.test, source, templateId: row.template_id, templateVersion: row.template_version };
       const inserted = deps.queue.enqueue(tx, {
         ...render,
+        kind: plan.source === "operation" ? "operation" : "render",
         batchId: row.batch_id,
         batchMerge: batch?.merge ?? false,
         filename: plan.filename,
         metadata: row.metadata,
         job: JSON.stringify(plan.job),
+        details: plan.details ?? null,
         createdAt: now,
       });
       if (!plan.deliveries?.length) return [inserted];
@@ -123,11 +132,17 @@ async function toRender(deps: RenderDeps, r: RenderRow, hasDeliveries = true, db
   if (!result) return render;
   const expiresAt = new Date(deps.clock.now().getTime() + DOWNLOAD_ADDRESS_MS);
   const token = signToken(deps.config.secretKey, "result", r.id, expiresAt);
-  return { ...render, result: { downloadUrl: addressUrl(deps.config.publicUrl, "result", r.id, token), expiresAt: expiresAt.toISOString(), ...result } };
+  const { publicUrl } = deps.config;
+  const output = r.details ? (JSON.parse(r.details) as { output?: ImageOutput & { dpi: number } }).output : undefined;
+  const images = output && { images: (output.pages ?? Array.from({ length: result.pages }, (_, i) => i + 1)).map((page) => ({ page, url: pageAddress(publicUrl, r.id, token, page, output) })) };
+  return {
+    ...render,
+    result: { downloadUrl: addressUrl(publicUrl, "result", r.id, token), expiresAt: expiresAt.toISOString(), pageImageUrl: pageAddress(publicUrl, r.id, token), ...images, ...result },
+  };
 }
 
 async function renderRow(deps: RenderDeps, workspaceId: string, id: string): Promise<RenderRow> {
-  const r = await deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws`, { id, ws: workspaceId });
+  const r = await deps.store.get<RenderRow>(`SELECT ${RENDER_COLUMNS} FROM renders WHERE id = $id AND workspace_id = $ws AND kind = 'render'`, { id, ws: workspaceId });
   // DESIGN.md 2: another workspace's render is 404 too.
   if (!r) throw new ApiError("NOT_FOUND", `Render ${id} was not found.`);
   return r;
@@ -212,7 +227,8 @@ export function isFinal(render: Render): boolean {
 
 /** listRenders answers one page of the workspace's renders, newest first, filtered by status, test and template. */
 export async function listRenders(deps: RenderDeps, workspaceId: string, query: RenderListQuery): Promise<{ items: Render[]; nextCursor?: string }> {
-  const where = ["workspace_id = $ws"];
+  // PDF operations share the queue and the table; they are listed at /v1/pdf-operations.
+  const where = ["workspace_id = $ws", "kind = 'render'"];
   const params: Record<string, string | number> = { ws: workspaceId };
   if (query.status) {
     where.push("status = $status");
