@@ -73,12 +73,16 @@ export abstract class ClaimLoop<R extends { id: string }, J, F> {
     }, 0);
   }
 
-  /** runOnce sends everything due now and waits until no attempt is in flight and every outcome is written. */
+  /** runOnce sends everything due now and waits until no attempt is in flight and every outcome is written. An empty
+   * `inflight` alone does not say the outcomes are written: an attempt that ends during a round's statements (one that
+   * fails before any I/O, or a round another wake-up started) leaves its outcome for the next round. */
   async runOnce(): Promise<void> {
     for (;;) {
       await this.tick();
-      if (this.inflight.size === 0) return;
-      await Promise.all([...this.inflight.values()]);
+      if (this.inflight.size > 0) await Promise.all([...this.inflight.values()]);
+      else if (this.finished.length === 0) return;
+      // The outcomes wait for a round; after a store failure, for its back-off (a round before it would do nothing).
+      else await Bun.sleep(this.faults.waitMs());
     }
   }
 
@@ -105,11 +109,17 @@ export abstract class ClaimLoop<R extends { id: string }, J, F> {
       return this.ticking;
     }
     this.ticking = (async () => {
-      do {
-        this.again = false;
-        await this.round();
-      } while (this.again);
-    })().finally(() => (this.ticking = null));
+      try {
+        do {
+          this.again = false;
+          await this.round();
+        } while (this.again);
+      } finally {
+        // Cleared in the same step as the last `again` check: a `.finally` on the promise would run a step later, and a
+        // tick() asked for in between would be handed this ending promise, its round never run.
+        this.ticking = null;
+      }
+    })();
     return this.ticking;
   }
 

@@ -121,6 +121,24 @@ for (const engine of ENGINES) {
       expect(after.map((r) => r.id)).toEqual(["ws_p1", "ws_p2"]);
     });
 
+    test("once tx() resolves, a read outside any transaction sees its write, with other transactions and reads under way", async () => {
+      const store = await open(engine);
+      await store.tx((tx) => addWorkspace(tx, "ws_ryw", 0));
+      // Each writer reads its own write back on the read connection (SQLite) or the pool (PostgreSQL) the moment its
+      // tx() resolves, durable or not, while the other writers' transactions and reads are in flight.
+      const seen = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          (async () => {
+            await store.tx((tx) => tx.run("UPDATE workspaces SET max_storage_bytes = max_storage_bytes + 1 WHERE id = 'ws_ryw'"), { durable: i % 2 === 0 });
+            await store.tx((tx) => addWorkspace(tx, `ws_ryw${i}`), { durable: i % 2 === 0 });
+            return (await store.get<{ id: string }>("SELECT id FROM workspaces WHERE id = $id", { id: `ws_ryw${i}` }))?.id;
+          })(),
+        ),
+      );
+      expect(seen).toEqual(Array.from({ length: 40 }, (_, i) => `ws_ryw${i}`));
+      expect(await store.get("SELECT max_storage_bytes AS n FROM workspaces WHERE id = 'ws_ryw'")).toEqual({ n: 40 });
+    });
+
     test("a transaction that need not wait for the disk commits and is seen like any other; the next one waits again", async () => {
       const store = await open(engine);
       const setting = (tx: Tx) => tx.get(engine === "sqlite" ? "PRAGMA synchronous" : "SELECT current_setting('synchronous_commit') AS synchronous");
