@@ -265,8 +265,14 @@ describe("deliveries", () => {
   test("a cancelled render's deliveries fail unsent", async () => {
     const d = ok(await create("http", httpConfig()), 201);
     const before = http.requests.length;
+    // The queue held (the drain's pause), so the cancel meets the render queued however fast the page prints.
+    t.server.worker.pause(true);
     const render = ok(await t.call("/v1/renders", { key, body: { html: "<p>never</p>", destinationIds: [d.id] } }), 202);
-    ok(await t.call(`/v1/renders/${render.id}/cancel`, { key, method: "POST" }), 200);
+    try {
+      ok(await t.call(`/v1/renders/${render.id}/cancel`, { key, method: "POST" }), 200);
+    } finally {
+      t.server.worker.pause(false);
+    }
     await t.server.deliveries.runOnce();
     const shown = ok(await t.call(`/v1/renders/${render.id}`, { key }), 200);
     expect(shown.deliveries).toEqual([{ destinationId: d.id, status: "failed", attempts: 0, lastError: RENDER_DID_NOT_SUCCEED }]);
