@@ -4,12 +4,17 @@
  * the print replaced by a fixed-cost stub (RENDERD_BENCH_PRINT_MS, src/render/stub-pool.ts): the real API, queue and
  * worker, measured without Chromium on the two cores. Per K and added round trip it prints renders/s, what a render
  * costs PostgreSQL (statements and transactions, from pg_stat_statements and pg_stat_database), how often a backend
- * waited for a lock (pg_stat_activity sampled every 10 ms), and /health latency on every process during the load (the
- * event loop's lag, as a client sees it). docs/scale-out.md "Measured" has the figures. Never run as a test.
+ * waited for a lock (pg_stat_activity sampled every 10 ms), /health latency on every process during the load (the
+ * event loop's lag, as a client sees it), and how busy the machine's CPUs were and who kept them busy (/proc: renderd,
+ * PostgreSQL, the proxies, Redis, this client with s3rver in it, everything else). docs/scale-out.md "Measured" has the
+ * figures. Never run as a test.
  *
  *   node_modules/.bin/bun run scripts/build.ts       # first, when src/ changed: the bench runs dist/renderd
  *   flock /tmp/renderd-heavy.lock node_modules/.bin/bun bench/cluster.ts [--k 1,2,4] [--rtt-us 500] [--renders 600]
  *     [--concurrency 16] [--print-ms 20] [--workers 4] [--workspaces 16] [--freeze-s 0] [--binary dist/renderd]
+ *
+ * A K listed again runs again, in the order given: --k 1,2,4,4,2,1 measures alternating rounds on a shared machine,
+ * and the summary divides each round's renders/s by the first K's of the same round.
  *
  * The renders come from --workspaces workspaces in turn, as a shared service's do: each rule that locks a workspace's
  * row (its allowances) takes turns within one workspace, never across them (docs/scale-out.md "Locks"); with one
@@ -19,13 +24,14 @@
  * PostgreSQL is frozen for N seconds (SIGUSR1 to its proxy: nothing forwarded, nothing reset). It prints the others'
  * renders/s before and during the freeze, their /health latency during it, and every render's final status.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { cpus, loadavg } from "node:os";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { SQL } from "bun";
 import { sharedStoreEnv, stopBackends } from "../test/backends";
-import { adminUrl, enableStatements, minus, pgCounts } from "./store-stats";
+import { machineBusyMs, machineStealMs } from "./measure";
+import { buildProxy, removeProxy, startProxy, type Proxy } from "./proxy";
+import { adminUrl, cpuWhile, enableStatements, minus, pgCounts, postgresProcesses, redisProcesses } from "./store-stats";
 import { cli, startServer, type Server } from "./server";
 
 const { values } = parseArgs({
@@ -51,29 +57,6 @@ const WORKERS = values.workers!;
 const FREEZE_S = Number(values["freeze-s"]);
 const WORKSPACES = Number(values.workspaces);
 const BODY = JSON.stringify({ html: "<p>cluster</p>" });
-
-/** Proxy is one running delay proxy: its port, and freeze/thaw of its link. */
-interface Proxy {
-  port: number;
-  freeze(): void;
-  thaw(): void;
-  stop(): void;
-}
-
-function buildProxy(): string {
-  const out = join(mkdtempSync(join(tmpdir(), "renderd-proxy-")), "delay-proxy");
-  const cc = Bun.spawnSync(["cc", "-O2", "-o", out, resolve(import.meta.dir, "delay-proxy.c")], { stderr: "pipe" });
-  if (cc.exitCode !== 0) throw new Error(`cc failed: ${cc.stderr.toString()}`);
-  return out;
-}
-
-async function startProxy(binary: string, target: URL, rttUs: number): Promise<Proxy> {
-  const child = Bun.spawn([binary, "0", target.hostname, target.port, String(rttUs)], { stdout: "pipe", stderr: "inherit" });
-  const first = new TextDecoder().decode((await child.stdout.getReader().read()).value);
-  const port = Number(/listening (\d+)/.exec(first)?.[1]);
-  if (!port) throw new Error(`delay-proxy did not start: ${first}`);
-  return { port, freeze: () => child.kill("SIGUSR1"), thaw: () => child.kill("SIGUSR2"), stop: () => child.kill("SIGKILL") };
-}
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0);
 
@@ -151,13 +134,8 @@ async function post(server: Server): Promise<{ status: string; ms: number }> {
 /** cluster starts K processes through K proxies on a fresh store. */
 async function cluster(proxy: string, k: number, rttUs: number) {
   const env = await sharedStoreEnv();
-  const database = new URL(env.DATABASE_URL!);
-  const proxies = await Promise.all(Array.from({ length: k }, () => startProxy(proxy, database, rttUs)));
-  const through = (p: Proxy) => {
-    const url = new URL(database);
-    url.port = String(p.port);
-    return url.toString();
-  };
+  const proxies: Proxy[] = await Promise.all(Array.from({ length: k }, () => startProxy(proxy, env.DATABASE_URL!, rttUs)));
+  const through = (p: Proxy) => p.url(env.DATABASE_URL!);
   const common = { ...env, RENDER_WORKERS: WORKERS, RENDERD_BENCH_PRINT_MS: PRINT_MS, LOG_LEVEL: "warn" };
   const servers: Server[] = [await startServer({ binary: BINARY, env: { ...common, DATABASE_URL: through(proxies[0]!) } })];
   for (let i = 1; i < k; i++) servers.push(await startServer({ binary: BINARY, env: { ...common, DATABASE_URL: through(proxies[i]!) }, key: servers[0]!.key }));
@@ -173,7 +151,34 @@ async function cluster(proxy: string, k: number, rttUs: number) {
   };
 }
 
-async function measure(proxy: string, k: number, rttUs: number): Promise<string> {
+/** busyShare answers the machine's CPU busy share (all cores, from /proc/stat) and each group's share of it while `fn` runs. */
+async function busyShare<T>(groups: Record<string, () => number[]>, fn: () => Promise<T>): Promise<{ value: T; busy: number; line: string }> {
+  const busy0 = machineBusyMs();
+  const steal0 = machineStealMs();
+  const client0 = process.cpuUsage();
+  const wall = performance.now();
+  const { value, cpu } = await cpuWhile(groups, fn);
+  const capacity = (performance.now() - wall) * cpus().length;
+  const client = process.cpuUsage(client0);
+  const shares = { ...cpu, "client + s3rver": (client.user + client.system) / 1000 };
+  const ours = Object.values(shares).reduce((a, b) => a + b, 0);
+  const machine = machineBusyMs() - busy0;
+  const steal = machineStealMs() - steal0;
+  const pct = (ms: number) => `${((100 * ms) / capacity).toFixed(0)}%`;
+  const parts = Object.entries(shares).map(([group, ms]) => `${group} ${pct(ms)}`);
+  return { value, busy: machine / capacity, line: `  CPU: the machine ${pct(machine)} busy (${cpus().length} cores, steal ${pct(steal)} of it); ${parts.join(", ")}, others ${pct(Math.max(0, machine - ours))}` };
+}
+
+/** Measured is one K's run: what it prints, its renders/s and the machine's busy share over its measuring window. */
+interface Measured {
+  k: number;
+  rttUs: number;
+  rate: number;
+  busy: number;
+  text: string;
+}
+
+async function measure(proxy: string, k: number, rttUs: number): Promise<Measured> {
   const c = await cluster(proxy, k, rttUs);
   const database = new URL(c.env.DATABASE_URL!).pathname.slice(1);
   const admin = new SQL(adminUrl(c.env.DATABASE_URL!));
@@ -187,10 +192,18 @@ async function measure(proxy: string, k: number, rttUs: number): Promise<string>
     let next = 0;
     const results: Array<{ status: string; ms: number }> = [];
     const wall = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY * k }, async () => {
-        while (left-- > 0) results.push(await post(c.servers[next++ % k]!));
-      }),
+    const groups = {
+      renderd: () => c.servers.map((s) => s.pid),
+      PostgreSQL: () => postgresProcesses(dataDirectory),
+      proxies: () => c.proxies.map((p) => p.pid),
+      Redis: redisProcesses,
+    };
+    const { busy, line: cpuLine } = await busyShare(groups, () =>
+      Promise.all(
+        Array.from({ length: CONCURRENCY * k }, async () => {
+          while (left-- > 0) results.push(await post(c.servers[next++ % k]!));
+        }),
+      ),
     );
     const seconds = (performance.now() - wall) / 1000;
     const healthMs = health.stop();
@@ -198,12 +211,14 @@ async function measure(proxy: string, k: number, rttUs: number): Promise<string>
     const used = minus(await pgCounts(admin, database), before);
     const ok = results.filter((r) => r.status === "succeeded").length;
     const latency = results.map((r) => r.ms).sort((a, b) => a - b);
-    return [
-      `K=${k} +${rttUs / 1000} ms: ${(RENDERS / seconds).toFixed(1)} renders/s (${ok}/${RENDERS} succeeded), p50 ${percentile(latency, 50).toFixed(0)} ms, p99 ${percentile(latency, 99).toFixed(0)} ms`,
+    const text = [
+      `K=${k} +${rttUs / 1000} ms: ${(RENDERS / seconds).toFixed(1)} renders/s (${ok}/${RENDERS} succeeded${ok < RENDERS ? `; the others: ${results.filter((r) => r.status !== "succeeded").map((r) => `${r.status} after ${r.ms.toFixed(0)} ms`).join(", ")}` : ""}), p50 ${percentile(latency, 50).toFixed(0)} ms, p99 ${percentile(latency, 99).toFixed(0)} ms, max ${(latency.at(-1) ?? 0).toFixed(0)} ms`,
       `  per render: ${(used.statements / RENDERS).toFixed(1)} statements, ${(used.begins / RENDERS).toFixed(2)} explicit transactions, ${(used.xacts / RENDERS).toFixed(1)} transactions in all`,
       `  locks: a backend waited in ${((100 * lock.waiting) / Math.max(1, lock.samples)).toFixed(1)}% of ${lock.samples} samples (mean ${lock.meanWaiting.toFixed(2)} waiting)`,
       `  /health during the load: p50 ${percentile(healthMs, 50).toFixed(1)} ms, p99 ${percentile(healthMs, 99).toFixed(1)} ms, max ${(healthMs.at(-1) ?? 0).toFixed(1)} ms (${healthMs.length} asked)`,
+      cpuLine,
     ].join("\n");
+    return { k, rttUs, rate: RENDERS / seconds, busy, text };
   } finally {
     await admin.close();
     await c.stop();
@@ -253,16 +268,42 @@ async function freeze(proxy: string, rttUs: number): Promise<string> {
 
 const proxy = buildProxy();
 const env = await sharedStoreEnv();
-await enableStatements(env.DATABASE_URL!);
+const dataDirectory = await enableStatements(env.DATABASE_URL!);
 console.log(
   `renderd cluster benchmark: ${BINARY}, Bun ${Bun.version}, ${cpus().length} CPUs (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ` +
     `print stub ${PRINT_MS} ms, RENDER_WORKERS=${WORKERS}, ${RENDERS} renders from ${WORKSPACES} workspaces at concurrency ${CONCURRENCY} per process`,
 );
+/** summary: per added round trip, each K's renders/s and the machine's busy share in every round, and K ÷ the first K
+ * round by round (a K listed again, as in --k 1,2,4,4,2,1, starts another round). */
+function summary(runs: Measured[]): string[] {
+  const lines: string[] = [];
+  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+  for (const rtt of RTTS) {
+    const at = runs.filter((r) => r.rttUs === rtt);
+    const ks = [...new Set(at.map((r) => r.k))];
+    const first = at.filter((r) => r.k === ks[0]);
+    lines.push(`summary at +${rtt / 1000} ms (K: renders/s with the machine's CPU busy, each round):`);
+    for (const k of ks) {
+      const each = at.filter((r) => r.k === k);
+      const ratios = each.map((r, i) => (first[i] ? (r.rate / first[i]!.rate).toFixed(2) : "–"));
+      lines.push(`  K=${k}: ${each.map((r) => `${r.rate.toFixed(1)} (${pct(r.busy)})`).join(", ")}; ÷ K=${ks[0]}: ${ratios.join(", ")}`);
+    }
+  }
+  return lines;
+}
+
 try {
-  for (const rtt of RTTS) for (const k of KS) console.log(await measure(proxy, k, rtt));
+  const runs: Measured[] = [];
+  for (const rtt of RTTS)
+    for (const k of KS) {
+      const run = await measure(proxy, k, rtt);
+      console.log(run.text);
+      runs.push(run);
+    }
+  console.log(summary(runs).join("\n"));
   if (FREEZE_S > 0) console.log(await freeze(proxy, RTTS[0]!));
 } finally {
   await stopBackends();
-  rmSync(join(proxy, ".."), { recursive: true, force: true });
+  removeProxy(proxy);
 }
 process.exit(0);

@@ -54,11 +54,20 @@ export function cpuMs(pid: number, tid?: string): number | null {
   }
 }
 
-/** machineBusyMs answers the busy time of all CPUs together (everything but idle and iowait), in ms. */
-function machineBusyMs(): number {
+function cpuTicks(): number[] {
   const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number);
-  const [user, nice, system, , , irq, softirq, steal] = ticks as number[];
+  return ticks;
+}
+
+/** machineBusyMs answers the busy time of all CPUs together (everything but idle and iowait), in ms. */
+export function machineBusyMs(): number {
+  const [user, nice, system, , , irq, softirq, steal] = cpuTicks() as number[];
   return (user! + nice! + system! + irq! + softirq! + steal!) * TICK_MS;
+}
+
+/** machineStealMs answers the part of machineBusyMs the hypervisor gave to other guests, in ms. */
+export function machineStealMs(): number {
+  return cpuTicks()[7]! * TICK_MS;
 }
 
 export const CPU_CLASSES = ["renderd", "browser", "renderers", "gpu, utility", "client", "others"] as const;
