@@ -171,6 +171,22 @@ describe("Renders: the detail", () => {
     await press(ESC, "/", ESC);
     await frameWith(new RegExp(`${s.queuedId}[\\s\\S]*c cancel {2}\\? keys {2}q quit$`));
   });
+
+  test("from 120 columns a succeeded render's first page is beside the list and its detail; at 80 the rows keep the width", async () => {
+    const done = (await s.store.get<{ id: string }>("SELECT id FROM renders WHERE status = 'succeeded' ORDER BY created_at LIMIT 1"))!.id;
+    for (const size of [LARGE, SMALL]) {
+      await open(2, size);
+      await press("/", ...done.slice(-6), ENTER);
+      const list = await frameWith("1 of");
+      fits(list, size);
+      expect(list.includes("1 page · 1 kB")).toBe(size === LARGE);
+      await press(ENTER);
+      const detail = await frameWith(`Render ${done}`);
+      fits(detail, size);
+      expect(detail.includes("1 page · 1 kB")).toBe(size === LARGE);
+      ui.unmount();
+    }
+  });
 });
 
 test("keys that arrive together each count (a held arrow, a paste): two downs in one read select the third row, typed text is kept whole", async () => {
