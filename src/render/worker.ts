@@ -273,9 +273,9 @@ export class RenderWorker {
     // put back in the queue (startAll), and printed again by whichever process takes it.
     let storing = false;
     try {
-      const producing = this.producing(spans.phase);
+      let printedAt: string | undefined;
+      const producing = this.producing(spans.phase, () => void (printedAt = this.options.clock.now().toISOString()));
       const made = isOperationJob(job) ? await operate(producing, head.workspaceId, job) : await printJob(producing, head.workspaceId, job, signal);
-      const printedAt = this.options.clock.now().toISOString();
       storing = true;
       const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
       final = await spans.phase("render.store", () =>
@@ -344,12 +344,17 @@ export class RenderWorker {
     }
   }
 
-  /** producing is what printing a job or running an operation needs (produce.ts), its steps timed as the render's spans. */
-  private producing(phase: RenderSpans["phase"]): ProduceDeps {
+  /** producing is what printing a job or running an operation needs (produce.ts), its steps timed as the render's spans;
+   * `printed` is told when Chromium's PDF is ready, before finishing (the timeline's "printed"). */
+  private producing(phase: RenderSpans["phase"], printed: () => void): ProduceDeps {
     const { store, clock, files, pool, sealPdf } = this.options;
     return {
       phase,
-      print: (workspaceId, job, signal) => this.print(workspaceId, job, signal),
+      print: async (workspaceId, job, signal) => {
+        const out = await this.print(workspaceId, job, signal);
+        printed();
+        return out;
+      },
       finishing: (workspaceId) => this.finishing(workspaceId),
       sealPdf,
       operation: { read: (area, sha256) => files.read(area, sha256), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes },
