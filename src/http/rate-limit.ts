@@ -13,19 +13,32 @@ export interface WindowCounters {
   ping?(): Promise<boolean>;
 }
 
-/** MemoryCounters keeps the counts of the current window in this process. */
-export class MemoryCounters implements WindowCounters {
+/** WindowCounts holds a number per key for the current window only: a new window drops the old one, so memory is
+ * bounded by the keys of one minute. */
+class WindowCounts {
   private window = 0;
   private counts = new Map<string, number>();
 
-  async increment(key: string, window: number): Promise<number> {
+  get(key: string, window: number): number {
+    return window === this.window ? (this.counts.get(key) ?? 0) : 0;
+  }
+
+  set(key: string, window: number, n: number): void {
     if (window !== this.window) {
-      // A new minute: dropping the old map bounds memory by the clients of one minute.
       this.window = window;
       this.counts = new Map();
     }
-    const count = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, count);
+    this.counts.set(key, n);
+  }
+}
+
+/** MemoryCounters keeps the counts of the current window in this process. */
+export class MemoryCounters implements WindowCounters {
+  private readonly counts = new WindowCounts();
+
+  async increment(key: string, window: number): Promise<number> {
+    const count = this.counts.get(key, window) + 1;
+    this.counts.set(key, window, count);
     return count;
   }
 }
@@ -45,14 +58,16 @@ export interface LimiterOptions {
 /** RateLimiter counts hits per key in the current minute and says when the key may try again. */
 export class RateLimiter {
   private readonly counters: WindowCounters;
-  /** Counts while `counters` cannot (the same object when they are this process's own). */
-  private readonly fallback: WindowCounters;
+  /** Hits counted in this process while the counters could not answer (a slow or absent Redis): they still count
+   * once Redis answers again, so a hiccup never hands a client extra requests. */
+  private readonly missed = new WindowCounts();
+  /** The counters' last answer per key: while they cannot answer, the count goes on from it. */
+  private readonly lastShared = new WindowCounts();
   /** The window in which the counters' failure was last reported: once a minute is enough to be seen. */
   private reportedIn = -1;
 
   constructor(private readonly options: LimiterOptions) {
     this.counters = options.counters ?? new MemoryCounters();
-    this.fallback = options.counters ? new MemoryCounters() : this.counters;
   }
 
   /** hit counts one request for `key`: null when allowed, else the seconds until the window ends (Retry-After). */
@@ -62,11 +77,15 @@ export class RateLimiter {
     const scoped = `${this.options.scope}:${key}`;
     let count: number;
     try {
-      count = await this.counters.increment(scoped, window, WINDOW_MS);
+      const shared = await this.counters.increment(scoped, window, WINDOW_MS);
+      this.lastShared.set(scoped, window, shared);
+      count = shared + this.missed.get(scoped, window);
     } catch (e) {
       if (this.reportedIn !== window) this.options.onUnavailable?.(e);
       this.reportedIn = window;
-      count = await this.fallback.increment(scoped, window, WINDOW_MS);
+      const missed = this.missed.get(scoped, window) + 1;
+      this.missed.set(scoped, window, missed);
+      count = this.lastShared.get(scoped, window) + missed;
     }
     if (count <= this.options.perMinute) return null;
     return Math.max(1, Math.ceil((window + WINDOW_MS - t) / 1000));

@@ -26,6 +26,7 @@ export class RedisCounters implements WindowCounters {
   private readonly client: RedisClient;
   // Real time whatever the app's clock: these are about the network, not the calendar.
   private failedAt = -Infinity;
+  private answeredAt = -Infinity;
   private lastPing: { at: number; answer: Promise<boolean> } | undefined;
 
   constructor(url: string) {
@@ -40,9 +41,11 @@ export class RedisCounters implements WindowCounters {
     return Number(count);
   }
 
-  /** ping answers whether Redis answers PING within 500 ms (an answer at most a second old). */
+  /** ping answers whether Redis answers PING within 500 ms (an answer at most a second old). Any command Redis answered
+   * in that second counts as the answer: a busy host's /health asks nothing of Redis that the rate limits just did. */
   ping(): Promise<boolean> {
     const now = Date.now();
+    if (now - this.answeredAt < BACK_OFF_MS && this.answeredAt > this.failedAt) return Promise.resolve(true);
     if (this.lastPing && now - this.lastPing.at < BACK_OFF_MS) return this.lastPing.answer;
     const answer = this.send("PING", []).then(
       (pong) => pong === "PONG",
@@ -66,7 +69,9 @@ export class RedisCounters implements WindowCounters {
       return this.client.send(command, args);
     })();
     try {
-      return await Promise.race([answer, late]);
+      const answered = await Promise.race([answer, late]);
+      this.answeredAt = Date.now();
+      return answered;
     } catch (e) {
       this.failedAt = Date.now();
       throw e;

@@ -66,6 +66,22 @@ describe.each(backends)("WindowCounters contract: $name", ({ make, shared }) => 
   });
 });
 
+describe("RateLimiter", () => {
+  test("hits counted in the process while the counters failed still count: one process holds its limit exactly through a hiccup", async () => {
+    let calls = 0;
+    const inner = new MemoryCounters();
+    // The 2nd and 4th hits find the counters silent (a slow first connection, a short outage).
+    const flaky: WindowCounters = {
+      increment: (k, window, ms) => (++calls === 2 || calls === 4 ? Promise.reject(new Error("Redis did not answer EVAL within 500 ms")) : inner.increment(k, window, ms)),
+    };
+    const limiter = new RateLimiter({ scope: "api", perMinute: 3, now: () => 420_000, counters: flaky });
+    // 1: counted there; 2: here (1 + 1); 3: there again (2 + 1 here); 4: here, after the last answer (2 + 2): refused.
+    expect([await limiter.hit("a"), await limiter.hit("a"), await limiter.hit("a"), await limiter.hit("a")]).toEqual([null, null, null, 60]);
+    // 5: answered again (3 there + 2 here).
+    expect(await limiter.hit("a")).toBe(60);
+  });
+});
+
 describe("RedisCounters", () => {
   test("a window's key expires after the window (and a small margin)", async () => {
     const k = key("ttl");
@@ -107,6 +123,23 @@ describe("RedisCounters", () => {
       // The first hit, the one sent into the silence (Redis runs it when it wakes: a command sent cannot be taken back,
       // so such a hit counts twice, on the stricter side) and the one after the back-off; the back-off's hit only here.
       expect(n).toBe("3");
+    } finally {
+      own.resume();
+      await own.stop();
+    }
+  });
+
+  test("a command Redis answered within the last second is /health's answer: no ping queued behind the rate limits", async () => {
+    const own = await startRedis();
+    const counters = redisCounters(own.url);
+    try {
+      await counters.increment(key("warm"), 0, 60_000);
+      own.pause();
+      const started = performance.now();
+      expect(await counters.ping()).toBe(true);
+      expect(performance.now() - started).toBeLessThan(50);
+      await Bun.sleep(1_050);
+      expect(await counters.ping()).toBe(false);
     } finally {
       own.resume();
       await own.stop();
