@@ -72,7 +72,7 @@ describe("RateLimiter", () => {
     const inner = new MemoryCounters();
     // The 2nd and 4th hits find the counters silent (a slow first connection, a short outage).
     const flaky: WindowCounters = {
-      increment: (k, window, ms) => (++calls === 2 || calls === 4 ? Promise.reject(new Error("Redis did not answer EVAL within 500 ms")) : inner.increment(k, window, ms)),
+      increment: (k, window) => (++calls === 2 || calls === 4 ? Promise.reject(new Error("Redis did not answer EVAL within 500 ms")) : inner.increment(k, window)),
     };
     const limiter = new RateLimiter({ scope: "api", perMinute: 3, now: () => 420_000, counters: flaky });
     // 1: counted there; 2: here (1 + 1); 3: there again (2 + 1 here); 4: here, after the last answer (2 + 2): refused.
