@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
 import { Backoff } from "../lib/backoff";
+import { SerialRunner } from "../lib/serial-runner";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
 import { noTracing, type RenderSpans, type Tracing } from "../tracing/tracing";
@@ -75,8 +76,9 @@ export class RenderWorker {
   private readonly ends: GroupCommit<Claimed[]>;
   /** The queue this worker takes renders from (read for its depth by /metrics). */
   readonly queue: Queue;
-  private filling: Promise<void> | null = null;
-  private refill = false;
+  /** Looks for renders to start, one look at a time; a kick while it looks makes it look once more after. A fill that
+   * throws (a queued job that does not parse) is the back-off's, as a failing store is. */
+  private readonly fills = new SerialRunner({ job: () => this.fill(), failed: (err) => this.faults.failed(err), rerun: () => !this.stopped });
   /** Claims asked for and not answered yet: each holds a page, so that claims made at once never exceed the pages. */
   private claiming = 0;
   private stopped = true;
@@ -144,17 +146,7 @@ export class RenderWorker {
 
   /** kick looks for renders to start for the free pages; a kick while it looks makes it look once more after. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.filling) {
-      this.refill = true;
-      return;
-    }
-    this.filling = (async () => {
-      do {
-        this.refill = false;
-        await this.fill();
-      } while (this.refill && !this.stopped);
-    })().finally(() => (this.filling = null));
+    if (!this.stopped) void this.fills.run();
   }
 
   /** pause holds the queue (true: no render is claimed, those printing finish) or releases it (false). */
