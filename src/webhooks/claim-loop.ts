@@ -7,6 +7,7 @@
  */
 import type { Logger } from "pino";
 import { Backoff } from "../lib/backoff";
+import { SerialRunner } from "../lib/serial-runner";
 import type { Channel, Reads, Store, Tx } from "../store/store";
 
 export interface ClaimLoopOptions {
@@ -29,8 +30,9 @@ export abstract class ClaimLoop<R extends { id: string }, J, F> {
   private readonly load = new Map<string, number>();
   private finished: F[] = [];
   private scheduled = false;
-  private ticking: Promise<void> | null = null;
-  private again = false;
+  /** Runs the rounds, one at a time, so a row this process is sending is never claimed twice by it; a wake-up during
+   * a round asks for one more after it. A round that throws past its own catch is the back-off's too. */
+  private readonly rounds = new SerialRunner({ job: () => this.round(), failed: (err) => this.faults.failed(err) });
   private stopping = false;
   private poller: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -69,7 +71,7 @@ export abstract class ClaimLoop<R extends { id: string }, J, F> {
     this.scheduled = true;
     setTimeout(() => {
       this.scheduled = false;
-      void this.tick();
+      void this.rounds.run();
     }, 0);
   }
 
@@ -78,7 +80,7 @@ export abstract class ClaimLoop<R extends { id: string }, J, F> {
    * fails before any I/O, or a round another wake-up started) leaves its outcome for the next round. */
   async runOnce(): Promise<void> {
     for (;;) {
-      await this.tick();
+      await this.rounds.run();
       if (this.inflight.size > 0) await Promise.all([...this.inflight.values()]);
       else if (this.finished.length === 0) return;
       // The outcomes wait for a round; after a store failure, for its back-off (a round before it would do nothing).
@@ -98,29 +100,7 @@ export abstract class ClaimLoop<R extends { id: string }, J, F> {
     this.poller = null;
     this.unsubscribe?.();
     while (this.inflight.size > 0) await Promise.all([...this.inflight.values()]);
-    await this.tick();
-  }
-
-  /** tick runs one round, or, while one runs, asks for another after it: rounds never overlap, so a row this process
-   * is sending is never claimed twice by it. */
-  private tick(): Promise<void> {
-    if (this.ticking) {
-      this.again = true;
-      return this.ticking;
-    }
-    this.ticking = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.round();
-        } while (this.again);
-      } finally {
-        // Cleared in the same step as the last `again` check: a `.finally` on the promise would run a step later, and a
-        // tick() asked for in between would be handed this ending promise, its round never run.
-        this.ticking = null;
-      }
-    })();
-    return this.ticking;
+    await this.rounds.run();
   }
 
   /**
@@ -185,7 +165,7 @@ export abstract class ClaimLoop<R extends { id: string }, J, F> {
     }
     const jobs = await Promise.all(chosen.map((row) => this.take(tx, row)));
     // A row settled unsent freed its slot: the next round looks again.
-    if (jobs.includes(null)) this.again = true;
+    if (jobs.includes(null)) void this.rounds.run();
     return chosen.flatMap((row, i) => (jobs[i] === null ? [] : [{ id: row.id, key: this.keyOf(row), job: jobs[i]! }]));
   }
 }
