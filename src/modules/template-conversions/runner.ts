@@ -3,6 +3,7 @@
  * loses none (service.ts recoverConversions). */
 import type { Logger } from "pino";
 import { Backoff } from "../../lib/backoff";
+import { SerialRunner } from "../../lib/serial-runner";
 import type { Clock } from "../../lib/clock";
 import { uploadedAsset } from "../../store/assets";
 import type { FileStore } from "../../store/files";
@@ -30,7 +31,21 @@ function templateName(filename: string): string {
 
 /** ConversionRunner works through the queued conversions; `kick` wakes it when one is created. */
 export class ConversionRunner {
-  private running: Promise<void> | null = null;
+  /** Drains the queue, one drain at a time; a kick during a drain (a conversion created after its last claim found
+   * none) makes it drain once more after. */
+  private readonly drains = new SerialRunner({
+    job: () => this.drainSoon(),
+    // Only the store can fail here (a conversion's own failure is recorded in convert): after a back-off the drain
+    // starts again, queueing what the failure left processing (a full disk: issue 26).
+    failed: (error) => {
+      this.recovered = false;
+      this.faults.failed(error);
+      clearTimeout(this.retry);
+      this.retry = setTimeout(() => this.kick(), this.faults.waitMs());
+    },
+    // After a failure the retry above drains again, once the back-off allows.
+    rerun: () => !this.stopped && this.faults.ready(),
+  });
   private stopped = false;
   /** Whether what a stop or crash left processing was queued again; false again after the store failed mid-drain. */
   private recovered = false;
@@ -47,28 +62,14 @@ export class ConversionRunner {
     this.kick();
   }
 
-  /** kick starts the loop unless it runs already; it returns at once. */
+  /** kick starts a drain, or, while one runs, asks for another after it; it returns at once. */
   kick(): void {
-    if (this.running || this.stopped) return;
-    // A macrotask: the request that kicked answers before any conversion work starts.
-    this.running = new Promise<void>((resolve) => setTimeout(resolve, 0))
-      .then(() => this.drain())
-      .then(() => this.faults.succeeded())
-      // Only the store can fail here (a conversion's own failure is recorded in convert): after a back-off the loop
-      // starts again, queueing what the failure left processing (a full disk: issue 26).
-      .catch((error: unknown) => {
-        this.recovered = false;
-        this.faults.failed(error);
-        this.retry = setTimeout(() => this.kick(), this.faults.waitMs());
-      })
-      .finally(() => {
-        this.running = null;
-      });
+    if (!this.stopped) void this.drains.run();
   }
 
   /** idle resolves when nothing is being converted (tests, stop). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.drains.idle();
   }
 
   /** stop lets the conversion in hand finish and takes no other; what is still queued waits for the next start. */
@@ -76,6 +77,13 @@ export class ConversionRunner {
     this.stopped = true;
     clearTimeout(this.retry);
     await this.idle();
+  }
+
+  private async drainSoon(): Promise<void> {
+    // A macrotask: the request that kicked answers before any conversion work starts.
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    await this.drain();
+    this.faults.succeeded();
   }
 
   private async drain(): Promise<void> {
