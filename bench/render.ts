@@ -35,7 +35,7 @@ import type { TemplateSource } from "../src/render/compile/model";
 import { INVOICE_TEMPLATE, invoiceData, REPORT_TEMPLATE, reportData } from "./documents";
 import { browserPerDocument, floorOn, mergeFigures, openPages, INVOICE_HTML, launchBrowser, PDF_OPTIONS, printFigures, tabPerDocument, type Figures, type PdfOptions } from "./floor";
 import { addCpu, CPU_CLASSES, measureCpu, memory, referenceProcesses, serverProcesses, type CpuReport, type Memory } from "./measure";
-import { cpuRow, mib, slope, SPLIT_HEADER, splitOf, splitRow, verdict } from "./report";
+import { cpuRow, LAPS_HEADER, lapsRow, mib, slope, SPLIT_HEADER, splitOf, splitRow, verdict } from "./report";
 import { api, drive, publishTemplate, startServer, type Run, type Timing } from "./server";
 import { blockRatio, closenessLines, ISSUE_10, issue32Table } from "./targets";
 
@@ -212,6 +212,10 @@ async function main() {
     for (const line of SPLIT_HEADER) console.log(line);
     for (const [label, r, cpu] of [["invoice c1", i1, c1.cpu!], ["invoice {html} c1", h1, html1.cpu!], ["invoice c2", i2, c2.cpu], ["invoice c8", i8, c8.cpu!], ["report c1", r1, report1.cpu!]] as const)
       console.log(splitRow(label, r, cpu, server.poolMs));
+
+    console.log(`\nThe split's commit in renderd's own steps (medians of the server's laps, ms to the hundredth):\n`);
+    for (const line of LAPS_HEADER) console.log(line);
+    for (const [label, r] of [["invoice c1", i1], ["invoice {html} c1", h1], ["invoice c8", i8], ["report c1", r1]] as const) console.log(lapsRow(label, r, server.laps));
 
     console.log(`\nWhere the CPU goes (ms of CPU per document; "renderd" is the server's Bun process, "client" this script; the last two columns are cores busy on average, ours and everything else on the machine):\n`);
     console.log(`| series | ${CPU_CLASSES.filter((c) => c !== "others").join(" | ")} | all ours | cores ours | cores others |`);

@@ -58,6 +58,24 @@ export function splitOf(run: Run, poolMs: Map<string, number>): Split {
   };
 }
 
+/** The worker's steps after a claim, as its "render succeeded" line names them (src/render/worker.ts, lib/laps.ts). */
+const LAPS = ["finish", "hold", "write", "statements", "commit"] as const;
+
+/** LAPS_HEADER heads the table of renderd's own steps that lapsRow writes. */
+export const LAPS_HEADER = [
+  "| series | finish: metadata, seal | hold the PDF's bytes | write: PDF durable on disk | statements: final state | commit: COMMIT (fsync), next claim | all five |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+];
+
+/** lapsRow is one line of renderd's own steps between pool.render() and the final state committed — the split's
+ * `commit` in parts, to the hundredth of a ms (medians of the server's laps for the run's renders). */
+export function lapsRow(label: string, run: Run, laps: Map<string, Record<string, number>>): string {
+  const rows = run.timings.map((t) => laps.get(t.id)).filter((r) => r !== undefined);
+  const ms = (xs: number[]) => (xs.length ? median(xs).toFixed(2) : "–");
+  const cells = LAPS.map((name) => ms(rows.map((r) => r[name] ?? 0)));
+  return `| ${[label, ...cells, ms(rows.map((r) => LAPS.reduce((sum, name) => sum + (r[name] ?? 0), 0)))].join(" | ")} |`;
+}
+
 /** cpuRow is one line of the CPU table: ms per document by kind of process, and cores busy (ours, others). */
 export function cpuRow(label: string, cpu: CpuReport, documents: number): string {
   const per = (ms: number) => (ms / documents).toFixed(1);

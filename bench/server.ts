@@ -37,6 +37,9 @@ export interface Server {
   pid: number;
   /** renderId → pool.render() ms, from the server's "render succeeded" lines. */
   poolMs: Map<string, number>;
+  /** renderId → the worker's own steps after the claim, ms to the hundredth (print, finish, hold, write, statements,
+   * commit), from the same lines. */
+  laps: Map<string, Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -73,6 +76,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
 
   const child = Bun.spawn(options.command ?? [options.binary, "serve"], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
   const poolMs = new Map<string, number>();
+  const laps = new Map<string, Record<string, number>>();
   const errors = new Set<string>();
   // Read the log (and keep the pipe drained): pino writes one JSON object per line.
   void (async () => {
@@ -93,8 +97,9 @@ export async function startServer(options: ServerOptions): Promise<Server> {
         }
         if (!line.includes("render succeeded")) continue;
         try {
-          const entry = JSON.parse(line) as { renderId: string; ms: number };
+          const entry = JSON.parse(line) as { renderId: string; ms: number; phases?: Record<string, number> };
           poolMs.set(entry.renderId, entry.ms);
+          if (entry.phases) laps.set(entry.renderId, entry.phases);
         } catch {
           // not a log object
         }
@@ -123,6 +128,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     key: secret,
     pid: child.pid,
     poolMs,
+    laps,
     stop,
   };
 }

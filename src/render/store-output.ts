@@ -3,6 +3,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
+import type { Laps } from "../lib/laps";
 import type { RenderRow } from "../queue/queue";
 import { awaitFileHold, releaseFile } from "../store/file-deletions";
 import type { FileStore } from "../store/files";
@@ -19,8 +20,9 @@ export interface StoreOutputDeps {
 
 /** storeOutputs holds the PDFs' bytes, stores them, and ends the render with `end` (given their sha256s, in order) in
  * the transaction that lets the holds go. A render cancelled while it printed points at nothing, so the deletion of its
- * PDFs is recorded in that transaction. */
-export async function storeOutputs(deps: StoreOutputDeps, renderId: string, pdfs: Uint8Array[], end: (tx: Tx, sha256s: string[]) => Promise<RenderRow | null>): Promise<RenderRow | null> {
+ * PDFs is recorded in that transaction. `laps` times its steps: hold, write (the PDFs durable), statements (the end's,
+ * before the COMMIT). */
+export async function storeOutputs(deps: StoreOutputDeps, renderId: string, pdfs: Uint8Array[], end: (tx: Tx, sha256s: string[]) => Promise<RenderRow | null>, laps?: Laps): Promise<RenderRow | null> {
   const { store, clock, files, log } = deps;
   const shas = pdfs.map((pdf) => sha256Hex(pdf));
   // One hold per distinct PDF: two equal parts of a split share it.
@@ -28,12 +30,15 @@ export async function storeOutputs(deps: StoreOutputDeps, renderId: string, pdfs
   const release = async (tx: Tx, which = unique) => (await Promise.all(which.map((sha) => releaseFile(tx, clock, "outputs", sha, renderId)))).every(Boolean);
   try {
     for (const sha of unique) await awaitFileHold(store, clock, "outputs", sha, renderId);
-    for (const pdf of pdfs) await files.put("outputs", renderId, pdf);
+    laps?.lap("hold");
+    for (const [i, pdf] of pdfs.entries()) await files.put("outputs", renderId, pdf, shas[i]);
+    laps?.lap("write");
     return await deps.write(async (tx) => {
       // The row's own PDF is named by end's first statement: its hold's release is sent after it in the same round trip
       // and sees it (or, cancelled, not). A split's further PDFs are named by rows end writes later: theirs follow.
       const [row, first] = await Promise.all([end(tx, shas), release(tx, unique.slice(0, 1))]);
       const rest = await release(tx, unique.slice(1));
+      laps?.lap("statements");
       if (!first || !rest) throw new Error("storing the PDF took so long that its hold ran out: the bytes may have been deleted");
       return row;
     });

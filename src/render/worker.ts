@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { ApiError } from "../errors";
 import { sweepIdempotencyKeys } from "../http/idempotency";
 import { Backoff } from "../lib/backoff";
+import { Laps } from "../lib/laps";
 import { SerialRunner } from "../lib/serial-runner";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
@@ -254,6 +255,7 @@ export class RenderWorker {
     const { log } = this.options;
     const id = head.renderId;
     const started = performance.now();
+    const laps = new Laps();
     const claimedAt = this.running.get(id)?.startedAt ?? this.options.clock.now();
     const spans = (this.options.tracing ?? noTracing).render({ renderId: id, workspaceId: head.workspaceId, createdAt: head.createdAt, claimedAt, origin: head.origin });
     const ended = (status: FinalStatus, errorCode?: string) => {
@@ -266,19 +268,24 @@ export class RenderWorker {
     let storing = false;
     try {
       let printedAt: string | undefined;
-      const producing = this.producing(spans.phase, () => void (printedAt = this.options.clock.now().toISOString()));
+      const producing = this.producing(spans.phase, () => {
+        printedAt = this.options.clock.now().toISOString();
+        laps.lap("print");
+      });
       const made = isOperationJob(job) ? await operate(producing, head.workspaceId, job) : await printJob(producing, head.workspaceId, job, signal);
       storing = true;
+      laps.lap("finish");
       const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
       final = await spans.phase("render.store", () =>
         storeOutputs(this.storing, id, made.pdfs, async (tx, shas) => {
           const row = await this.queue.complete(tx, id, { outputSha256: shas[0]!, pages, bytes: pdf.length, warnings: made.warnings, printedAt });
           if (row && isOperationJob(job)) await recordOutputs(tx, id, shas.map((sha256, i) => ({ sha256, pages: made.pages[i]!, bytes: made.pdfs[i]!.length })), made.details);
           return row;
-        }),
+        }, laps),
       );
+      laps.lap("commit");
       ended(final ? "succeeded" : "cancelled");
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms) };
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms };
       log.info(fields, "render succeeded");
     } catch (e) {
       if (signal.reason instanceof Stopping) return await this.queue.requeue(id);

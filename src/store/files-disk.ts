@@ -38,8 +38,8 @@ export class DiskFiles extends StagedFiles implements FileStore {
     await fsyncOffLoop(folder);
   }
 
-  async put(area: FileArea, owner: string, bytes: Uint8Array): Promise<string> {
-    const temp = await this.staging.writeBytes(owner, bytes);
+  async put(area: FileArea, owner: string, bytes: Uint8Array, sha256?: string): Promise<string> {
+    const temp = await this.staging.writeBytes(owner, bytes, sha256);
     await this.commit(area, temp);
     return temp.sha256;
   }

@@ -2,6 +2,7 @@
  * S3Client, so that several renderd processes on several hosts share the files. Keys are `<area>/ab/cd/<sha256>`, as
  * on disk. Uploads are staged and checked on local disk first (files-staging.ts), then sent to the bucket. */
 import { S3Client } from "bun";
+import { sha256Hex } from "../lib/hash";
 import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileStore, type ListedFile, type StoredFile } from "./files";
 import { StagedFiles, type TempFile } from "./files-staging";
 
@@ -29,8 +30,7 @@ export class S3Files extends StagedFiles implements FileStore {
     this.staging.discard(temp);
   }
 
-  async put(area: FileArea, _owner: string, bytes: Uint8Array): Promise<string> {
-    const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  async put(area: FileArea, _owner: string, bytes: Uint8Array, sha256 = sha256Hex(bytes)): Promise<string> {
     await this.client.write(contentKey(area, sha256), bytes);
     return sha256;
   }

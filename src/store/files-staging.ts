@@ -147,7 +147,7 @@ export class Staging {
   }
 
   /** writeBytes writes bytes already in memory (a printed PDF) into a new temporary file, flushed to the device. */
-  async writeBytes(owner: string, bytes: Uint8Array): Promise<TempFile> {
+  async writeBytes(owner: string, bytes: Uint8Array, sha256 = sha256Hex(bytes)): Promise<TempFile> {
     const path = this.newPath(owner);
     this.held.set(path, owner);
     try {
@@ -155,7 +155,7 @@ export class Staging {
       // writes on the event loop: at concurrency 1 each trip waited ~0.3-0.5 ms for a pool thread on two cores busy
       // with Chromium (bench/side-by-side.ts --concurrency 1).
       await writeFile(path, bytes, { flag: "wx", mode: 0o600, flush: true });
-      return { path, owner, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
+      return { path, owner, bytes: bytes.byteLength, sha256 };
     } catch (e) {
       rmSync(path, { force: true });
       this.held.delete(path);

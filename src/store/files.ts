@@ -32,8 +32,9 @@ export interface FileStore {
   sweepTemp(): number;
   /** commit stores a temporary file durably in `area` under its sha256 and lets the temporary file go. */
   commit(area: FileArea, temp: TempFile): Promise<void>;
-  /** put stores `bytes` durably in `area` under their sha256 and answers the sha256. */
-  put(area: FileArea, owner: string, bytes: Uint8Array): Promise<string>;
+  /** put stores `bytes` durably in `area` under their sha256 and answers the sha256; a caller that has hashed them
+   * already passes it (a PDF is hashed once). */
+  put(area: FileArea, owner: string, bytes: Uint8Array, sha256?: string): Promise<string>;
   /** open answers the stored file, to stream (it may not exist: check `exists()`). */
   open(area: FileArea, sha256: string): StoredFile;
   /** read answers the whole stored file, or null when there is none. */

@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Writable } from "node:stream";
 import { startTestServer, type TestServer } from "../harness";
 import { local } from "../fixtures/assets";
 import { pdfText, slowHtml } from "../render/fixtures";
 import { until } from "../wait";
+import { createLogger } from "../../src/logger";
 import { sweepRenders } from "../../src/queue/retention";
 import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-deletions";
 import type { Params, Tx } from "../../src/store/store";
 
 let t: TestServer;
 let key: string;
+let logs = "";
 
 beforeAll(async () => {
-  t = await startTestServer({ RENDER_WORKERS: "2" });
+  const sink = new Writable({ write: (chunk, _enc, done) => ((logs += chunk.toString()), done()) });
+  t = await startTestServer({ RENDER_WORKERS: "2" }, undefined, { log: createLogger("info", sink) });
   key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "render:cancel", "usage:read"]);
 });
 afterAll(() => t.stop());
@@ -43,6 +47,20 @@ describe("POST /v1/renders", () => {
     expect(pdfText(bytes)).toContain("Hello renderd");
     // Exactly one end event, written with the final state.
     expect(await events(r.id)).toEqual([{ type: "render.succeeded", error_code: null, test: 0 }]);
+  });
+
+  test("its 'render succeeded' log line times the worker's own steps, each to the hundredth of a ms (bench/render.ts reads them)", async () => {
+    const res = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>timed</p>" } });
+    expect(res.status).toBe(200);
+    const line = logs.split("\n").find((l) => l.includes(res.body.id) && l.includes("render succeeded"))!;
+    const { phases, ms } = JSON.parse(line) as { phases: Record<string, number>; ms: number };
+    expect(Object.keys(phases)).toEqual(["print", "finish", "hold", "write", "statements", "commit"]);
+    for (const value of Object.values(phases)) {
+      expect(value).toBeGreaterThanOrEqual(0);
+      expect(Math.round(value * 100) / 100).toBe(value);
+    }
+    // The print lap runs from the claim to Chromium's PDF: pool.render() and the few steps before it.
+    expect(phases.print!).toBeGreaterThanOrEqual(ms - 1);
   });
 
   test("without ?wait answers 202 queued; the render then succeeds", async () => {
