@@ -90,8 +90,11 @@ export interface Queue {
   readonly leaseMs: number;
   /** recover runs before the first claim: renders left processing by a dead process go back once, then fail. */
   recover(): Promise<{ requeued: number; failed: number }>;
-  /** claim takes back renders whose lease ran out, then leases the fair next render (8.1 (5)) of a workspace that is not
-   * suspended to this process, or answers null; `within` claims in that transaction (the one ending renders) instead. */
+  /** takeBack puts back in the queue the renders of other processes whose lease ran out (once; a second time they
+   * fail), and answers how many. The worker asks on its slow poll: a claim does not, so that it costs no statement. */
+  takeBack(): Promise<{ requeued: number; failed: number }>;
+  /** claim leases the fair next render (8.1 (5)) of a workspace that is not suspended to this process, or answers null;
+   * `within` claims in that transaction (the one ending renders) instead. */
   claim(within?: Tx): Promise<Claim | null>;
   /** renew extends this process's leases of `renderIds` and answers the ids it no longer holds (stop printing those). */
   renew(renderIds: readonly string[]): Promise<string[]>;

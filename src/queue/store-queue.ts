@@ -60,12 +60,18 @@ export class StoreQueue implements Queue {
     tx.notify("renders");
   }
 
+  takeBack(): Promise<{ requeued: number; failed: number }> {
+    // A process never takes back its own claims: it knows they are printing, even when a stalled event loop let a
+    // lease run out; another process does.
+    return takeBackRenders(this.store, this.clock, { expiredBefore: this.clock.now().toISOString(), sparing: this.owner });
+  }
+
   recover(): Promise<{ requeued: number; failed: number }> {
     // On SQLite every processing render, leased or not: the store belongs to this one process, so whatever is processing
     // at its start was left by a process that is gone, and waiting for those leases would only delay the renders. A
     // shared store's processing renders may be printing on another host: only the leases that ran out come back.
     if (this.store.engine === "sqlite") return takeBackRenders(this.store, this.clock, { all: true });
-    return takeBackRenders(this.store, this.clock, { expiredBefore: this.clock.now().toISOString(), sparing: this.owner });
+    return this.takeBack();
   }
 
   /**
@@ -82,10 +88,7 @@ export class StoreQueue implements Queue {
    * render's end (durable) makes the claim durable first.
    */
   async claim(within?: Tx): Promise<Claim | null> {
-    const { store, clock } = this;
-    // A process never takes back its own claims: it knows they are printing, even when a stalled event loop let a
-    // lease run out; another process does.
-    if (!within) await takeBackRenders(store, clock, { expiredBefore: clock.now().toISOString(), sparing: this.owner });
+    const { store } = this;
     // Read before the transaction, on PostgreSQL without a lock: an empty queue opens none.
     const heads = fairOrder(await this.heads(within ?? store));
     if (heads.length === 0) return null;

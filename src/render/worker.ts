@@ -49,7 +49,8 @@ export interface WorkerOptions {
 }
 
 // A safety net only: every change that can let a render start (a new render, a free page) kicks the worker at once;
-// the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI.
+// the poll catches what no kick announces, such as a workspace whose suspension was lifted by the CLI, and takes back
+// the renders of a process whose leases ran out (a lease lasts RENDER_LEASE_MS: a second more does not matter).
 const POLL_MS = 1_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
 
@@ -117,7 +118,10 @@ export class RenderWorker {
     void this.sweep();
     this.unlisten = this.options.store.listen("renders", () => this.kick());
     this.poller = setInterval(() => {
-      void this.guarded(() => this.stopCancelledElsewhere());
+      void this.guarded(async () => {
+        await this.stopCancelledElsewhere();
+        await this.queue.takeBack();
+      });
       this.kick();
     }, POLL_MS);
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);

@@ -104,8 +104,12 @@ describe("StoreQueue leases", () => {
     await add("rnd_l1", a);
     expect(await queue.claim()).toMatchObject({ renderId: "rnd_l1" });
     clock.advance(LEASE + 1);
+    expect(await queue.takeBack()).toEqual({ requeued: 0, failed: 0 });
     expect(await queue.claim()).toBeNull();
     expect(await status("rnd_l1")).toMatchObject({ status: "processing", recoveries: 0 });
+    // A claim takes back nothing itself (it would cost every claim a statement): the worker's poll asks.
+    expect(await other.claim()).toBeNull();
+    expect(await other.takeBack()).toEqual({ requeued: 1, failed: 0 });
     expect(await other.claim()).toMatchObject({ renderId: "rnd_l1" });
     expect(await status("rnd_l1")).toMatchObject({ status: "processing", recoveries: 1 });
   });
@@ -127,6 +131,7 @@ describe("StoreQueue leases", () => {
     clock.advance((LEASE * 2) / 3);
     expect(await queue.renew(["rnd_l2"])).toEqual([]);
     clock.advance((LEASE * 2) / 3);
+    expect(await other.takeBack()).toEqual({ requeued: 0, failed: 0 });
     expect(await other.claim()).toBeNull();
     expect(await status("rnd_l2")).toMatchObject({ status: "processing", recoveries: 0 });
     expect(await complete(queue, "rnd_l2")).toMatchObject({ status: "succeeded" });
@@ -136,8 +141,10 @@ describe("StoreQueue leases", () => {
     await add("rnd_l3", a);
     expect(await queue.claim()).toMatchObject({ renderId: "rnd_l3" });
     clock.advance(LEASE + 1);
+    await other.takeBack();
     expect(await other.claim()).toMatchObject({ renderId: "rnd_l3" });
     clock.advance(LEASE + 1);
+    expect(await queue.takeBack()).toEqual({ requeued: 0, failed: 1 });
     expect(await queue.claim()).toBeNull();
     expect(await status("rnd_l3")).toEqual({ status: "failed", recoveries: 1, error_message: "The render was interrupted twice by the service stopping unexpectedly." });
     expect(await complete(other, "rnd_l3")).toBeNull();
