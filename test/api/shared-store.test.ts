@@ -38,4 +38,23 @@ describe("two processes on one store", () => {
     expect(pdf.status).toBe(200);
     expect(new TextDecoder().decode((await pdf.arrayBuffer()).slice(0, 5))).toBe("%PDF-");
   });
+
+  test("a ?wait the other process ended is answered without waiting for the log's flush (that durable end, later, carried the acceptance); one still queued at the wait's end waits for it", async () => {
+    // A still takes no renders (the test above stopped its worker).
+    const store = a.server.store;
+    const sync = store.sync.bind(store);
+    let syncs = 0;
+    store.sync = () => ((syncs += 1), sync());
+    try {
+      ok(await a.call("/v1/renders?wait=30", { key, body: { html: "<p>ended elsewhere</p>", test: true } }), 200);
+      expect(syncs).toBe(0);
+      b.server.worker.pause(true);
+      const queued = ok(await a.call("/v1/renders?wait=1", { key, body: { html: "<p>still queued</p>", test: true } }), 202);
+      expect(queued.status).toBe("queued");
+      expect(syncs).toBe(1);
+    } finally {
+      store.sync = sync;
+      b.server.worker.pause(false);
+    }
+  });
 });
