@@ -31,7 +31,7 @@ import { SQL } from "bun";
 import { sharedStoreEnv, stopBackends } from "../test/backends";
 import { machineBusyMs, machineStealMs } from "./measure";
 import { buildProxy, removeProxy, startProxy, type Proxy } from "./proxy";
-import { adminUrl, cpuWhile, enableStatements, minus, pgCounts, postgresProcesses, redisProcesses } from "./store-stats";
+import { adminUrl, cpuWhile, enableStatements, minus, pgCounts, postgresProcesses, redisProcesses, statementCalls } from "./store-stats";
 import { cli, startServer, type Server } from "./server";
 
 const { values } = parseArgs({
@@ -47,6 +47,8 @@ const { values } = parseArgs({
     binary: { type: "string", default: "dist/renderd" },
   },
 });
+// How many of the most frequent statements each K prints, per render.
+const TOP_STATEMENTS = 14;
 const BINARY = resolve(import.meta.dir, "..", values.binary!);
 const KS = values.k!.split(",").map(Number);
 const RTTS = values["rtt-us"]!.split(",").map(Number);
@@ -186,6 +188,7 @@ async function measure(proxy: string, k: number, rttUs: number): Promise<Measure
     // Warm-up: every process prints, every statement is prepared.
     await Promise.all(c.servers.map((s) => Promise.all(Array.from({ length: 8 }, () => post(s)))));
     const before = await pgCounts(admin, database);
+    const callsBefore = await statementCalls(admin, database);
     const locks = watchLocks(admin, database);
     const health = watchHealth(c.servers);
     let left = RENDERS;
@@ -209,11 +212,19 @@ async function measure(proxy: string, k: number, rttUs: number): Promise<Measure
     const healthMs = health.stop();
     const lock = await locks.stop();
     const used = minus(await pgCounts(admin, database), before);
+    // What a render costs the store, statement by statement: the most frequent, per render.
+    const calls = minus(await statementCalls(admin, database), callsBefore);
+    const top = Object.entries(calls)
+      .filter(([, n]) => n > 0)
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, TOP_STATEMENTS)
+      .map(([query, n]) => `    ${(n / RENDERS).toFixed(2)}  ${query.replace(/\s+/g, " ").slice(0, 110)}`);
     const ok = results.filter((r) => r.status === "succeeded").length;
     const latency = results.map((r) => r.ms).sort((a, b) => a - b);
     const text = [
       `K=${k} +${rttUs / 1000} ms: ${(RENDERS / seconds).toFixed(1)} renders/s (${ok}/${RENDERS} succeeded${ok < RENDERS ? `; the others: ${results.filter((r) => r.status !== "succeeded").map((r) => `${r.status} after ${r.ms.toFixed(0)} ms`).join(", ")}` : ""}), p50 ${percentile(latency, 50).toFixed(0)} ms, p99 ${percentile(latency, 99).toFixed(0)} ms, max ${(latency.at(-1) ?? 0).toFixed(0)} ms`,
-      `  per render: ${(used.statements / RENDERS).toFixed(1)} statements, ${(used.begins / RENDERS).toFixed(2)} explicit transactions, ${(used.xacts / RENDERS).toFixed(1)} transactions in all`,
+      `  per render: ${(used.statements / RENDERS).toFixed(1)} statements, ${(used.begins / RENDERS).toFixed(2)} explicit transactions, ${(used.xacts / RENDERS).toFixed(1)} transactions in all; the most frequent statements, per render:`,
+      ...top,
       `  locks: a backend waited in ${((100 * lock.waiting) / Math.max(1, lock.samples)).toFixed(1)}% of ${lock.samples} samples (mean ${lock.meanWaiting.toFixed(2)} waiting)`,
       `  /health during the load: p50 ${percentile(healthMs, 50).toFixed(1)} ms, p99 ${percentile(healthMs, 99).toFixed(1)} ms, max ${(healthMs.at(-1) ?? 0).toFixed(1)} ms (${healthMs.length} asked)`,
       cpuLine,

@@ -82,6 +82,17 @@ export async function pgCounts(admin: SQL, database: string): Promise<PgCounts> 
   return counts;
 }
 
+/** statementCalls reads how often each statement of `database` ran (pg_stat_statements, by normalized text). */
+export async function statementCalls(admin: SQL, database: string): Promise<Record<string, number>> {
+  const rows = (await admin.unsafe(
+    "SELECT s.query, s.calls::float8 AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1",
+    [database],
+  )) as { query: string; calls: number }[];
+  const calls: Record<string, number> = {};
+  for (const { query, calls: n } of rows) calls[query] = (calls[query] ?? 0) + n;
+  return calls;
+}
+
 /** minus answers the difference of two readings of the same counters. */
 export function minus<T extends Record<string, number>>(after: T, before: T): T {
   return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)])) as T;
