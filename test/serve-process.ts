@@ -1,6 +1,6 @@
 /** serve-process: `renderd serve` as a real child process on free ports with its own DATA_DIR, for the tests that signal
  * it or drive it from another program (the TUI under tmux). */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,15 +16,27 @@ import type { Scope } from "../src/auth/scopes";
 
 export const ROOT = resolve(import.meta.dir, "..");
 
-/** freePort answers a TCP port free on 127.0.0.1 now. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
+// Ports are drawn from here up to the kernel's ephemeral range.
+const LOWEST_PORT = 10_000;
+
+/** freePort answers a TCP port free on 127.0.0.1 now, below the kernel's ephemeral range. A port the kernel hands out
+ * for port 0 comes from that range, which outgoing connections draw from too: one took such a port between this check
+ * and a test server's listen ("Failed to start server. Is port 40255 in use?", s3rver in CI). */
+export async function freePort(): Promise<number> {
+  const [low] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+  for (let tries = 0; tries < 100; tries++) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * (low! - LOWEST_PORT));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port between ${LOWEST_PORT} and ${low}`);
+}
+
+/** bindable tells whether a server could listen on `port` of 127.0.0.1 now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((done) => {
     const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
+    s.once("error", () => done(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => done(true)));
   });
 }
 

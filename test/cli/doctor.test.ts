@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { sharedStoreEnv } from "../backends";
+import { freePort } from "../serve-process";
 import { startTestServer } from "../harness";
 import { openStore } from "../../src/store/open";
 import { MIGRATIONS } from "../../src/store/migrations";
@@ -20,19 +21,11 @@ interface Report {
   line(check: string): string;
 }
 
-/** freePort asks the system for a port nobody holds. */
-function freePort(): number {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
-
 /** doctor runs `bun cli/main.ts doctor` without blocking this process (an in-process server must answer meanwhile). */
 async function doctor(env: Record<string, string> = {}): Promise<Report> {
   const p = Bun.spawn([process.execPath, "cli/main.ts", "doctor"], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(freePort()), INTERNAL_PORT: String(freePort()), HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), INTERNAL_PORT: String(await freePort()), HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -179,7 +172,7 @@ describe("renderd doctor on the shared engines (DATABASE_URL, REDIS_URL, S3_BUCK
   });
 
   test("a DATABASE_URL nothing answers fails the store line, naming the address without the password", async () => {
-    const port = freePort();
+    const port = await freePort();
     const r = await doctor({ ...(await sharedStoreEnv()), DATABASE_URL: `postgres://renderd:hunter2-secret@127.0.0.1:${port}/renderd`, CHROMIUM_PATH: "/nonexistent/chromium" });
     expect(r.code).toBe(1);
     expect(r.line("store")).toBe(`FAIL  store          PostgreSQL at postgres://127.0.0.1:${port}/renderd: Failed to connect (ERR_POSTGRES_CONNECTION_REFUSED). Check DATABASE_URL and that the server is up.`);
@@ -188,7 +181,7 @@ describe("renderd doctor on the shared engines (DATABASE_URL, REDIS_URL, S3_BUCK
   });
 
   test("a REDIS_URL nothing answers fails the redis line", async () => {
-    const port = freePort();
+    const port = await freePort();
     const r = await doctor({ ...(await sharedStoreEnv()), REDIS_URL: `redis://:hunter2-secret@127.0.0.1:${port}/0`, CHROMIUM_PATH: "/nonexistent/chromium" });
     expect(r.code).toBe(1);
     expect(r.line("redis")).toMatch(new RegExp(`^FAIL\\s+redis\\s+Redis at redis://127\\.0\\.0\\.1:${port} did not answer PING: `));
