@@ -322,6 +322,10 @@ export async function versionRow(store: Reads, templateId: string, version: numb
 
 /** getTemplateVersion answers one published version with its source. */
 export async function getTemplateVersion(store: Reads, workspaceId: string, id: string, version: number): Promise<TemplateVersion> {
-  const [, row] = await Promise.all([templateRow(store, workspaceId, id), versionRow(store, id, version)]);
-  return toVersion(row);
+  // Both read at once, but the template's answer comes first: when both fail (another workspace's template, or none),
+  // Promise.all would answer whichever query failed first — on PostgreSQL, two connections, either one.
+  const [template, row] = await Promise.allSettled([templateRow(store, workspaceId, id), versionRow(store, id, version)]);
+  if (template.status === "rejected") throw template.reason;
+  if (row.status === "rejected") throw row.reason;
+  return toVersion(row.value);
 }
