@@ -69,6 +69,8 @@ test("New template shows each of the API's starters as a thumbnail of its PDF; t
   await nav("Templates").click();
   const form = page.getByRole("form", { name: "New template" });
   const starters = form.getByRole("group", { name: "Starter" });
+  // The starters come from the API after the page: evaluateAll does not wait for them.
+  await starters.waitFor();
   expect(await starters.getByRole("radio").evaluateAll((r) => r.map((e) => (e as HTMLInputElement).value))).toEqual(["invoice", "receipt", "letter", "report", "certificate", "blank"]);
   for (const name of ["Invoice", "Receipt", "Letter", "Report", "Certificate"]) {
     const thumbnail = starters.getByRole("img", { name: `The ${name} starter's first page` });
@@ -83,6 +85,7 @@ test("New template shows each of the API's starters as a thumbnail of its PDF; t
   await page.getByRole("heading", { level: 1, name: "Designer invoice" }).waitFor();
   invoicePath = new URL(page.url()).pathname;
   await page.getByRole("tablist").getByRole("tab", { name: "Design", selected: true }).waitFor();
+  await item("text Invoice").waitFor();
   const all = await names();
   expect(all.indexOf("text Invoice")).toBeGreaterThan(-1);
   expect(all.indexOf("table lines")).toBeGreaterThan(all.indexOf("text Invoice"));
