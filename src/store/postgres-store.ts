@@ -40,13 +40,23 @@ interface Prepared {
   names: string[];
 }
 
-type Result = Row[] & { count?: number; columns?: Array<{ name: string; type: number }> | null };
+type Result = Row[] & { count?: number; command?: string; columns?: Array<{ name: string; type: number }> | null };
+
+// Tagged templates: Bun prepares them as it does statements with parameters, and a statement without parameters
+// written as text would go as a simple query, a round trip of its own (PostgresStore.send).
+const CONTROL = {
+  BEGIN: (c: SQL) => c`BEGIN`,
+  COMMIT: (c: SQL) => c`COMMIT`,
+  ROLLBACK: (c: SQL) => c`ROLLBACK`,
+};
 
 /** PgTx is one transaction's handle on its reserved connection. */
 class PgTx implements Tx {
   readonly engine = "postgres";
   open = true;
   readonly notified = new Set<Channel>();
+  /** The statements sent with `write`, whose answers the commit waits for. */
+  readonly written: Promise<Result>[] = [];
   private depth = 0;
 
   constructor(
@@ -66,16 +76,28 @@ class PgTx implements Tx {
     return (await this.query(sql, params)).count ?? 0;
   }
 
+  write(sql: string, params: Params = {}): void {
+    const sent = this.query(sql, params);
+    // Its failure is answered by the commit, or by tx() when the body fails first; never left unhandled.
+    sent.catch(() => {});
+    this.written.push(sent);
+  }
+
   async savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const name = `s${this.depth++}`;
+    // The writes sent inside the savepoint are its own: answered before it is released, and forgotten by the
+    // transaction when it is rolled back, so that their failure fails the savepoint alone.
+    const mark = this.written.length;
     await this.command(`SAVEPOINT ${name}`);
     try {
       const result = await fn(this);
+      await Promise.all(this.written.slice(mark));
       await this.command(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (e) {
+      const failed = await firstRejection(this.written.splice(mark));
       await this.command(`ROLLBACK TO SAVEPOINT ${name}`);
-      throw e;
+      throw failed ?? e;
     } finally {
       this.depth--;
     }
@@ -87,6 +109,17 @@ class PgTx implements Tx {
 
   command(text: string): Promise<unknown> {
     return this.store.send(this.connection, text, []);
+  }
+
+  /** control sends BEGIN, COMMIT or ROLLBACK as a prepared statement, so it travels with the statements beside it
+   * (`pipelined`). */
+  control(which: keyof typeof CONTROL): Promise<Result> {
+    return this.store.pipelined(CONTROL[which](this.connection));
+  }
+
+  /** setting sets a server setting for this transaction only, in the same round trip as the statements beside it. */
+  setting(name: string, value: string): Promise<Result> {
+    return this.store.statement(this.connection, "SELECT set_config($name, $value, true) AS value", { name, value });
   }
 
   private query(sql: string, params: Params): Promise<Result> {
@@ -143,21 +176,25 @@ export class PostgresStore implements Store {
     }
     const tx = new PgTx(this, connection);
     try {
-      // BEGIN is not awaited alone: Bun sends a connection's queries one behind the other without waiting for the
-      // answers, so it travels with the body's first statement, and a failure shows at that statement.
-      const begin = tx.command(options.durable === false ? "BEGIN; SET LOCAL synchronous_commit = off" : "BEGIN");
+      // BEGIN is not awaited alone: it travels with the body's first statements, and a failure shows at them.
+      const begin = Promise.all([tx.control("BEGIN"), options.durable === false ? tx.setting("synchronous_commit", "off") : undefined]);
       begin.catch(() => {});
       const result = await fn(tx);
       // NOTIFY is delivered to every listening process when the transaction commits (this one's too): it goes out with
       // the COMMIT, in the same round trip.
-      const notified = [...tx.notified].map((channel) => tx.command(`NOTIFY renderd_${channel}, '${this.sender}'`));
-      await Promise.all([begin, ...notified, tx.command("COMMIT")]);
+      const notified = [...tx.notified].map((channel) => this.statement(connection, "SELECT pg_notify($channel, $sender) AS sent", { channel: `renderd_${channel}`, sender: this.sender }));
+      const [, , , committed] = await Promise.all([begin, Promise.all(tx.written), Promise.all(notified), tx.control("COMMIT")]);
+      // PostgreSQL answers COMMIT of a transaction one of whose statements failed with ROLLBACK, not an error: a body
+      // that caught a statement's failure outside a savepoint must not be told its writes were kept.
+      if (committed.command !== "COMMIT") throw new StoreError("the transaction was rolled back: one of its statements failed (catch a statement's failure inside tx.savepoint to go on after it)");
       if (tx.notified.size > 0) this.listeners.wake(tx.notified);
       return result;
     } catch (e) {
       // A connection that is gone took its transaction with it, and its own error would only hide why.
-      await tx.command("ROLLBACK").catch(() => {});
-      throw e;
+      await tx.control("ROLLBACK").catch(() => {});
+      // A write that failed is the cause of whatever failed after it: PostgreSQL refuses every statement of a
+      // transaction after a failed one.
+      throw (await firstRejection(tx.written)) ?? e;
     } finally {
       tx.open = false;
       void connection.release();
@@ -224,11 +261,20 @@ export class PostgresStore implements Store {
     return this.send(on, text, values);
   }
 
-  /** send runs `text` (`$1…` parameters) on `on` and answers its rows with SQLite's types. */
-  async send(on: SQL, text: string, values: unknown[]): Promise<Result> {
+  /** send runs `text` (`$1…` parameters) on `on` and answers its rows with SQLite's types. Without parameters it goes
+   * as a simple query, which Bun sends only once every statement before it has answered, and which holds back every
+   * statement after it: one round trip of its own. */
+  send(on: SQL, text: string, values: unknown[]): Promise<Result> {
+    const query = on.unsafe(text, values);
+    return this.pipelined(values.length === 0 && text.includes(";") ? query.simple() : query);
+  }
+
+  /** pipelined answers a query's rows with SQLite's types. A prepared statement (one with parameters, or a tagged
+   * template) that the connection has prepared before goes out without waiting for the answers before it: statements
+   * issued together share one round trip. */
+  async pipelined(query: Promise<unknown>): Promise<Result> {
     try {
-      const query = on.unsafe(text, values);
-      return normalise((await (values.length === 0 && text.includes(";") ? query.simple() : query)) as Result);
+      return normalise((await query) as Result);
     } catch (e) {
       throw storeError(e);
     }
@@ -250,6 +296,12 @@ export class PostgresStore implements Store {
     this.prepared.set(sql, prepared);
     return prepared;
   }
+}
+
+/** firstRejection answers the reason of the first of `promises` that rejected, once all have settled; undefined if none did. */
+async function firstRejection(promises: Promise<unknown>[]): Promise<unknown> {
+  for (const outcome of await Promise.allSettled(promises)) if (outcome.status === "rejected") return outcome.reason;
+  return undefined;
 }
 
 function normalise(rows: Result): Result {

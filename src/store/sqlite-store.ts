@@ -58,6 +58,10 @@ class SqliteTx implements Tx {
     return this.statement(sql).run(params).changes;
   }
 
+  write(sql: string, params: Params = {}): void {
+    this.statement(sql).run(params);
+  }
+
   async savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const name = `s${this.depth++}`;
     this.statement(`SAVEPOINT ${name}`).run();

@@ -33,6 +33,11 @@ export interface Reads {
 export interface Tx extends Reads {
   /** run executes a statement and answers the number of rows it changed. */
   run(sql: string, params?: Params): Promise<number>;
+  /** write sends a statement whose answer the body does not need: on PostgreSQL it goes out with the statements after
+   * it, the COMMIT among them, instead of taking a round trip of its own. When it fails the transaction fails with its
+   * error, at once on SQLite and at the next statement the body awaits or at the commit on PostgreSQL; a statement
+   * after it reads what it wrote. */
+  write(sql: string, params?: Params): void;
   /** savepoint runs `fn` inside a savepoint: when it throws, its writes alone are undone and the error is thrown on. */
   savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** notify wakes the listeners of `channel` (Store.listen), in this process and every other one on the store, once

@@ -45,8 +45,9 @@ function run(command: string[], cwd: string, what: string): void {
   if (r.exitCode !== 0) throw new Error(`${what} failed (exit ${r.exitCode}): ${r.stderr.toString().trim() || r.stdout.toString().trim()}`);
 }
 
-// Durability buys nothing in a cluster deleted after the test: fsync off keeps initdb and each commit fast.
-const FAST = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+// Durability buys nothing in a cluster deleted after the test: fsync off keeps initdb and each commit fast. A test
+// file's stores stay open until the file ends, each with up to POOL + 1 connections: more than the default 100.
+const FAST = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400";
 
 /** startPostgres makes a cluster in a temporary folder (initdb -N, trust on loopback), starts it on 127.0.0.1 and creates the database `renderd`. */
 export async function startPostgres(): Promise<TestPostgres> {

@@ -87,6 +87,34 @@ for (const engine of ENGINES) {
       expect(await ids(store)).toEqual(["ws_inner_kept", "ws_kept"]);
     });
 
+    test("a write the body does not wait for is read by the statements after it, and its failure fails the transaction with its own error", async () => {
+      const store = await open(engine);
+      await store.tx(async (tx) => {
+        tx.write("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ($id, $id, $id, 0, 1, $now)", { id: "ws_written", now: clock.now().toISOString() });
+        tx.write("UPDATE workspaces SET name = $name WHERE id = $id", { id: "ws_written", name: "renamed" });
+        expect(await tx.get("SELECT name FROM workspaces WHERE id = 'ws_written'")).toEqual({ name: "renamed" });
+        tx.write("UPDATE workspaces SET max_storage_bytes = 7 WHERE id = 'ws_written'");
+      });
+      expect(await store.get("SELECT name, max_storage_bytes FROM workspaces WHERE id = 'ws_written'")).toEqual({ name: "renamed", max_storage_bytes: 7 });
+      // A duplicate key: the statements awaited after it (refused on PostgreSQL once the transaction failed) do not hide it.
+      const failed = store.tx(async (tx) => {
+        await addWorkspace(tx, "ws_lost");
+        tx.write("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_written', 'x', 'x', 0, 1, 'now')");
+        await tx.get("SELECT id FROM workspaces WHERE id = 'ws_lost'");
+      });
+      expect((await rejection(failed)).message).toMatch(/unique|duplicate/i);
+      expect(await ids(store)).toEqual(["ws_written"]);
+      // Inside a savepoint it fails the savepoint alone, with its own error, and the transaction goes on.
+      await store.tx(async (tx) => {
+        await addWorkspace(tx, "ws_after");
+        const inner = tx.savepoint(async (sp) => {
+          sp.write("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_written', 'x', 'x', 0, 1, 'now')");
+        });
+        expect((await rejection(inner)).message).toMatch(/unique|duplicate/i);
+      });
+      expect(await ids(store)).toEqual(["ws_after", "ws_written"]);
+    });
+
     test("a read outside a transaction never sees another's open transaction; a handle refuses use once its transaction ended", async () => {
       const store = await open(engine);
       let leaked: Tx | undefined;
@@ -210,6 +238,23 @@ describe("PostgresStore", () => {
     }
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).code).toBe("42703");
+  });
+
+  test("a body that goes on after a failed statement outside a savepoint is told its transaction was rolled back", async () => {
+    const store = await open("postgres");
+    const attempt = store.tx(async (tx) => {
+      await addWorkspace(tx, "ws_lost");
+      await tx.get("SELECT nope FROM workspaces").catch(() => null);
+    });
+    // PostgreSQL answers such a COMMIT with ROLLBACK, not an error: the store must not answer as if it had committed.
+    expect((await rejection(attempt)).message).toContain("the transaction was rolled back");
+    expect(await ids(store)).toEqual([]);
+    // Inside a savepoint the body goes on, and what it wrote before is kept.
+    await store.tx(async (tx) => {
+      await addWorkspace(tx, "ws_kept");
+      await tx.savepoint((inner) => inner.get("SELECT nope FROM workspaces")).catch(() => null);
+    });
+    expect(await ids(store)).toEqual(["ws_kept"]);
   });
 
   test("two processes' transactions wait for each other only on the rows they both lock", async () => {
