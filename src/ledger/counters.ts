@@ -27,10 +27,10 @@ export async function readCounter(db: Reads, workspaceId: string, counter: Count
 }
 
 /** addToCounter adds `delta` (negative to give back) to a counter; call it in the transaction of the change it counts. */
-export async function addToCounter(tx: Tx, workspaceId: string, counter: CounterName, period: string, delta: number): Promise<void> {
+export function addToCounter(tx: Tx, workspaceId: string, counter: CounterName, period: string, delta: number): void {
   // Never below zero. CASE rather than SQLite's two-argument MAX (PostgreSQL's max is an aggregate only), and the
   // table's name on the stored value (PostgreSQL finds a bare `value` ambiguous with `excluded.value`).
-  await tx.run(
+  tx.write(
     `INSERT INTO allowance_counters (workspace_id, counter, period, value) VALUES ($ws, $counter, $period, CASE WHEN $delta > 0 THEN $delta ELSE 0 END)
      ON CONFLICT (workspace_id, counter, period) DO UPDATE SET
        value = CASE WHEN allowance_counters.value + $delta > 0 THEN allowance_counters.value + $delta ELSE 0 END`,

@@ -29,13 +29,13 @@ function count(value: number | undefined, what: string): number {
 }
 
 /** recordRenderEnd adds one finished render to its workspace's usage record of `day` (spec 2.10); call it inside the transaction that writes the render's final state. */
-export async function recordRenderEnd(tx: Tx, end: UsageEnd): Promise<void> {
+export function recordRenderEnd(tx: Tx, end: UsageEnd): void {
   // STYLE habit 4: a render's final state and its usage counters commit together, so a crash never counts one twice or not at all.
   if (dayMs(end.day) === null) throw new Error(`recordRenderEnd: day must be a calendar day YYYY-MM-DD (got ${JSON.stringify(end.day)})`);
   // spec 2.10: pages and bytes are those of the PDFs of succeeded renders only.
   const succeeded = end.status === "succeeded";
   // The stored values carry the table's name: PostgreSQL finds a bare column ambiguous with `excluded`'s.
-  await tx.run(
+  tx.write(
     `INSERT INTO usage_days (workspace_id, day, renders_succeeded, renders_failed, renders_cancelled, pages, output_bytes)
      VALUES ($ws, $day, $succeeded, $failed, $cancelled, $pages, $bytes)
      ON CONFLICT (workspace_id, day) DO UPDATE SET

@@ -61,18 +61,18 @@ export async function endRender(tx: Tx, clock: Clock, renderId: string, from: re
   );
   if (!row) return null;
   const succeeded = end.status === "succeeded";
-  // The rest goes out together: one round trip on PostgreSQL (two when the workspace has webhook endpoints).
+  recordRenderEnd(tx, {
+    workspaceId: row.workspace_id,
+    day: dayOf(now),
+    status: end.status,
+    pages: succeeded ? end.pages : undefined,
+    bytes: succeeded ? end.bytes : undefined,
+  });
+  // spec 2.3: documentsThisMonth counts real documents produced, those in progress included; one that ends without a
+  // PDF gives its place back to the month it was counted in.
+  if (row.test === 0 && !succeeded) addToCounter(tx, row.workspace_id, "documents", monthOf(row.created_at), -1);
+  // The rest goes out together with those writes: one round trip on PostgreSQL.
   await Promise.all([
-    recordRenderEnd(tx, {
-      workspaceId: row.workspace_id,
-      day: dayOf(now),
-      status: end.status,
-      pages: succeeded ? end.pages : undefined,
-      bytes: succeeded ? end.bytes : undefined,
-    }),
-    // spec 2.3: documentsThisMonth counts real documents produced, those in progress included; one that ends without a
-    // PDF gives its place back to the month it was counted in.
-    row.test === 0 && !succeeded ? addToCounter(tx, row.workspace_id, "documents", monthOf(row.created_at), -1) : undefined,
     enqueueEndEvent(tx, clock, {
       workspaceId: row.workspace_id,
       renderId,

@@ -35,7 +35,7 @@ export class StoreQueue implements Queue {
 
   async enqueue(tx: Tx, render: NewRender): Promise<void> {
     const origin = this.tracing.origin();
-    await tx.run(
+    tx.write(
       `INSERT INTO renders (id, workspace_id, status, test, source, template_id, template_version, batch_id, batch_merge, filename, metadata, job, details, kind, created_at, request_id, traceparent)
        VALUES ($id, $ws, 'queued', $test, $source, $templateId, $version, $batchId, $merge, $filename, $metadata, $job, $details, $kind, $now, $requestId, $traceparent)`,
       {
@@ -112,7 +112,7 @@ export class StoreQueue implements Queue {
     );
     if (!row) return null;
     const head = heads.find((h) => h.renderId === row.id)!;
-    await tx.run(
+    tx.write(
       `INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, (SELECT COALESCE(MAX(turn), 0) + 1 FROM queue_turns))
        ON CONFLICT (workspace_id) DO UPDATE SET turn = excluded.turn`,
       { ws: head.workspaceId },

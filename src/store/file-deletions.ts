@@ -65,8 +65,8 @@ export function holdFile(store: Store, clock: Clock, area: FileArea, sha256: str
   return store.tx(async (tx) => {
     const deletion = await tx.get<{ state: string }>("SELECT state FROM file_deletions WHERE area = $area AND sha256 = $sha FOR UPDATE", { area, sha: sha256 });
     if (deletion?.state === "deleting") return false;
-    if (deletion) await tx.run("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
-    await tx.run(
+    if (deletion) tx.write("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
+    tx.write(
       `INSERT INTO file_holds (area, sha256, holder, expires_at) VALUES ($area, $sha, $holder, $expires)
        ON CONFLICT (area, sha256, holder) DO UPDATE SET expires_at = excluded.expires_at`,
       { area, sha: sha256, holder, expires: new Date(now.getTime() + FILE_HOLD_MS).toISOString() },

@@ -33,29 +33,24 @@ export async function enqueueEndEvent(tx: Tx, clock: Clock, event: EndEvent): Pr
   // gets no row, so the event is never sent to it later.
   // The subscription is matched here, not in SQL: a workspace has ten endpoints at most, and PostgreSQL has no
   // json_each over the stored text (docs/scale-out.md "Portable SQL"). The event and the read go out together.
-  const [, subscribed] = await Promise.all([
-    tx.run(
-      `INSERT INTO webhook_events (id, workspace_id, type, render_id, status, test, error_code, created_at)
-       VALUES ($id, $ws, $type, $renderId, $status, $test, $errorCode, $now)`,
-      { id, ws: event.workspaceId, type, renderId: event.renderId, status: event.status, test: event.test ? 1 : 0, errorCode, now },
-    ),
-    tx.all<{ id: string; event_types: string }>(
-      `SELECT id, event_types FROM webhook_endpoints WHERE workspace_id = $ws AND enabled = 1 AND created_at <= $now ORDER BY created_at, id`,
-      { ws: event.workspaceId, now },
-    ),
-  ]);
+  tx.write(
+    `INSERT INTO webhook_events (id, workspace_id, type, render_id, status, test, error_code, created_at)
+     VALUES ($id, $ws, $type, $renderId, $status, $test, $errorCode, $now)`,
+    { id, ws: event.workspaceId, type, renderId: event.renderId, status: event.status, test: event.test ? 1 : 0, errorCode, now },
+  );
+  const subscribed = await tx.all<{ id: string; event_types: string }>(
+    `SELECT id, event_types FROM webhook_endpoints WHERE workspace_id = $ws AND enabled = 1 AND created_at <= $now ORDER BY created_at, id`,
+    { ws: event.workspaceId, now },
+  );
   const endpoints = subscribed.filter((endpoint) => (JSON.parse(endpoint.event_types) as EventType[]).includes(type));
   if (endpoints.length === 0) return id;
   // spec 3.1: the first attempt is due at once.
-  await Promise.all(
-    endpoints.map((endpoint) =>
-      tx.run(
-        `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at)
-         VALUES ($id, $endpoint, $event, 'pending', 0, $now, $now)`,
-        { id: newId("whd"), endpoint: endpoint.id, event: id, now },
-      ),
-    ),
-  );
+  for (const endpoint of endpoints)
+    tx.write(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at)
+       VALUES ($id, $endpoint, $event, 'pending', 0, $now, $now)`,
+      { id: newId("whd"), endpoint: endpoint.id, event: id, now },
+    );
   tx.notify("webhook_deliveries");
   return id;
 }

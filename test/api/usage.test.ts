@@ -14,7 +14,7 @@ afterAll(() => t.stop());
 
 async function record(...ends: UsageEnd[]): Promise<void> {
   await t.server.store.tx(async (tx) => {
-    for (const end of ends) await recordRenderEnd(tx, end);
+    for (const end of ends) recordRenderEnd(tx, end);
   });
 }
 

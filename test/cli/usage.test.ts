@@ -43,11 +43,11 @@ beforeAll(async () => {
   ws.beta = JSON.parse(ok(["workspaces", "create", "Beta", "--slug", "beta", "--json"])).id;
   await withStore((store) =>
     store.tx(async (tx) => {
-      await recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-01-31", status: "succeeded", pages: 4, bytes: 4096 });
-      await recordRenderEnd(tx, { workspaceId: ws.beta, day: "2025-01-31", status: "failed" });
-      await recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-02-01", status: "succeeded", pages: 1, bytes: 10 });
-      await recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-02-01", status: "cancelled" });
-      await recordRenderEnd(tx, { workspaceId: ws.beta, day: "2025-03-01", status: "succeeded", pages: 2, bytes: 20 });
+      recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-01-31", status: "succeeded", pages: 4, bytes: 4096 });
+      recordRenderEnd(tx, { workspaceId: ws.beta, day: "2025-01-31", status: "failed" });
+      recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-02-01", status: "succeeded", pages: 1, bytes: 10 });
+      recordRenderEnd(tx, { workspaceId: ws.acme, day: "2025-02-01", status: "cancelled" });
+      recordRenderEnd(tx, { workspaceId: ws.beta, day: "2025-03-01", status: "succeeded", pages: 2, bytes: 20 });
     }),
   );
 });

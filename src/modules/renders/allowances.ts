@@ -115,8 +115,6 @@ export async function chargeAllowances(tx: Tx, clock: Clock, workspaceId: string
   if (refusal) throw refusal;
   const now = clock.now();
   const documents = demand.real + (demand.xlsx ?? 0);
-  await Promise.all([
-    documents > 0 ? addToCounter(tx, workspaceId, "documents", monthOf(now), documents) : undefined,
-    demand.test > 0 ? addToCounter(tx, workspaceId, "test_renders", dayOf(now), demand.test) : undefined,
-  ]);
+  if (documents > 0) addToCounter(tx, workspaceId, "documents", monthOf(now), documents);
+  if (demand.test > 0) addToCounter(tx, workspaceId, "test_renders", dayOf(now), demand.test);
 }

@@ -74,7 +74,7 @@ export async function createConversion(store: Store, clock: Clock, ctx: ChangeCo
     if (allowed !== null && used + 1 > allowed)
       throw new ApiError("QUOTA_EXCEEDED", `The workspace converted ${used} of its ${allowed} PDFs this month; the count starts again on the 1st (UTC), or a platform administrator can raise templateConversionsPerMonth.`);
     const now = clock.now();
-    await addToCounter(tx, workspaceId, "template_conversions", monthOf(now), 1);
+    addToCounter(tx, workspaceId, "template_conversions", monthOf(now), 1);
     const id = newId("tcv");
     await tx.run(
       `INSERT INTO template_conversions (id, workspace_id, asset_id, status, requested_by, request_id, created_at)

@@ -40,7 +40,7 @@ async function insertRender(store: Store, clock: ManualClock, workspaceId: strin
       { id, ws: workspaceId, test: test ? 1 : 0, now },
     );
     // As createRender does: a real document counts in its month from the start (spec 2.3).
-    if (!test) await addToCounter(tx, workspaceId, "documents", monthOf(now), 1);
+    if (!test) addToCounter(tx, workspaceId, "documents", monthOf(now), 1);
   });
   return id;
 }
