@@ -12,11 +12,13 @@ import type { Reads, Store } from "../../store/store";
 import { templateAssetIds, templateForRender, type TemplateForRender } from "../templates/for-render";
 
 /** PlanningAssets is what planning finds its assets in: rows by asset id (null: no uploaded asset of the workspace)
- * and bytes by sha256; `missing` collects what planning asked for and was not there yet. */
+ * and bytes by sha256; `missing` collects what planning asked for and was not there yet; `templates` holds the
+ * templates the request names, read once for their assets and for planning (templateFor). */
 export interface PlanningAssets {
   rows: ReadonlyMap<string, UploadedAsset | null>;
   bytes: ReadonlyMap<string, Uint8Array>;
   missing: { rows: Set<string>; bytes: Map<string, string> };
+  templates: ReadonlyMap<string, Promise<TemplateForRender>>;
 }
 
 /** PlanningDeps is what reading the assets takes, and where planning finds them (the renders service's deps). */
@@ -45,10 +47,16 @@ const MAX_REPLANS = 20;
 export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspaceId: string, uses: readonly TemplateUse[], plan: (deps: D) => Promise<T>): Promise<T> {
   const rows = new Map<string, UploadedAsset | null>();
   const bytes = new Map<string, Uint8Array>();
+  const templates = new Map<string, Promise<TemplateForRender>>();
+  for (const use of uses) {
+    if ("template" in use || templates.has(refKey(use))) continue;
+    const read = templateForRender(deps.store, workspaceId, use.templateId, use.which);
+    // A template that is not there is planning's to answer, with the request's own error.
+    read.catch(() => {});
+    templates.set(refKey(use), read);
+  }
   const named = await Promise.all(
-    uses.map((use) =>
-      "template" in use ? templateAssetIds(use.template) : templateForRender(deps.store, workspaceId, use.templateId, use.which).then(templateAssetIds, () => [] as string[]),
-    ),
+    uses.map((use) => ("template" in use ? templateAssetIds(use.template) : templates.get(refKey(use))!.then(templateAssetIds, () => [] as string[]))),
   );
   // Planning finds a missing template and answers the request's own error.
   await readAssets(deps, workspaceId, rows, bytes, new Set(named.flat()), new Map());
@@ -56,7 +64,7 @@ export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspa
     const missing = { rows: new Set<string>(), bytes: new Map<string, string>() };
     let outcome: { ok: T } | { error: unknown };
     try {
-      outcome = { ok: await plan({ ...deps, assets: { rows, bytes, missing } }) };
+      outcome = { ok: await plan({ ...deps, assets: { rows, bytes, missing, templates } }) };
     } catch (error) {
       outcome = { error };
     }
@@ -69,6 +77,13 @@ export async function withAssetBytes<D extends PlanningDeps, T>(deps: D, workspa
     await readAssets(deps, workspaceId, rows, bytes, missing.rows, missing.bytes);
   }
 }
+
+/** templateFor answers the template `ref` names as withAssetBytes read it for this request, or reads it. */
+export function templateFor(deps: PlanningDeps, workspaceId: string, ref: TemplateRef): Promise<TemplateForRender> {
+  return deps.assets?.templates.get(refKey(ref)) ?? templateForRender(deps.store, workspaceId, ref.templateId, ref.which);
+}
+
+const refKey = (ref: TemplateRef) => `${ref.templateId}@${ref.which}`;
 
 /** readAssets reads the rows of `ids` (and the bytes of those of an embedded kind) and the bytes of `shas` (sha256 →
  * asset id) into the maps. */

@@ -10,7 +10,7 @@ import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from
 import { mergePdfOptions } from "../../render/pdf-options";
 import { OUTPUT_DPI } from "../../render/image-output";
 import type { OperationJob } from "../../render/operation";
-import { withAssetBytes, type PlanningDeps, type TemplateRef } from "./asset-bytes";
+import { templateFor, withAssetBytes, type PlanningDeps, type TemplateRef } from "./asset-bytes";
 import { assertCertificateUsable } from "../certificates/service";
 import { checkTemplateAssets } from "../templates/service";
 import { templateForRender, unsavedDraftForRender, type TemplateForRender } from "../templates/for-render";
@@ -127,7 +127,7 @@ async function planSource(deps: PlanDeps, workspaceId: string, request: RenderRe
   const find = assetFinder(deps);
   const use = templateUse(request);
   if (use) {
-    const { pdf, ...plan } = await templatePlan(deps, workspaceId, await templateForRender(deps.store, workspaceId, use.templateId, use.which), request.data, at);
+    const { pdf, ...plan } = await templatePlan(deps, workspaceId, await templateFor(deps, workspaceId, use), request.data, at);
     const filename = request.filename ?? `${use.templateId}.pdf`;
     const job = withPdfOptions({ ...plan.job, ...fail }, mergePdfOptions(pdf, request.pdf), { find, test, filename, at });
     return { ...common, ...plan, job, source: "template", filename };

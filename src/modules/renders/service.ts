@@ -13,12 +13,11 @@ import { mergePdfOptions } from "../../render/pdf-options";
 import type { RenderWarning } from "../../queue/warnings";
 import type { RenderWorker } from "../../render/worker";
 import type { FileStore } from "../../store/files";
-import { withAssetBytes, type PlanningAssets } from "./asset-bytes";
+import { templateFor, withAssetBytes, type PlanningAssets } from "./asset-bytes";
 import type { Reads, Store, Tx, TxOptions } from "../../store/store";
 import { addressUrl, checkAddress, DOWNLOAD_ADDRESS_MS, signToken } from "../assets/signing";
 import type { Download } from "../assets/service";
 import { queueDeliveries, renderDeliveries } from "../destinations/deliveries";
-import { templateForRender } from "../templates/for-render";
 import { assetFinder, planPreview, templatePlan, type Planned } from "./plan";
 import { chargeAllowances } from "./allowances";
 import { RENDER_COLUMNS, type Queue, type RenderRow } from "../../queue/queue";
@@ -186,7 +185,7 @@ export async function createReportRender(
 ): Promise<Render> {
   const which = report.version ?? "latest";
   const planned = await withAssetBytes(deps, workspaceId, [{ templateId: report.templateId, which }], async (d) => {
-    const { pdf, ...plan } = await templatePlan(d, workspaceId, await templateForRender(d.store, workspaceId, report.templateId, which), report.data, "");
+    const { pdf, ...plan } = await templatePlan(d, workspaceId, await templateFor(d, workspaceId, { templateId: report.templateId, which }), report.data, "");
     const filename = report.filename ?? `${report.templateId}.pdf`;
     const job = withPdfOptions(plan.job, pdf ?? {}, { find: assetFinder(d), test: false, filename, at: "" });
     return { ...plan, job, source: "report" as const, test: false, metadata: {}, filename };
