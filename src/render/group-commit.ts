@@ -44,16 +44,25 @@ export class GroupCommit<T> {
     let extra: T | undefined;
     try {
       await this.store.tx(async (tx) => {
-        // A change alone needs no savepoint of its own (two round trips on PostgreSQL): its failure is the transaction's.
-        if (changes.length === 1) results.push(await changes[0]!.write(tx));
-        else
-          for (const change of changes) {
-            try {
-              results.push(await tx.savepoint(change.write));
-            } catch (e) {
-              results.push(asError(e));
-            }
+        // A change alone needs no savepoint of its own (two round trips on PostgreSQL): its failure is the transaction's,
+        // and `within` goes out beside it, sharing its round trips (they touch different rows: an ending render, and
+        // queued ones).
+        if (changes.length === 1) {
+          const [result, claimed] = await Promise.allSettled([changes[0]!.write(tx), this.within(tx, 1)]);
+          // What `within` did is undone with the transaction when the change fails: rolledBack must hear of it.
+          if (claimed.status === "fulfilled") extra = claimed.value;
+          if (result.status === "rejected") throw result.reason;
+          if (claimed.status === "rejected") throw claimed.reason;
+          results.push(result.value);
+          return;
+        }
+        for (const change of changes) {
+          try {
+            results.push(await tx.savepoint(change.write));
+          } catch (e) {
+            results.push(asError(e));
           }
+        }
         extra = await this.within(tx, changes.length);
       });
     } catch (e) {
