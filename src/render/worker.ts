@@ -120,7 +120,9 @@ export class RenderWorker {
     this.poller = setInterval(() => {
       void this.guarded(async () => {
         await this.stopCancelledElsewhere();
-        await this.queue.takeBack();
+        // Only a shared store has other processes whose leases run out: a SQLite file is this process's alone, and
+        // start's recover() took back what an earlier one left.
+        if (this.options.store.engine === "postgres") await this.queue.takeBack();
       });
       this.kick();
     }, POLL_MS);
@@ -247,7 +249,7 @@ export class RenderWorker {
 
   private startAll(claimed: Claimed[]): void {
     for (const { claim, running } of claimed)
-      running.done = this.run(claim, JSON.parse(claim.job) as PrintJob | OperationJob, running.controller.signal).catch((err) => {
+      running.done = this.run(claim, running.controller.signal).catch((err) => {
         // The end could not be written (the store refused or did not answer): the render goes back to the queue, to be
         // printed again once the store takes writes. Left unhandled, the rejection would end the process.
         this.faults.failed(err);
@@ -255,7 +257,7 @@ export class RenderWorker {
       });
   }
 
-  private async run(head: Claim, job: PrintJob | OperationJob, signal: AbortSignal): Promise<void> {
+  private async run(head: Claim, signal: AbortSignal): Promise<void> {
     const { log } = this.options;
     const id = head.renderId;
     const started = performance.now();
@@ -271,6 +273,8 @@ export class RenderWorker {
     // put back in the queue (startAll), and printed again by whichever process takes it.
     let storing = false;
     try {
+      // A stored job that does not parse (written by a damaged or foreign store) fails its render like any other fault.
+      const job = JSON.parse(head.job) as PrintJob | OperationJob;
       let printedAt: string | undefined;
       const producing = this.producing(spans.phase, () => {
         printedAt = this.options.clock.now().toISOString();

@@ -1,0 +1,49 @@
+/** RenderWorker (src/render/worker.ts) on a real SQLite store with the print stubbed (render/stub-pool.ts): what it does
+ * with a render whose stored job cannot be read. */
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config";
+import { ManualClock } from "../../src/lib/clock";
+import { createLogger } from "../../src/logger";
+import { StoreQueue } from "../../src/queue/store-queue";
+import { poolOptions } from "../../src/render/pool";
+import { StubPool } from "../../src/render/stub-pool";
+import { RenderWorker } from "../../src/render/worker";
+import { DiskFiles } from "../../src/store/files-disk";
+import { migrate } from "../../src/store/migrate";
+import { openStore } from "../../src/store/open";
+import { until } from "../wait";
+
+const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+test("a claimed render whose stored job does not parse fails as RENDER_FAILED, and frees its page for the next", async () => {
+  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+  const log = createLogger("silent");
+  const store = openStore(dataDir);
+  await migrate(store, clock);
+  const queue = new StoreQueue(store, clock, 30_000);
+  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dataDir }), log), 0);
+  const worker = new RenderWorker({ store, clock, log, files: new DiskFiles(dataDir), queue, pool, concurrency: 1, retentionDays: 30 });
+  const now = clock.now().toISOString();
+  const render = (id: string, job: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job, createdAt: now });
+  await store.tx(async (tx) => {
+    await tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now });
+    await queue.enqueue(tx, render("rnd_damaged", "{not json"));
+    await queue.enqueue(tx, render("rnd_next", JSON.stringify({ html: "<p>next</p>" })));
+  });
+  const status = async (id: string) => await store.get<{ status: string; error_code: string | null }>("SELECT status, error_code FROM renders WHERE id = $id", { id });
+  await worker.start();
+  try {
+    await until(async () => (await status("rnd_next"))?.status !== "queued" && (await status("rnd_damaged"))?.status === "failed");
+    expect(await status("rnd_damaged")).toEqual({ status: "failed", error_code: "RENDER_FAILED" });
+    // The one page was given back: the next render was claimed after it.
+    await until(async () => (await status("rnd_next"))?.status === "succeeded");
+    expect(worker.inFlight()).toEqual([]);
+  } finally {
+    await worker.stop();
+    await store.close();
+  }
+});
