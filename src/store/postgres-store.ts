@@ -114,7 +114,7 @@ class PgTx implements Tx {
   /** control sends BEGIN, COMMIT or ROLLBACK as a prepared statement, so it travels with the statements beside it
    * (`pipelined`). */
   control(which: keyof typeof CONTROL): Promise<Result> {
-    return this.store.pipelined(CONTROL[which](this.connection));
+    return this.store.pipelined(() => CONTROL[which](this.connection));
   }
 
   /** setting sets a server setting for this transaction only, in the same round trip as the statements beside it. */
@@ -265,16 +265,18 @@ export class PostgresStore implements Store {
    * as a simple query, which Bun sends only once every statement before it has answered, and which holds back every
    * statement after it: one round trip of its own. */
   send(on: SQL, text: string, values: unknown[]): Promise<Result> {
-    const query = on.unsafe(text, values);
-    return this.pipelined(values.length === 0 && text.includes(";") ? query.simple() : query);
+    return this.pipelined(() => {
+      const query = on.unsafe(text, values);
+      return values.length === 0 && text.includes(";") ? query.simple() : query;
+    });
   }
 
-  /** pipelined answers a query's rows with SQLite's types. A prepared statement (one with parameters, or a tagged
-   * template) that the connection has prepared before goes out without waiting for the answers before it: statements
-   * issued together share one round trip. */
-  async pipelined(query: Promise<unknown>): Promise<Result> {
+  /** pipelined sends the query `make` makes and answers its rows with SQLite's types, or a StoreError. A prepared
+   * statement (one with parameters, or a tagged template) that the connection has prepared before goes out without
+   * waiting for the answers before it: statements issued together share one round trip. */
+  async pipelined(make: () => Promise<unknown>): Promise<Result> {
     try {
-      return normalise((await query) as Result);
+      return normalise((await make()) as Result);
     } catch (e) {
       throw storeError(e);
     }
