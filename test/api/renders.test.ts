@@ -156,12 +156,11 @@ describe("what survives a power cut (docs/rendering.md)", () => {
       const [tx, sync] = [store.tx.bind(store), store.sync.bind(store)];
       store.tx = (fn, options) =>
         tx((handle) => {
-          const run = handle.run.bind(handle);
+          const [run, write] = [handle.run.bind(handle), handle.write.bind(handle)];
+          const seen = (sql: string) => sql.trimStart().startsWith("INSERT INTO renders ") && acceptances.push(options?.durable !== false);
           const observed: Tx = Object.assign(Object.create(handle), {
-            run: (sql: string, params?: Params) => {
-              if (sql.trimStart().startsWith("INSERT INTO renders ")) acceptances.push(options?.durable !== false);
-              return run(sql, params);
-            },
+            run: (sql: string, params?: Params) => (seen(sql), run(sql, params)),
+            write: (sql: string, params?: Params) => (seen(sql), write(sql, params)),
           });
           return fn(observed);
         }, options);
