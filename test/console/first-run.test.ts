@@ -49,6 +49,12 @@ test("Overview's documents this month counts real documents and says so; Usage c
   expect(await page.locator("section p").first().textContent()).toMatch(/^2 renders succeeded \(test renders included\)/);
   expect(await page.getByText("the Overview's documents this month count real documents only").count()).toBe(1);
   await shoot(page, "first-run-usage");
+  // Dates when nothing ended: the page says so instead of an empty chart and a table of headers only.
+  await page.getByLabel("From").fill("2020-01-01");
+  await page.getByLabel("To").fill("2020-01-31");
+  await page.getByText("No render ended from 2020-01-01 to 2020-01-31: there is no day to show.").waitFor();
+  expect(await page.locator("section table").count()).toBe(0);
+  expect(await page.locator(".chart canvas").count()).toBe(0);
 });
 
 /** barColumns answers, for the chart's canvas, which pixel columns hold the bars' blue fill, and the canvas's width. */

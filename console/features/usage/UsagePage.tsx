@@ -59,8 +59,16 @@ export function UsagePage() {
               Usage counts every render that ended, test renders included; the Overview's documents this month count real documents only, as the
               documentsPerMonth allowance does.
             </p>
-            <DailyChart {...dailySeries(u, "rendersSucceeded")} label="Renders succeeded" />
-            <Table columns={DAY_COLUMNS} items={u.days} rowKey={(d) => d.day} />
+            {u.days.length === 0 ? (
+              <p className="empty">
+                No render ended from {u.from} to {u.to}: there is no day to show. Choose other dates, or make a render.
+              </p>
+            ) : (
+              <>
+                <DailyChart {...dailySeries(u, "rendersSucceeded")} label="Renders succeeded" />
+                <Table columns={DAY_COLUMNS} items={u.days} rowKey={(d) => d.day} />
+              </>
+            )}
           </>
         )}
       </QueryState>
