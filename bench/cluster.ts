@@ -223,7 +223,8 @@ async function measure(proxy: string, k: number, rttUs: number): Promise<Measure
     const latency = results.map((r) => r.ms).sort((a, b) => a - b);
     const text = [
       `K=${k} +${rttUs / 1000} ms: ${(RENDERS / seconds).toFixed(1)} renders/s (${ok}/${RENDERS} succeeded${ok < RENDERS ? `; the others: ${results.filter((r) => r.status !== "succeeded").map((r) => `${r.status} after ${r.ms.toFixed(0)} ms`).join(", ")}` : ""}), p50 ${percentile(latency, 50).toFixed(0)} ms, p99 ${percentile(latency, 99).toFixed(0)} ms, max ${(latency.at(-1) ?? 0).toFixed(0)} ms`,
-      `  per render: ${(used.statements / RENDERS).toFixed(1)} statements, ${(used.begins / RENDERS).toFixed(2)} explicit transactions, ${(used.xacts / RENDERS).toFixed(1)} transactions in all; the most frequent statements, per render:`,
+      // BEGIN and COMMIT go as prepared statements, which pg_stat_statements does not count: statements are the rest.
+      `  per render: ${(used.statements / RENDERS).toFixed(1)} statements besides BEGIN and COMMIT, ${(used.xacts / RENDERS).toFixed(1)} transactions (explicit and single-statement); the most frequent statements, per render:`,
       ...top,
       `  locks: a backend waited in ${((100 * lock.waiting) / Math.max(1, lock.samples)).toFixed(1)}% of ${lock.samples} samples (mean ${lock.meanWaiting.toFixed(2)} waiting)`,
       `  /health during the load: p50 ${percentile(healthMs, 50).toFixed(1)} ms, p99 ${percentile(healthMs, 99).toFixed(1)} ms, max ${(healthMs.at(-1) ?? 0).toFixed(1)} ms (${healthMs.length} asked)`,
