@@ -140,6 +140,9 @@ export class RenderWorker {
     clearInterval(this.poller);
     clearInterval(this.sweeper);
     clearInterval(this.renewer);
+    // A fill that looked before `stopped` was set may still be claiming (on PostgreSQL its read of the queue is on the
+    // network): what it claims must be among the renders stopped below, not start printing after stop() resolved.
+    await this.fills.idle();
     if (graceMs > 0 && this.running.size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise((resolve) => (timer = setTimeout(resolve, graceMs)));

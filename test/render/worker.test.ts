@@ -47,3 +47,39 @@ test("a claimed render whose stored job does not parse fails as RENDER_FAILED, a
     await store.close();
   }
 });
+
+test("stop() waits for a claim already on its way: the render it takes goes back to the queue, none starts printing after", async () => {
+  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+  const log = createLogger("silent");
+  const dir = mkdtempSync(join(tmpdir(), "renderd-worker-stop-"));
+  const store = openStore(dir);
+  await migrate(store, clock);
+  const queue = new StoreQueue(store, clock, 30_000);
+  // The claim's read of the queue held on the way (a slow network to PostgreSQL), until the test lets it go.
+  let entered!: () => void;
+  const claiming = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const slow: StoreQueue = Object.assign(Object.create(queue), {
+    claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => (entered(), await gate, queue.claim(tx)),
+  });
+  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), 0);
+  const worker = new RenderWorker({ store, clock, log, files: new DiskFiles(dir), queue: slow, pool, concurrency: 1, retentionDays: 30 });
+  const now = clock.now().toISOString();
+  try {
+    await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now }));
+    await worker.start();
+    await claiming;
+    const stopped = worker.stop();
+    // The render arrives while that claim is on its way, and is what it finds.
+    await store.tx((tx) => queue.enqueue(tx, { id: "rnd_late", workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: "<p>late</p>" }), createdAt: now }));
+    release();
+    await stopped;
+    await Bun.sleep(50);
+    expect(await store.get("SELECT status FROM renders WHERE id = 'rnd_late'")).toEqual({ status: "queued" });
+    expect(worker.inFlight()).toEqual([]);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
