@@ -26,9 +26,16 @@ export function useConversions(cursor?: string) {
 
 /** useConversion reads one conversion, asking again every second until it has succeeded or failed. */
 export function useConversion(id: string | null) {
+  const client = useQueryClient();
   return useQuery({
     queryKey: [...key(), id],
-    queryFn: () => api<TemplateConversion>(`/v1/template-conversions/${id}`),
+    queryFn: async () => {
+      const conversion = await api<TemplateConversion>(`/v1/template-conversions/${id}`);
+      // The list may have last asked while this conversion was on its way: once it has ended, the list asks again
+      // rather than show it running for another refresh.
+      if (!running(conversion)) void client.invalidateQueries({ queryKey: [...key(), "list"] });
+      return conversion;
+    },
     enabled: id !== null,
     refetchInterval: (q) => (q.state.data && running(q.state.data) ? REFRESH_MS : false),
   });
