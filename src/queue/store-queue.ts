@@ -78,7 +78,7 @@ export class StoreQueue implements Queue {
    * claim leases the fair next render (8.1 (5)). The waiting renders and the turns are read in one statement, so they
    * are one moment's — but a moment before the claim, and other processes claim meanwhile: a workspace served since has
    * a newer turn than the read shows. So the claim first takes among each workspace's first render as read, in fair
-   * order: one still waiting is a workspace not served since, and those keep their order. Only when every one of them
+   * order, one whose workspace still has the turn read: a workspace not served since, and those keep their order. Only when every one of them
    * has been claimed since, or is being claimed, does it read the heads again, inside its transaction, and take the first
    * it can of those, a workspace's second only when every first is being claimed by another process — so every
    * workspace's first waiting render is claimed no later than any workspace's second, and a workspace served twice in a
@@ -104,11 +104,18 @@ export class StoreQueue implements Queue {
     if (heads.length === 0) return null;
     const ids = inList("id", heads.map((h) => h.renderId), "c");
     const rank = `CASE id ${heads.map((_, i) => `WHEN $c${i} THEN ${i}`).join(" ")} END`;
+    // A candidate still queued does not prove its workspace unserved since the read: a render of the same workspace
+    // created earlier but committed later (another request, another process) may have been its first and been claimed.
+    // The workspace's turn, unchanged since the read, does.
+    const turnAsRead = `CASE id ${heads.map((_, i) => `WHEN $c${i} THEN $t${i}`).join(" ")} END`;
+    const turns = Object.fromEntries(heads.map((h, i) => [`t${i}`, h.turn]));
     const row = await tx.get<{ id: string; job: string; test: number; request_id: string | null; traceparent: string | null }>(
       `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
-       WHERE id = (SELECT id FROM renders WHERE ${ids.sql} AND status = 'queued' ORDER BY ${rank} LIMIT 1 FOR UPDATE SKIP LOCKED)
+       WHERE id = (SELECT id FROM renders r WHERE ${ids.sql} AND status = 'queued'
+                     AND COALESCE((SELECT turn FROM queue_turns t WHERE t.workspace_id = r.workspace_id), -1) = ${turnAsRead}
+                   ORDER BY ${rank} LIMIT 1 FOR UPDATE SKIP LOCKED)
        RETURNING id, job, test, request_id, traceparent`,
-      { ...ids.params, now: clock.now().toISOString(), owner: this.owner, expires: this.lease().expiresAt },
+      { ...ids.params, ...turns, now: clock.now().toISOString(), owner: this.owner, expires: this.lease().expiresAt },
     );
     if (!row) return null;
     const head = heads.find((h) => h.renderId === row.id)!;

@@ -26,7 +26,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function add(id: string, workspaceId: string, test = false): Promise<void> {
+async function add(id: string, workspaceId: string, test = false, createdAt?: string): Promise<void> {
   clock.advance(1000);
   const render: NewRender = {
     id,
@@ -40,7 +40,7 @@ async function add(id: string, workspaceId: string, test = false): Promise<void>
     filename: "document.pdf",
     metadata: "{}",
     job: JSON.stringify({ id }),
-    createdAt: clock.now().toISOString(),
+    createdAt: createdAt ?? clock.now().toISOString(),
   };
   await store.tx((tx) => queue.enqueue(tx, render));
 }
@@ -192,5 +192,38 @@ describe("StoreQueue fairness across processes (8.1 (5))", async () => {
     expect(await store.get("SELECT status FROM renders WHERE id = 'rnd_f_d3'")).toEqual({ status: "queued" });
     expect(await store.tx((tx) => two.claim(tx))).toMatchObject({ renderId: "rnd_f_d3" });
     expect(await one.claim()).toMatchObject({ renderId: "rnd_f_c4" });
+  });
+
+  test("a render committed after a claim's read but created before its workspace's first, and claimed meanwhile, does not give that workspace a second turn", async () => {
+    const e = (await store.tx((tx) => createWorkspace(tx, clock, ctx, { name: "Epsilon" }))).id;
+    const f = (await store.tx((tx) => createWorkspace(tx, clock, ctx, { name: "Foxtrot" }))).id;
+    await add("rnd_f_f1", f);
+    expect(await one.claim()).toMatchObject({ renderId: "rnd_f_f1" });
+    // Epsilon, never served, is first; Foxtrot waits with its second render.
+    const before = clock.now().toISOString();
+    await add("rnd_f_e2", e);
+    await add("rnd_f_f2", f);
+    // Between `late`'s read of the heads and its claim, a request that began earlier commits Epsilon's render of an
+    // earlier time, and another process claims it: Epsilon has been served.
+    let between: (() => Promise<void>) | undefined = async () => {
+      await add("rnd_f_e1", e, false, before);
+      expect(await two.claim()).toMatchObject({ renderId: "rnd_f_e1" });
+    };
+    const reads = new Proxy(store, {
+      get(target, name, receiver) {
+        if (name !== "all") return Reflect.get(target, name, receiver);
+        return async (...args: Parameters<typeof store.all>) => {
+          const rows = await target.all(...args);
+          const run = between;
+          between = undefined;
+          await run?.();
+          return rows;
+        };
+      },
+    });
+    const late = new StoreQueue(reads, clock, 30_000);
+    expect(await late.claim()).toMatchObject({ renderId: "rnd_f_f2" });
+    expect(between).toBeUndefined();
+    expect(await one.claim()).toMatchObject({ renderId: "rnd_f_e2" });
   });
 });
