@@ -6,10 +6,12 @@
  * back after their lease, each webhook event was delivered once, and the limits per minute hold across processes.
  *
  * The order of claims is read from the store itself: a trigger the test adds to its own database logs each render's
- * creation and every change of its status, numbered by one sequence, with the writing transaction's id and snapshot.
- * Processes claim at the same time (each row locked alone, docs/scale-out.md "Locks"), so the numbering alone is not
- * what each claimer saw: two claims whose transactions overlapped (neither saw the other's commit) are simultaneous,
- * and a render the claim's snapshot did not show was not waiting for it.
+ * creation and every change of its status, numbered by one sequence, with the writing transaction's id, the time its
+ * statement arrived and a snapshot. Processes claim at the same time (each row locked alone, docs/scale-out.md "Locks"),
+ * so the numbering alone is not what each claimer saw: two claims neither of which saw the other's commit are
+ * simultaneous, and a render the claim did not see was not waiting for it. A statement saw a commit made before it
+ * arrived (the cluster keeps commit times); the snapshot the trigger can read is its own, taken later than the claim's
+ * statement began, and a claim statement that reads the queue runs long enough for another to commit meanwhile.
  */
 import { afterEach, expect, test } from "bun:test";
 import { SQL } from "bun";
@@ -62,7 +64,8 @@ async function makeWorkspaces(serve: ServeProcess, names: string[], allowances =
 async function logRenderEvents(db: SQL): Promise<void> {
   await db.unsafe(`
     CREATE TABLE test_render_events (seq BIGSERIAL PRIMARY KEY, render_id TEXT NOT NULL, workspace_id TEXT NOT NULL, status TEXT NOT NULL, owner TEXT,
-      txid TEXT NOT NULL DEFAULT pg_current_xact_id()::text, snap TEXT NOT NULL DEFAULT pg_current_snapshot()::text);
+      txid TEXT NOT NULL DEFAULT pg_current_xact_id()::text, snap TEXT NOT NULL DEFAULT pg_current_snapshot()::text,
+      arrived TEXT NOT NULL DEFAULT (extract(epoch FROM statement_timestamp()) * 1000000)::bigint::text);
     CREATE FUNCTION test_log_render() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' OR NEW.status IS DISTINCT FROM OLD.status THEN
@@ -74,18 +77,19 @@ async function logRenderEvents(db: SQL): Promise<void> {
   `);
 }
 
-type RenderEvent = { seq: number; render_id: string; workspace_id: string; status: string; owner: string | null; txid: string; snap: string };
+type RenderEvent = { seq: number; render_id: string; workspace_id: string; status: string; owner: string | null; txid: string; snap: string; arrived: string };
 
 /** running answers the transactions a snapshot (xmin:xmax:in-progress ids) shows in progress. */
 const running = (snap: string) => (snap.split(":")[2] ?? "").split(",").filter(Boolean);
 
-/** sees tells whether a transaction with snapshot `snap` saw `txid`'s commit. */
-function sees(snap: string, txid: string): boolean {
-  const [xmin, xmax] = snap.split(":");
-  const id = BigInt(txid);
-  if (id < BigInt(xmin!)) return true;
-  if (id >= BigInt(xmax!)) return false;
-  return !running(snap).some((x) => BigInt(x) === id);
+/** commitTimes answers when each transaction of the log committed (µs since the epoch); one that did not is absent. */
+async function commitTimes(db: SQL, events: RenderEvent[]): Promise<Map<string, bigint>> {
+  const ids = [...new Set(events.map((e) => e.txid))];
+  const rows = await db.unsafe(
+    `SELECT x::text AS txid, (extract(epoch FROM pg_xact_commit_timestamp(x::text::xid)) * 1000000)::bigint::text AS at
+     FROM unnest(ARRAY[${ids.join(",")}]::bigint[]) AS x WHERE pg_xact_status(x::text::xid8) = 'committed'`,
+  );
+  return new Map(rows.map((r: { txid: string; at: string }) => [r.txid, BigInt(r.at)]));
 }
 
 /** abortedTransactions answers, of the transactions some logged snapshot shows in progress, those that rolled back —
@@ -99,7 +103,9 @@ async function abortedTransactions(db: SQL, events: RenderEvent[]): Promise<Set<
 
 /** unfairClaims replays the log and answers each claim that broke spec 8.1 (5): workspace W served a second time while
  * another workspace V had waited, unserved, since before W's previous claim. */
-function unfairClaims(events: RenderEvent[], aborted: ReadonlySet<string>): string[] {
+function unfairClaims(events: RenderEvent[], aborted: ReadonlySet<string>, committed: ReadonlyMap<string, bigint>): string[] {
+  // The statement that wrote `e` saw `txid`'s commit: made before the statement arrived.
+  const sees = (e: RenderEvent, txid: string) => (committed.get(txid) ?? BigInt(Number.MAX_SAFE_INTEGER)) < BigInt(e.arrived);
   const waiting = new Map<string, number>();
   const waitingSince = new Map<string, number>();
   const lastServed = new Map<string, number>();
@@ -122,10 +128,10 @@ function unfairClaims(events: RenderEvent[], aborted: ReadonlySet<string>): stri
       for (const [other, since] of waitingSince) {
         if (other === e.workspace_id || since >= previous || (lastServed.get(other) ?? -1) >= previous) continue;
         // Not waiting for this claim: its render was not committed when the claim looked.
-        if (!sees(e.snap, bySeq.get(since)!.txid)) continue;
+        if (!sees(e, bySeq.get(since)!.txid)) continue;
         // Served at the same time: the other's next claim overlapped this one, or its last one overlapped this workspace's
         // previous one (both took the same turn, neither seeing the other's).
-        const overlap = (a: RenderEvent, b: RenderEvent) => !sees(a.snap, b.txid) && !sees(b.snap, a.txid);
+        const overlap = (a: RenderEvent, b: RenderEvent) => !sees(a, b.txid) && !sees(b, a.txid);
         const next = nextClaim(other, e.seq);
         if (next && overlap(next, e)) continue;
         const last = lastClaim.get(other);
@@ -216,7 +222,7 @@ test("300 renders of three workspaces on three processes, one killed with SIGKIL
     expect([r.id, read.body.status]).toEqual([r.id, "succeeded"]);
   }
 
-  const events = await sql<RenderEvent[]>`SELECT seq::int AS seq, render_id, workspace_id, status, owner, txid, snap FROM test_render_events ORDER BY seq`;
+  const events = await sql<RenderEvent[]>`SELECT seq::int AS seq, render_id, workspace_id, status, owner, txid, snap, arrived FROM test_render_events ORDER BY seq`;
   // Exactly once: one success per render, and no claim after it.
   const byRender = Map.groupBy(events, (e) => e.render_id);
   expect(byRender.size).toBe(300);
@@ -238,7 +244,7 @@ test("300 renders of three workspaces on three processes, one killed with SIGKIL
   }
 
   // The fair pick held over the whole run, across the three processes and the kill.
-  expect(unfairClaims(events, await abortedTransactions(sql, events))).toEqual([]);
+  expect(unfairClaims(events, await abortedTransactions(sql, events), await commitTimes(sql, events))).toEqual([]);
 
   // Usage (spec 2.10) counts each render once, per workspace.
   for (const [w, ws] of workspaces.entries()) {
