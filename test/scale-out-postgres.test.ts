@@ -65,7 +65,8 @@ async function logRenderEvents(db: SQL): Promise<void> {
   await db.unsafe(`
     CREATE TABLE test_render_events (seq BIGSERIAL PRIMARY KEY, render_id TEXT NOT NULL, workspace_id TEXT NOT NULL, status TEXT NOT NULL, owner TEXT,
       txid TEXT NOT NULL DEFAULT pg_current_xact_id()::text, snap TEXT NOT NULL DEFAULT pg_current_snapshot()::text,
-      arrived TEXT NOT NULL DEFAULT (extract(epoch FROM statement_timestamp()) * 1000000)::bigint::text);
+      arrived TEXT NOT NULL DEFAULT (extract(epoch FROM statement_timestamp()) * 1000000)::bigint::text,
+      at TEXT NOT NULL DEFAULT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text);
     CREATE FUNCTION test_log_render() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' OR NEW.status IS DISTINCT FROM OLD.status THEN
@@ -77,7 +78,7 @@ async function logRenderEvents(db: SQL): Promise<void> {
   `);
 }
 
-type RenderEvent = { seq: number; render_id: string; workspace_id: string; status: string; owner: string | null; txid: string; snap: string; arrived: string };
+type RenderEvent = { seq: number; render_id: string; workspace_id: string; status: string; owner: string | null; txid: string; snap: string; arrived: string; at: string };
 
 /** running answers the transactions a snapshot (xmin:xmax:in-progress ids) shows in progress. */
 const running = (snap: string) => (snap.split(":")[2] ?? "").split(",").filter(Boolean);
@@ -92,18 +93,29 @@ async function commitTimes(db: SQL, events: RenderEvent[]): Promise<Map<string, 
   return new Map(rows.map((r: { txid: string; at: string }) => [r.txid, BigInt(r.at)]));
 }
 
+/** Aborted is a transaction that rolled back and when it may have run (µs): from the first line written while it ran
+ * (it began before) to the first line written after it had ended. */
+type Aborted = { txid: string; from: bigint; until: bigint };
+
 /** abortedTransactions answers, of the transactions some logged snapshot shows in progress, those that rolled back —
  * the killed process's: its last transaction, which may have been claiming (locking) a render, never committed. */
-async function abortedTransactions(db: SQL, events: RenderEvent[]): Promise<Set<string>> {
+async function abortedTransactions(db: SQL, events: RenderEvent[]): Promise<Aborted[]> {
   const ids = [...new Set(events.flatMap((e) => running(e.snap)))];
-  if (ids.length === 0) return new Set();
+  if (ids.length === 0) return [];
   const rows = await db.unsafe(`SELECT x::text AS x FROM unnest(ARRAY[${ids.join(",")}]::bigint[]) AS x WHERE pg_xact_status(x::text::xid8) = 'aborted'`);
-  return new Set(rows.map((r: { x: string }) => r.x));
+  const byTime = [...events].sort((a, b) => (BigInt(a.at) < BigInt(b.at) ? -1 : 1));
+  return rows.map(({ x }: { x: string }) => {
+    const listed = byTime.filter((e) => running(e.snap).includes(x));
+    const last = BigInt(listed.at(-1)!.at);
+    // Ended: a later snapshot taken after its id was given out no longer shows it running.
+    const ended = byTime.find((e) => BigInt(e.at) > last && BigInt(e.snap.split(":")[1]!) > BigInt(x) && !running(e.snap).includes(x));
+    return { txid: x, from: BigInt(listed[0]!.at), until: ended ? BigInt(ended.at) : BigInt(Number.MAX_SAFE_INTEGER) };
+  });
 }
 
 /** unfairClaims replays the log and answers each claim that broke spec 8.1 (5): workspace W served a second time while
  * another workspace V had waited, unserved, since before W's previous claim. */
-function unfairClaims(events: RenderEvent[], aborted: ReadonlySet<string>, committed: ReadonlyMap<string, bigint>): string[] {
+function unfairClaims(events: RenderEvent[], aborted: readonly Aborted[], committed: ReadonlyMap<string, bigint>): string[] {
   // The statement that wrote `e` saw `txid`'s commit: made before the statement arrived.
   const sees = (e: RenderEvent, txid: string) => (committed.get(txid) ?? BigInt(Number.MAX_SAFE_INTEGER)) < BigInt(e.arrived);
   const waiting = new Map<string, number>();
@@ -137,8 +149,9 @@ function unfairClaims(events: RenderEvent[], aborted: ReadonlySet<string>, commi
         const last = lastClaim.get(other);
         if (last && overlap(last, bySeq.get(previous)!)) continue;
         // V's first was being claimed by a transaction that then rolled back (the killed process's): a claimer skips a
-        // render another holds, and a claim that never committed leaves no line in the log.
-        if (running(e.snap).some((x) => aborted.has(x))) continue;
+        // render another holds, and a claim that never committed leaves no line in the log. It may have held it while
+        // this claim's statement ran.
+        if (aborted.some((a) => a.from <= BigInt(e.at) && a.until >= BigInt(e.arrived))) continue;
         broken.push(`claim #${e.seq} of ${e.workspace_id} while ${other} waited since #${since}, unserved since before #${previous}`);
       }
     lastServed.set(e.workspace_id, e.seq);
@@ -222,7 +235,7 @@ test("300 renders of three workspaces on three processes, one killed with SIGKIL
     expect([r.id, read.body.status]).toEqual([r.id, "succeeded"]);
   }
 
-  const events = await sql<RenderEvent[]>`SELECT seq::int AS seq, render_id, workspace_id, status, owner, txid, snap, arrived FROM test_render_events ORDER BY seq`;
+  const events = await sql<RenderEvent[]>`SELECT seq::int AS seq, render_id, workspace_id, status, owner, txid, snap, arrived, at FROM test_render_events ORDER BY seq`;
   // Exactly once: one success per render, and no claim after it.
   const byRender = Map.groupBy(events, (e) => e.render_id);
   expect(byRender.size).toBe(300);
