@@ -53,6 +53,9 @@ async function uploadAndConvert(name: string, buffer: Buffer): Promise<void> {
   const form = page.getByRole("form", { name: "New from a PDF" });
   await form.getByLabel("Or upload a PDF").setInputFiles({ name, mimeType: "application/pdf", buffer });
   await form.getByRole("status").filter({ hasText: `Uploaded ${name}.` }).waitFor();
+  // "Uploaded" is drawn from the upload's state and the select takes the asset in its onSuccess: two renders, which need
+  // not land together. Wait for the select to show the file (an option in a closed select is never "visible").
+  await form.getByLabel("PDF asset").locator("option:checked", { hasText: name }).waitFor({ state: "attached" });
   expect(await form.getByLabel("PDF asset").inputValue()).toMatch(/^ast_/);
   await form.getByRole("button", { name: "Convert to a template" }).click();
 }

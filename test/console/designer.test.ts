@@ -214,7 +214,9 @@ test("an image uploaded from the designer shows in the preview", async () => {
   const red = pngOf(30, 12, () => [220, 20, 20]);
   await form.getByLabel("Upload an image").setInputFiles({ name: "red-logo.png", mimeType: "image/png", buffer: Buffer.from(red) });
   await form.getByRole("status").filter({ hasText: "Uploaded red-logo.png." }).waitFor();
-  expect(await form.getByLabel("Asset").locator("option:checked").textContent()).toBe("red-logo.png");
+  // "Uploaded" is drawn from the upload's state and the node takes the asset in its onSuccess: two renders, which need
+  // not land together. The Asset field is waited for, not read once (an option in a closed select is never "visible").
+  await form.getByLabel("Asset").locator("option:checked", { hasText: /^red-logo\.png$/ }).waitFor({ state: "attached" });
   // The image is printed into the PDF: a block of red pixels on the page.
   await page.waitForFunction(
     () => {
@@ -281,13 +283,14 @@ test("leaving with unsaved edits asks first: Keep editing stays, Discard changes
   expect(new URL(page.url()).pathname).toBe(invoicePath);
   await item("text Unsaved title").waitFor();
 
-  const prompts: string[] = [];
-  page.once("dialog", (d) => {
-    prompts.push(d.type());
-    void d.dismiss();
-  });
-  await page.reload({ timeout: 2_000 }).catch(() => {});
-  expect(prompts).toEqual(["beforeunload"]);
+  // The prompt is waited for, not looked for once the reload's 2 s are up: a renderer busy drawing the preview on a
+  // loaded host may open it later. (Dismissed, the reload never ends; its timeout only bounds the wait for it.)
+  const prompt = page.waitForEvent("dialog");
+  const reload = page.reload({ timeout: 2_000 }).catch(() => {});
+  const asked = await prompt;
+  expect(asked.type()).toBe("beforeunload");
+  await asked.dismiss();
+  await reload;
   await item("text Unsaved title").waitFor();
 
   await nav("Renders").click();

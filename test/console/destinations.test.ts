@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { startHttpReceiver } from "../destinations/servers";
+import { until } from "../wait";
 import { ADMIN, shoot, signIn, startRig, type Rig } from "./rig";
 
 let rig: Rig;
@@ -42,7 +43,11 @@ test("a destination is added, tested, renamed and deleted; its credential never 
   await edit.getByLabel("Name").fill("Archive (PUT)");
   await edit.getByRole("button", { name: "Save destination" }).click();
   await admin.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+  // The first test's "Test file written" is still on the page when the click returns (the mutation's new state comes a
+  // task later), and until this test's file arrives the receiver's last request is the first test's: wait for it.
+  const sent = receiver.requests.length;
   await admin.getByRole("button", { name: "Send a test file" }).click();
+  await until(() => receiver.requests.length > sent);
   await admin.getByText(/Test file written/).waitFor();
   expect(receiver.requests.at(-1)!.headers.get("authorization")).toBe(TOKEN);
   expect(await admin.content()).not.toContain(TOKEN);

@@ -34,7 +34,10 @@ test("an owner adds a new user, whose one-time password is shown once and signs 
   expect(await writer.getByRole("link", { name: "Webhooks" }).count()).toBe(0);
   await writer.context().close();
 
+  // The role is saved by a PATCH that the reload would cut short if it were still on its way: wait for its answer.
+  const patched = admin.waitForResponse((r) => r.request().method() === "PATCH" && new URL(r.url()).pathname.startsWith("/v1/members/"));
   await admin.getByLabel("Role of writer@renderd.test").selectOption("admin");
+  expect((await patched).status()).toBe(200);
   await admin.reload();
   expect(await admin.getByLabel("Role of writer@renderd.test").inputValue()).toBe("admin");
   await admin.getByRole("button", { name: "Remove writer@renderd.test" }).click();
@@ -58,7 +61,9 @@ test("a user of two workspaces switches between them, and the navigation follows
   const options = await switcher.locator("option").allTextContents();
   expect(options.toSorted()).toEqual(["Acme (member)", "Default (admin)"]);
   for (const option of options) {
-    await switcher.selectOption({ label: option });
+    // The switch loads the console anew, and selectOption does not wait for that: until the new page has loaded, the
+    // old one's Overview heading and its role's links are still there to be read.
+    await Promise.all([page.waitForEvent("load"), switcher.selectOption({ label: option })]);
     await page.getByRole("heading", { name: "Overview" }).waitFor();
     await nav.getByRole("link", { name: "Usage" }).waitFor();
     expect(await nav.getByRole("link", { name: "Webhooks" }).count()).toBe(option.includes("(admin)") ? 1 : 0);

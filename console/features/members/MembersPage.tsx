@@ -75,6 +75,9 @@ export function MembersPage() {
   const [password, setPassword] = useState<string | null>(null);
   // One action for the table: its error is shown in the row it was for (its variables name the member).
   const errorOf = (m: Member) => (action.variables?.userId === m.userId ? action.error : null);
+  // The select is controlled by the list, which has the old role until the change is saved and the list asked again:
+  // meanwhile it shows the role chosen, not snap back to the one being replaced.
+  const shownRole = (m: Member) => (action.isPending && action.variables?.userId === m.userId && action.variables.role) || m.role;
   const columns: Column<Member>[] = [
     { header: "Email", cell: (m) => m.email },
     { header: "Name", cell: (m) => m.name ?? "—" },
@@ -82,7 +85,7 @@ export function MembersPage() {
       header: "Role",
       cell: (m) => (
         <>
-          <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => action.mutate({ userId: m.userId, role: e.currentTarget.value as Role })}>
+          <select aria-label={`Role of ${m.email}`} value={shownRole(m)} onChange={(e) => action.mutate({ userId: m.userId, role: e.currentTarget.value as Role })}>
             {ROLES.map((r) => (
               <option key={r}>{r}</option>
             ))}
