@@ -9,8 +9,10 @@ import type { Store } from "../store/store";
 const SHARED_WAIT_POLL_MS = 100;
 
 /** RenderWaits holds one process's waiting requests, by render. */
+type Waiter = { done: (row?: RenderRow) => void; isFinal: () => Promise<boolean> };
+
 export class RenderWaits {
-  private readonly waiters = new Map<string, Set<(row?: RenderRow) => void>>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
   private sharedPoll?: ReturnType<typeof setInterval>;
 
   /** @param failed is told when asking the store failed (the worker's back-off); the next poll asks again. */
@@ -20,19 +22,31 @@ export class RenderWaits {
     private readonly failed: (err: unknown) => void,
   ) {}
 
-  /** ended tells whoever waits on a render that it reached a final state, handing over `row` when it is the one just
-   * written. */
+  /** ended tells whoever waits on a render that its print is over here: with `row`, the final state just written, handed
+   * over; without, each waiter looks, and goes on waiting while the render has not ended — an end that failed (a
+   * deadlock, a full disk) puts it back in the queue, and a `?wait` is answered when it ends or its time is up, not
+   * with the render still processing. */
   ended(renderId: string, row?: RenderRow): void {
-    const set = this.waiters.get(renderId);
-    this.waiters.delete(renderId);
-    for (const fn of set ?? []) fn(row);
+    if (row) return this.release(renderId, row);
+    for (const waiter of this.waiters.get(renderId) ?? [])
+      waiter.isFinal().then(
+        (final) => final && waiter.done(),
+        () => {},
+      );
   }
 
   /** endAll lets every waiting request answer with the render as it is (the process is stopping). */
   endAll(): void {
-    for (const id of [...this.waiters.keys()]) this.ended(id);
+    for (const id of [...this.waiters.keys()]) this.release(id);
     clearInterval(this.sharedPoll);
     this.sharedPoll = undefined;
+  }
+
+  /** release answers everyone waiting on the render. */
+  private release(renderId: string, row?: RenderRow): void {
+    const set = this.waiters.get(renderId);
+    this.waiters.delete(renderId);
+    for (const waiter of set ?? []) waiter.done(row);
   }
 
   /** waitEnded resolves when `isFinal()` holds — checked at once and again whenever the render ends — or after `ms`;
@@ -43,12 +57,13 @@ export class RenderWaits {
       if (!set) this.waiters.set(renderId, (set = new Set()));
       const done = (row?: RenderRow) => {
         clearTimeout(timer);
-        set.delete(done);
+        set.delete(waiter);
         if (set.size === 0 && this.waiters.get(renderId) === set) this.waiters.delete(renderId);
         resolve(row);
       };
+      const waiter = { done, isFinal };
       const timer = setTimeout(() => done(), ms);
-      set.add(done);
+      set.add(waiter);
       isFinal().then(
         (final) => {
           if (final) done();
@@ -75,7 +90,7 @@ export class RenderWaits {
       if (asking) return;
       asking = true;
       try {
-        for (const id of await this.queue.inStatusAmong(waited, FINAL_STATUSES)) this.ended(id);
+        for (const id of await this.queue.inStatusAmong(waited, FINAL_STATUSES)) this.release(id);
       } catch (err) {
         this.failed(err);
       } finally {

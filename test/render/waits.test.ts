@@ -1,0 +1,51 @@
+/** RenderWaits: a `?wait` is answered when its render ends or its time is up — not when the print ended here without a
+ * final state (an end that failed puts the render back in the queue). */
+import { expect, test } from "bun:test";
+import type { RenderRow } from "../../src/queue/queue";
+import { RenderWaits } from "../../src/render/waits";
+
+const waits = () => new RenderWaits({ engine: "sqlite" }, { inStatusAmong: async () => [] }, () => {});
+
+/** settled answers whether `promise` has settled once the pending checks have run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => (done = true));
+  await Bun.sleep(5);
+  return done;
+}
+
+test("a print that ended without a final state leaves the wait going; the end that follows answers it with its row", async () => {
+  const w = waits();
+  let final = false;
+  const waiting = w.waitEnded("rnd_1", 60_000, async () => final);
+  w.ended("rnd_1");
+  expect(await settled(waiting)).toBe(false);
+  const row = { id: "rnd_1", status: "succeeded" } as RenderRow;
+  final = true;
+  w.ended("rnd_1", row);
+  expect(await waiting).toBe(row);
+});
+
+test("an end without its row (a cancel) answers the wait once the render reads final", async () => {
+  const w = waits();
+  const waiting = w.waitEnded("rnd_2", 60_000, (() => {
+    let asked = 0;
+    // Not final when the wait starts; final when the cancel's end is told.
+    return async () => ++asked > 1;
+  })());
+  await Bun.sleep(1);
+  w.ended("rnd_2");
+  expect(await waiting).toBeUndefined();
+});
+
+test("endAll answers every wait at once, ended or not (the process is stopping)", async () => {
+  const w = waits();
+  const waiting = w.waitEnded("rnd_3", 60_000, async () => false);
+  w.endAll();
+  expect(await settled(waiting)).toBe(true);
+});
+
+test("the time running out answers the wait", async () => {
+  const w = waits();
+  expect(await w.waitEnded("rnd_4", 20, async () => false)).toBeUndefined();
+});
