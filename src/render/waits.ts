@@ -8,9 +8,10 @@ import type { Store } from "../store/store";
 // How often a `?wait` on a shared store asks whether another process ended the render: the most a client waits past the end.
 const SHARED_WAIT_POLL_MS = 100;
 
-/** RenderWaits holds one process's waiting requests, by render. */
+/** A waiting request: how to answer it, and how it tells whether its render has ended. */
 type Waiter = { done: (row?: RenderRow) => void; isFinal: () => Promise<boolean> };
 
+/** RenderWaits holds one process's waiting requests, by render. */
 export class RenderWaits {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private sharedPoll?: ReturnType<typeof setInterval>;
