@@ -65,6 +65,9 @@ interface Running {
   startedAt: Date;
   controller: AbortController;
   done: Promise<void>;
+  /** Its claim is committed and it prints: set by startAll. A claim made inside a render's end is counted at once but
+   * committed with that end, and its lease is not asked about before. */
+  started: boolean;
 }
 
 /** A render claimed for a free page, counted as running before it starts. */
@@ -243,7 +246,7 @@ export class RenderWorker {
         this.claiming -= 1;
       }
       if (!claim) break;
-      const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve() };
+      const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve(), started: false };
       this.running.set(claim.renderId, running);
       claimed.push({ claim, running });
     }
@@ -251,13 +254,15 @@ export class RenderWorker {
   }
 
   private startAll(claimed: Claimed[]): void {
-    for (const { claim, running } of claimed)
+    for (const { claim, running } of claimed) {
+      running.started = true;
       running.done = this.run(claim, running.controller.signal).catch((err) => {
         // The end could not be written (the store refused or did not answer): the render goes back to the queue, to be
         // printed again once the store takes writes. Left unhandled, the rejection would end the process.
         this.faults.failed(err);
         return this.putBack(claim.renderId);
       });
+    }
   }
 
   private async run(head: Claim, signal: AbortSignal): Promise<void> {
@@ -332,7 +337,12 @@ export class RenderWorker {
     await this.guarded(async () => {
       // A render cancelled elsewhere is no longer held either: it stops as cancelled, not as lost.
       await this.stopCancelledElsewhere();
-      for (const id of await this.queue.renew([...this.running.keys()])) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
+      // Only renders whose claims are committed: on PostgreSQL a renew made while a render's end (and the next claim in
+      // it) is being committed reads the claimed row as still queued, and would stop a render it holds as lost — left
+      // processing under its lease, nobody printed it until another process took it back (bench/cluster.ts: a render
+      // 30 s late).
+      const held = [...this.running].filter(([, r]) => r.started).map(([id]) => id);
+      for (const id of await this.queue.renew(held)) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
     });
   }
 

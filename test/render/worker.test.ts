@@ -1,5 +1,5 @@
-/** RenderWorker (src/render/worker.ts) on a real SQLite store with the print stubbed (render/stub-pool.ts): what it does
- * with a render whose stored job cannot be read. */
+/** RenderWorker (src/render/worker.ts) on a real SQLite store with the print stubbed (render/stub-pool.ts): a render whose
+ * stored job cannot be read, a claim on its way when the worker stops, and a lease renewal during a render's end. */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -80,6 +80,60 @@ test("stop() waits for a claim already on its way: the render it takes goes back
     expect(worker.inFlight()).toEqual([]);
   } finally {
     await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a render claimed inside another's end is not given up by a lease renewal made before that end commits", async () => {
+  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+  const log = createLogger("silent");
+  const dir = mkdtempSync(join(tmpdir(), "renderd-worker-renew-"));
+  const real = openStore(dir);
+  await migrate(real, clock);
+  // PostgreSQL's view, on SQLite: a claim made in a transaction not yet committed is read elsewhere as still queued,
+  // so a renewal asking about it then finds it not held. A transaction that claimed takes 40 ms more to commit.
+  const uncommitted = new Set<string>();
+  const store: typeof real = Object.assign(Object.create(real), {
+    tx: <T>(fn: (tx: Parameters<Parameters<typeof real.tx>[0]>[0]) => Promise<T>, options?: Parameters<typeof real.tx>[1]) =>
+      real.tx(async (tx) => {
+        const result = await fn(tx);
+        if (uncommitted.size > 0) await Bun.sleep(40);
+        return result;
+      }, options).finally(() => uncommitted.clear()),
+  });
+  // Leases of 30 ms: renewed every 10 ms, so a renewal comes while an end commits.
+  const queue = new StoreQueue(store, clock, 30);
+  const renewals: string[][] = [];
+  const racing: StoreQueue = Object.assign(Object.create(queue), {
+    claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => {
+      const claim = await queue.claim(tx);
+      if (claim && tx) uncommitted.add(claim.renderId);
+      return claim;
+    },
+    renew: async (ids: string[]) => {
+      renewals.push(ids);
+      // Read as PostgreSQL's statement would, when it begins: before the transaction holding the claim has committed.
+      const seenQueued = ids.filter((id) => uncommitted.has(id));
+      return [...new Set([...(await queue.renew(ids)), ...seenQueued])];
+    },
+  });
+  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), 0);
+  const worker = new RenderWorker({ store, clock, log, files: new DiskFiles(dir), queue: racing, pool, concurrency: 1, retentionDays: 30 });
+  const now = clock.now().toISOString();
+  const render = (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now });
+  try {
+    await real.tx(async (tx) => {
+      await tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now });
+      for (const id of ["rnd_r1", "rnd_r2", "rnd_r3"]) await queue.enqueue(tx, render(id));
+    });
+    await worker.start();
+    const status = async (id: string) => (await real.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
+    await until(async () => (await status("rnd_r3")) === "succeeded", 5_000);
+    expect([await status("rnd_r1"), await status("rnd_r2")]).toEqual(["succeeded", "succeeded"]);
+    expect(renewals.length).toBeGreaterThan(0);
+  } finally {
+    await worker.stop();
+    await real.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
