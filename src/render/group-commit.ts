@@ -3,11 +3,14 @@
  * one commit, so one WAL fsync under synchronous=FULL (DESIGN.md 1), for all of them. The worker also claims the next
  * renders for the freed pages in that transaction (`within`), so a render at saturation costs two commits (queued;
  * ended with the next one claimed) instead of three. Each change resolves only once the transaction has committed:
- * nothing is answered before it is durable.
+ * nothing is answered before it is durable. The changes are written in the order of their keys, whatever order they came
+ * in: a render's end locks its workspace's usage rows, and two processes ending renders of the same workspaces in
+ * opposite orders would each wait for the other (PostgreSQL's `deadlock detected`).
  */
 import type { Store, Tx } from "../store/store";
 
 interface Change {
+  key: string;
   write: (tx: Tx) => Promise<unknown>;
   settle: (result: unknown) => void;
 }
@@ -29,16 +32,16 @@ export class GroupCommit<T> {
   ) {}
 
   /** write answers the change's result (never an Error) once it is committed; a change that throws rejects alone, its
-   * savepoint rolled back. */
-  write<R>(change: (tx: Tx) => Promise<R>): Promise<R> {
+   * savepoint rolled back. `key` names the rows the change locks (the render's workspace): changes are written in its order. */
+  write<R>(key: string, change: (tx: Tx) => Promise<R>): Promise<R> {
     return new Promise((resolve, reject) => {
       const settle = (result: unknown) => (result instanceof Error ? reject(result) : resolve(result as R));
-      if (this.pending.push({ write: change, settle }) === 1) setImmediate(() => void this.flush());
+      if (this.pending.push({ key, write: change, settle }) === 1) setImmediate(() => void this.flush());
     });
   }
 
   private async flush(): Promise<void> {
-    const changes = this.pending;
+    const changes = this.pending.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     this.pending = [];
     const results: unknown[] = [];
     let extra: T | undefined;

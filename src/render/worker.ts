@@ -293,7 +293,7 @@ export class RenderWorker {
       laps.lap("finish");
       const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
       final = await spans.phase("render.store", () =>
-        storeOutputs(this.storing, id, made.pdfs, async (tx, shas) => {
+        storeOutputs(this.storing(head.workspaceId), id, made.pdfs, async (tx, shas) => {
           const row = await this.queue.complete(tx, id, { outputSha256: shas[0]!, pages, bytes: pdf.length, warnings: made.warnings, printedAt });
           if (row && isOperationJob(job)) await recordOutputs(tx, id, shas.map((sha256, i) => ({ sha256, pages: made.pages[i]!, bytes: made.pdfs[i]!.length })), made.details);
           return row;
@@ -382,10 +382,10 @@ export class RenderWorker {
     };
   }
 
-  /** storing is what storing the PDFs needs: the group commit ends them with others ending at once. */
-  private get storing(): StoreOutputDeps {
+  /** storing is what storing a workspace's PDFs needs: the group commit ends them with others ending at once. */
+  private storing(workspaceId: string): StoreOutputDeps {
     const { store, clock, files, log } = this.options;
-    return { store, clock, files, log, write: (end) => this.ends.write(end) };
+    return { store, clock, files, log, write: (end) => this.ends.write(workspaceId, end) };
   }
 
   /** finishing is what finish.ts needs: the workspace's assets (the attached and embedded PDFs) and the pool's limits. */
