@@ -102,18 +102,23 @@ export async function claimRender(tx: Tx, clock: Clock, renderId: string, lease:
   return row ? { job: row.job, test: row.test === 1, origin: { requestId: row.request_id, traceparent: row.traceparent } } : null;
 }
 
-/** renewLeases moves the expiry of `owner`'s claims among `renderIds` to `expiresAt` and answers the ids it renewed;
- * a render missing from the answer is no longer this owner's (ended, cancelled or taken back). */
+/** renewLeases moves the expiry of `owner`'s claims among `renderIds` to `expiresAt` and answers the ids still this
+ * owner's; a render missing from the answer is no longer held (ended, cancelled or taken back). The renewal waits for no
+ * lock: a row another transaction holds is being ended (by this process's own group commit, which may wait in turn for a
+ * row the renewal locked: PostgreSQL's `deadlock detected`), cancelled or taken back. Whether it is still this owner's is
+ * read beside the renewal, without a lock, as committed; one it could not lock is renewed next time, or found gone. */
 export async function renewLeases(store: Store, owner: string, renderIds: readonly string[], expiresAt: string): Promise<string[]> {
   if (renderIds.length === 0) return [];
   const ids = inList("id", renderIds, "r");
-  const renewed = await store.tx((tx) =>
-    tx.all<{ id: string }>(
-      `UPDATE renders SET lease_expires_at = $expires WHERE status = 'processing' AND lease_owner = $owner AND ${ids.sql} RETURNING id`,
-      { owner, expires: expiresAt, ...ids.params },
-    ),
+  const mine = `status = 'processing' AND lease_owner = $owner AND ${ids.sql}`;
+  const params = { owner, ...ids.params };
+  const [held] = await store.tx((tx) =>
+    Promise.all([
+      tx.all<{ id: string }>(`SELECT id FROM renders WHERE ${mine}`, params),
+      tx.run(`UPDATE renders SET lease_expires_at = $expires WHERE id IN (SELECT id FROM renders WHERE ${mine} FOR UPDATE SKIP LOCKED)`, { ...params, expires: expiresAt }),
+    ]),
   );
-  return renewed.map((r) => r.id);
+  return held.map((r) => r.id);
 }
 
 /** requeueRender puts a render `owner` was printing back in the queue (the process is stopping; not a crash); a render
