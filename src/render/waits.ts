@@ -24,16 +24,16 @@ export class RenderWaits {
   ) {}
 
   /** ended tells whoever waits on a render that its print is over here: with `row`, the final state just written, handed
-   * over; without, each waiter looks, and goes on waiting while the render has not ended — an end that failed (a
-   * deadlock, a full disk) puts it back in the queue, and a `?wait` is answered when it ends or its time is up, not
-   * with the render still processing. */
+   * over; without, one read looks for all of them, and they go on waiting while the render has not ended — an end that
+   * failed (a deadlock, a full disk) puts it back in the queue, and a `?wait` is answered when it ends or its time is
+   * up, not with the render still processing. */
   ended(renderId: string, row?: RenderRow): void {
     if (row) return this.release(renderId, row);
-    for (const waiter of this.waiters.get(renderId) ?? [])
-      waiter.isFinal().then(
-        (final) => final && waiter.done(),
-        () => {},
-      );
+    const [first] = this.waiters.get(renderId) ?? [];
+    first?.isFinal().then(
+      (final) => final && this.release(renderId),
+      () => {},
+    );
   }
 
   /** endAll lets every waiting request answer with the render as it is (the process is stopping). */

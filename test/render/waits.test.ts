@@ -38,6 +38,20 @@ test("an end without its row (a cancel) answers the wait once the render reads f
   expect(await waiting).toBeUndefined();
 });
 
+test("an end without its row is looked up once for every request waiting on the render", async () => {
+  const w = waits();
+  let reads = 0;
+  let final = false;
+  const isFinal = async () => (reads++, final);
+  const waiting = [w.waitEnded("rnd_5", 60_000, isFinal), w.waitEnded("rnd_5", 60_000, isFinal)];
+  await Bun.sleep(1);
+  expect(reads).toBe(2);
+  final = true;
+  w.ended("rnd_5");
+  expect(await Promise.all(waiting)).toEqual([undefined, undefined]);
+  expect(reads).toBe(3);
+});
+
 test("endAll answers every wait at once, ended or not (the process is stopping)", async () => {
   const w = waits();
   const waiting = w.waitEnded("rnd_3", 60_000, async () => false);
