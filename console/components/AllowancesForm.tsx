@@ -50,6 +50,14 @@ interface Props {
 export function AllowancesForm({ workspaceId, workspaceName, allowances, editable }: Props) {
   const replace = useReplaceAllowances(workspaceId);
   const [draft, setDraft] = useState(() => draftOf(allowances));
+  // The server's values change while the form is open (another administrator, the CLI): a field not edited here takes
+  // the new value, so that saving does not write the old one back; an edited field keeps the edit.
+  const [base, setBase] = useState(allowances);
+  if (base !== allowances) {
+    const [was, now] = [draftOf(base), draftOf(allowances)];
+    setDraft(Object.fromEntries(Object.entries(draft).map(([field, value]) => [field, value === was[field as keyof Draft] ? now[field as keyof Draft] : value])) as Draft);
+    setBase(allowances);
+  }
   const suspending = draft.suspended !== allowances.suspended;
   return (
     <form aria-label={`Allowances of ${workspaceName}`} onSubmit={(e) => e.preventDefault()}>

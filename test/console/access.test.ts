@@ -1,8 +1,10 @@
 /** API keys, roles and suspension through the console: a key's secret is shown once and works; a member sees no
- * Webhooks link and is refused by the API; a platform administrator's suspension shows members the banner. */
+ * Webhooks link and is refused by the API; a platform administrator's suspension shows members the banner; an allowances
+ * form left open follows changes made elsewhere. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
+import { until } from "../wait";
 import { ADMIN, shoot, signIn, startRig, type Rig } from "./rig";
 
 const MEMBER = { email: "member@acme.test", password: "member-pass-1" };
@@ -133,4 +135,28 @@ test("a member of a suspended workspace can still export its data", async () => 
   expect(typeof exported).toBe("object");
   expect(JSON.stringify(exported)).toContain("acme");
   await member.context().close();
+});
+
+test("an allowances form left open while the CLI changes the workspace saves the new values of the fields not edited in it", async () => {
+  rig.cli("workspaces", "create", "Beta", "--slug", "beta");
+  await admin.getByRole("link", { name: "Platform" }).click();
+  await admin.getByLabel("Search workspaces").fill("beta");
+  await admin.getByRole("button", { name: "Edit allowances of Beta" }).click();
+  const form = admin.getByRole("form", { name: "Allowances of Beta" });
+  const perMinute = form.getByLabel("Renders per minute");
+  expect(await perMinute.inputValue()).not.toBe("77");
+  rig.cli("allowances", "set", "--workspace", "beta", "--max-active-renders", "10", "--renders-per-minute", "77");
+  await form.getByLabel("Test renders per day").fill("9");
+  // The console asks the server again once its copy is 5 s old and the tab is shown again (TanStack Query's refetch
+  // on focus): until then the form cannot know.
+  await until(async () => {
+    await admin.evaluate(() => window.dispatchEvent(new Event("visibilitychange")));
+    await Bun.sleep(200);
+    return (await perMinute.inputValue()) === "77";
+  }, 15_000);
+  expect(await form.getByLabel("Test renders per day").inputValue()).toBe("9");
+  await form.getByRole("button", { name: "Save allowances" }).click();
+  await admin.getByRole("dialog").getByRole("button", { name: "Save", exact: true }).click();
+  await form.getByRole("status").filter({ hasText: "Allowances saved." }).waitFor();
+  expect(rig.cli("allowances", "get", "--workspace", "beta")).toMatchObject({ maxActiveRenders: 10, rendersPerMinute: 77, testRendersPerDay: 9 });
 });
