@@ -12,22 +12,21 @@ import { Laps } from "../lib/laps";
 import { SerialRunner } from "../lib/serial-runner";
 import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
-import { noTracing, type RenderSpans, type Tracing } from "../tracing/tracing";
+import { noTracing, type Tracing } from "../tracing/tracing";
 import type { Claim, Queue, RenderRow } from "../queue/queue";
 import type { FileStore } from "../store/files";
 import { storageFailure } from "../store/space";
 import type { Store, Tx } from "../store/store";
 import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
-import type { FinishDeps } from "./finish";
 import { isOperationJob, type OperationJob } from "./operation";
-import { operate, printJob, type ProduceDeps, type SealPdf } from "./produce";
+import { operate, printJob, type SealPdf } from "./produce";
+import { producing as makeProducing } from "./producing";
 import { storeOutputs, type StoreOutputDeps } from "./store-output";
 import { recordOutputs } from "../store/render-outputs";
 import { GroupCommit } from "./group-commit";
-import { PoolCrashError, type RenderOutput, type RenderPool } from "./pool";
+import type { RenderPool } from "./pool";
 import { RenderWaits } from "./waits";
-import { pageAssets, workspaceAsset } from "./workspace-assets";
 
 export interface WorkerOptions {
   store: Store;
@@ -284,7 +283,7 @@ export class RenderWorker {
       // A stored job that does not parse (written by a damaged or foreign store) fails its render like any other fault.
       const job = JSON.parse(head.job) as PrintJob | OperationJob;
       let printedAt: string | undefined;
-      const producing = this.producing(spans.phase, () => {
+      const producing = makeProducing(this.options, spans.phase, () => {
         printedAt = this.options.clock.now().toISOString();
         laps.lap("print");
       });
@@ -351,47 +350,10 @@ export class RenderWorker {
     for (const id of await this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
   }
 
-  /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */
-  private async print(workspaceId: string, job: PrintJob, signal: AbortSignal): Promise<RenderOutput> {
-    const { store, files } = this.options;
-    const renderJob = { ...job, assets: pageAssets(workspaceAsset(store, files, workspaceId)) };
-    try {
-      return await this.options.pool.render(renderJob, signal);
-    } catch (e) {
-      if (!(e instanceof PoolCrashError) || signal.aborted) throw e;
-      this.options.log.warn({ kind: e.kind }, "render lost to a crash; printing it once more");
-      return await this.options.pool.render(renderJob, signal);
-    }
-  }
-
-  /** producing is what printing a job or running an operation needs (produce.ts), its steps timed as the render's spans;
-   * `printed` is told when Chromium's PDF is ready, before finishing (the timeline's "printed"). */
-  private producing(phase: RenderSpans["phase"], printed: () => void): ProduceDeps {
-    const { store, clock, files, pool, sealPdf } = this.options;
-    return {
-      phase,
-      print: async (workspaceId, job, signal) => {
-        const out = await this.print(workspaceId, job, signal);
-        printed();
-        return out;
-      },
-      finishing: (workspaceId) => this.finishing(workspaceId),
-      sealPdf,
-      operation: { read: (area, sha256) => files.read(area, sha256), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes },
-      images: { store, clock, files },
-    };
-  }
-
   /** storing is what storing a workspace's PDFs needs: the group commit ends them with others ending at once. */
   private storing(workspaceId: string): StoreOutputDeps {
     const { store, clock, files, log } = this.options;
     return { store, clock, files, log, write: (end) => this.ends.write(workspaceId, end) };
-  }
-
-  /** finishing is what finish.ts needs: the workspace's assets (the attached and embedded PDFs) and the pool's limits. */
-  private finishing(workspaceId: string): FinishDeps {
-    const { store, files, pool } = this.options;
-    return { asset: workspaceAsset(store, files, workspaceId), maxPages: pool.maxPages, maxOutputBytes: pool.maxOutputBytes };
   }
 
   private async sweep(): Promise<void> {
