@@ -3,11 +3,12 @@ import type { render } from "ink-testing-library";
 
 type Ui = ReturnType<typeof render>;
 
-/** frameWith waits (up to 3 s) for the last frame of `ui()` to show `text` and answers it. */
-export async function frameWith(ui: () => Ui, text: string | RegExp): Promise<string> {
+/** frameWith waits (up to 3 s) for the last frame of `ui()` to show `text` (or to satisfy it) and answers it. */
+export async function frameWith(ui: () => Ui, text: string | RegExp | ((frame: string) => boolean)): Promise<string> {
+  const shows = typeof text === "string" ? (f: string) => f.includes(text) : text instanceof RegExp ? (f: string) => text.test(f) : text;
   for (let i = 0; i < 300; i++) {
     const frame = ui().lastFrame() ?? "";
-    if (typeof text === "string" ? frame.includes(text) : text.test(frame)) return frame;
+    if (shows(frame)) return frame;
     await Bun.sleep(10);
   }
   throw new Error(`no frame shows ${text}; last frame:\n${ui().lastFrame()}`);
