@@ -48,8 +48,6 @@ function run(command: string[], cwd: string, what: string): void {
 // Durability buys nothing in a cluster deleted after the test: fsync off keeps initdb and each commit fast. A test
 // file's stores stay open until the file ends, each with up to POOL + 1 connections: more than the default 100.
 const FAST = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400";
-// test/scale-out-postgres.test.ts tells which claims saw which by each transaction's commit time.
-const TRACED = "-c track_commit_timestamp=on";
 
 /** startPostgres makes a cluster in a temporary folder (initdb -N, trust on loopback), starts it on 127.0.0.1 and creates the database `renderd`. */
 export async function startPostgres(): Promise<TestPostgres> {
@@ -79,7 +77,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     // The free port may be taken between asking and binding: try another.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const opts = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 ${FAST} ${TRACED}`;
+      const opts = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 ${FAST}`;
       const r = Bun.spawnSync(pgCtl("-l", log, "-w", "-t", "30", "-o", opts, "start"), { cwd: root, stdout: "pipe", stderr: "pipe" });
       if (r.exitCode === 0) break;
       if (attempt === 3) throw new Error(`pg_ctl start failed: ${existsSync(log) ? readFileSync(log, "utf8").trim() : r.stderr.toString()}`);
