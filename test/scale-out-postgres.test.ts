@@ -97,7 +97,6 @@ function firstSeenCommitted(events: RenderEvent[]): (txid: string) => bigint {
     if (at === undefined) {
       at = never;
       const x = BigInt(txid);
-      // A transaction's own snapshot does not list it among those in progress.
       for (const s of snaps) if (s.at < at && s.txid !== txid && x < s.xmax && !s.running.has(txid)) at = s.at;
       first.set(txid, at);
     }
