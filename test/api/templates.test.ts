@@ -338,6 +338,75 @@ describe("PATCH /v1/templates/:id", () => {
   });
 });
 
+describe("ETag and If-Match", () => {
+  const patch = (id: string, body: unknown, ifMatch?: string) =>
+    t.call(`/v1/templates/${id}`, { key, method: "PATCH", body, headers: ifMatch === undefined ? {} : { "if-match": ifMatch } });
+
+  test("GET, POST and PATCH answer an ETag that changes with every write of the name, description or draft, and not with a publish", async () => {
+    const res = await create(invoice());
+    const first = res.headers.get("etag")!;
+    expect(first).toMatch(/^"[0-9a-f]{32}"$/);
+    const read = await t.call(`/v1/templates/${res.body.id}`, { key });
+    expect(read.headers.get("etag")).toBe(first);
+    const tags = [first];
+    for (const body of [{ name: "Renamed" }, { description: "Monthly" }, { stylesheet: "body { color: red; }" }, { stylesheet: "body { color: blue; }" }]) {
+      const changed = await patch(res.body.id, body, tags.at(-1));
+      expect(changed.status).toBe(200);
+      tags.push(changed.headers.get("etag")!);
+    }
+    expect(new Set(tags).size).toBe(tags.length);
+    // A PATCH that changes nothing, and a publish, leave the state an editor made its change from as it was.
+    expect((await patch(res.body.id, { name: "Renamed" })).headers.get("etag")).toBe(tags.at(-1)!);
+    expect((await t.call(`/v1/templates/${res.body.id}/publish`, { key, method: "POST" })).status).toBe(201);
+    expect((await t.call(`/v1/templates/${res.body.id}`, { key })).headers.get("etag")).toBe(tags.at(-1)!);
+  });
+
+  test("a PATCH with a stale If-Match is 409 CONFLICT naming who changed the draft and when, and nothing changes", async () => {
+    const tpl = await created();
+    const stale = (await t.call(`/v1/templates/${tpl.id}`, { key })).headers.get("etag")!;
+    t.clock.advance(60_000);
+    const theirs = await t.call(`/v1/templates/${tpl.id}`, { key: writeKey, method: "PATCH", body: { stylesheet: "theirs {}" } });
+    t.clock.advance(60_000);
+    const [theirEvent] = await auditOf(tpl.id);
+    const mine = await patch(tpl.id, { stylesheet: "mine {}" }, stale);
+    expect(mine.status).toBe(409);
+    expect(mine.body.error.code).toBe("CONFLICT");
+    expect(mine.body.error.message).toBe(
+      `Template ${tpl.id} was changed by API key "test key" (${theirEvent.actorId}) at ${theirs.body.updatedAt}, after the state your If-Match names; nothing was saved. ` +
+        `Read it again (GET /v1/templates/${tpl.id}) and apply your change to its draft as it is now, or send the PATCH without If-Match to overwrite it.`,
+    );
+    expect(mine.headers.get("etag")).toBe(theirs.headers.get("etag"));
+    expect((await t.call(`/v1/templates/${tpl.id}`, { key })).body).toEqual(theirs.body);
+    // A weak tag never matches (strong comparison); the current tag among others, or *, does; without If-Match it overwrites.
+    expect((await patch(tpl.id, { stylesheet: "mine {}" }, `W/${theirs.headers.get("etag")}`)).status).toBe(409);
+    const listed = await patch(tpl.id, { stylesheet: "mine {}" }, `${stale}, ${theirs.headers.get("etag")}`);
+    expect(listed.status).toBe(200);
+    expect((await patch(tpl.id, { stylesheet: "any {}" }, "*")).status).toBe(200);
+    expect((await patch(tpl.id, { stylesheet: "last {}" })).body.draft.stylesheet).toBe("last {}");
+  });
+
+  test("an If-Match that is not quoted ETags is 400; another workspace's template is 404 whatever the tag", async () => {
+    const tpl = await created();
+    const bare = await patch(tpl.id, { name: "x" }, "abc");
+    expect(bare.status).toBe(400);
+    expect(bare.body.error.details).toEqual([{ path: "/if-match", message: "must be * or quoted ETags separated by commas" }]);
+    const etag = (await t.call(`/v1/templates/${tpl.id}`, { key })).headers.get("etag")!;
+    const foreign = await t.call(`/v1/templates/${tpl.id}`, { key: other.key, method: "PATCH", body: { name: "x" }, headers: { "if-match": etag } });
+    expect(foreign.status).toBe(404);
+  });
+
+  test("of two PATCHes sent at once from the same ETag, exactly one is saved and the other is 409", async () => {
+    const tpl = await created();
+    const etag = (await t.call(`/v1/templates/${tpl.id}`, { key })).headers.get("etag")!;
+    t.clock.advance(1000);
+    const answers = await Promise.all(["a {}", "b {}"].map((stylesheet) => patch(tpl.id, { stylesheet }, etag)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const saved = answers.find((a) => a.status === 200)!;
+    expect((await t.call(`/v1/templates/${tpl.id}`, { key })).body.draft.stylesheet).toBe(saved.body.draft.stylesheet);
+    expect((await auditOf(tpl.id)).map((e) => e.action)).toEqual(["template.updated", "template.created"]);
+  });
+});
+
 describe("publish and versions", () => {
   test("publish freezes the draft as version 1, then 2; a later edit leaves the versions as they were", async () => {
     const tpl = await created();

@@ -3,6 +3,7 @@ import { ApiError } from "../../errors";
 import { selectPage } from "../../http/paging";
 import type { Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
+import { inList } from "../../store/sql-list";
 import type { Reads, Store, Tx } from "../../store/store";
 import type { ChangeContext } from "../../auth/actor";
 import type { AuditEvent, AuditQuery, Metadata } from "./model";
@@ -114,6 +115,21 @@ export function toEvent(r: AuditRow): AuditEvent {
   if (r.resource_name) e.resourceName = r.resource_name;
   if (r.resource_deleted !== null) e.resourceDeleted = r.resource_deleted === 1;
   return e;
+}
+
+/** lastChange answers who made the newest of `actions` on a resource, and when: what a message about a change made
+ * elsewhere names (a user by e-mail, an API key by name). */
+export async function lastChange(store: Reads, workspaceId: string, resourceType: string, resourceId: string, actions: readonly string[]): Promise<{ by: string; at: string } | null> {
+  const named = inList("action", actions, "action");
+  const r = await store.get<Pick<AuditRow, "actor_type" | "actor_id" | "actor_name" | "actor_email" | "created_at">>(
+    `SELECT actor_type, actor_id, actor_name, actor_email, created_at FROM audit_events
+     WHERE workspace_id = $ws AND resource_type = $type AND resource_id = $id AND ${named.sql} ORDER BY created_at DESC, id DESC LIMIT 1`,
+    { ws: workspaceId, type: resourceType, id: resourceId, ...named.params },
+  );
+  if (!r) return null;
+  if (r.actor_type === "api_key") return { by: r.actor_name ? `API key "${r.actor_name}" (${r.actor_id})` : `API key ${r.actor_id}`, at: r.created_at };
+  const name = r.actor_type === "user" ? (r.actor_email ?? r.actor_name) : r.actor_name;
+  return { by: name ?? r.actor_id, at: r.created_at };
 }
 
 // Stored times are UTC with milliseconds; a filter with an offset is moved to that form so text comparison holds.

@@ -54,7 +54,7 @@ async function* templatesJson(store: Reads, workspaceId: string): AsyncGenerator
   yield "[";
   let separator = "";
   for await (const summary of rowsOf((q) => listTemplates(store, workspaceId, q))) {
-    const template = await unlessDeleted(() => getTemplate(store, workspaceId, summary.id));
+    const template = (await unlessDeleted(() => getTemplate(store, workspaceId, summary.id)))?.template;
     if (!template) continue;
     yield `${separator}${JSON.stringify(template).slice(0, -1)},"versions":`;
     const versions = rowsOf(async (q) => (await unlessDeleted(() => listTemplateVersions(store, workspaceId, template.id, q))) ?? { items: [] });

@@ -120,7 +120,7 @@ export async function succeedConversion(store: Store, clock: Clock, r: Conversio
     // The values found become the template's sample data, unless there are more than a template keeps.
     const sample = Buffer.byteLength(JSON.stringify(sampleData)) <= MAX_SAMPLE_DATA_BYTES ? { sampleData } : {};
     const body = parseBody(CreateTemplateBody, { name, description: `Converted from PDF asset ${r.asset_id}.`, ...draft, ...sample });
-    const template = await createTemplate(tx, clock, requesterOf(r), r.workspace_id, body);
+    const { template } = await createTemplate(tx, clock, requesterOf(r), r.workspace_id, body);
     await tx.run("UPDATE template_conversions SET status = 'succeeded', template_id = $tpl, sample_data = $sample, finished_at = $now WHERE id = $id", {
       id: r.id,
       tpl: template.id,

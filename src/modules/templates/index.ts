@@ -7,6 +7,7 @@ import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../auth/plugin";
 import { workspaceOf } from "../../auth/principal";
 import { IdParams, NoQuery, Page } from "../../http/schemas";
+import { IF_MATCH_PARAMETER, ifMatchTags } from "../../http/conditional";
 import { fileResponse, jsonBody, jsonResponse } from "../../http/openapi";
 import type { RequestMeta } from "../../http/request-meta";
 import {
@@ -32,6 +33,7 @@ import {
   listTemplateVersions,
   publishTemplate,
   updateTemplate,
+  type TaggedTemplate,
 } from "./service";
 import { templateStarters } from "./starters";
 import { starterPdf } from "./starter-pdf";
@@ -39,6 +41,18 @@ import { starterPdf } from "./starter-pdf";
 const read = { scope: "template:read" } as const;
 const write = { scope: "template:write" } as const;
 const publish = { scope: "template:publish" } as const;
+
+/** tagged answers the template and sends its ETag, which a later PATCH names in If-Match (docs/authoring.md). */
+function tagged(set: { headers: Record<string, unknown> }, { template, etag }: TaggedTemplate) {
+  set.headers.etag = etag;
+  return template;
+}
+
+// How the answers that carry a template describe the header in the OpenAPI document.
+const withEtag = (description: string) => ({
+  ...jsonResponse(description, Template),
+  headers: { ETag: { description: "The template's name, description and draft as they are now: send it as If-Match with a PATCH.", schema: { type: "string" as const } } },
+});
 
 /** templateRoutes mounts /v1/templates and /v1/template-starters. */
 export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
@@ -50,9 +64,9 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
         const input = parseBody(CreateTemplateBody, body);
         const created = await app.store.tx((tx) => createTemplate(tx, app.clock, meta.change(request, principal), workspaceOf(principal), input));
         set.status = 201;
-        return created;
+        return tagged(set, created);
       },
-      { auth: write, beforeHandle: app.space.assertRoom, detail: { requestBody: jsonBody(CreateTemplateBody), responses: { 201: jsonResponse("The template, created", Template) } } },
+      { auth: write, beforeHandle: app.space.assertRoom, detail: { requestBody: jsonBody(CreateTemplateBody), responses: { 201: withEtag("The template, created") } } },
     )
     .get("/v1/template-starters", () => ({ items: templateStarters() }), {
       auth: read,
@@ -78,16 +92,24 @@ export function templateRoutes(app: AppContext, auth: AuthPlugin, meta: RequestM
       query: TemplateListQuery,
       response: Page(TemplateSummary),
     })
-    .get("/v1/templates/:id", ({ params, principal }) => getTemplate(app.store, workspaceOf(principal), params.id), {
+    .get("/v1/templates/:id", async ({ params, principal, set }) => tagged(set, await getTemplate(app.store, workspaceOf(principal), params.id)), {
       auth: read,
       params: IdParams,
-      detail: { responses: { 200: jsonResponse("The template with its draft", Template) } },
+      detail: { responses: { 200: withEtag("The template with its draft") } },
     })
     .patch(
       "/v1/templates/:id",
-      ({ params, body, principal, request }) =>
-        updateTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id, parseBody(UpdateTemplateBody, body)),
-      { auth: write, beforeHandle: app.space.assertRoom, params: IdParams, detail: { requestBody: jsonBody(UpdateTemplateBody), responses: { 200: jsonResponse("The template, updated", Template) } } },
+      async ({ params, body, principal, request, set }) => {
+        const input = parseBody(UpdateTemplateBody, body);
+        const ifMatch = ifMatchTags(request.headers.get("if-match"));
+        return tagged(set, await updateTemplate(app.store, app.clock, meta.change(request, principal), workspaceOf(principal), params.id, input, ifMatch));
+      },
+      {
+        auth: write,
+        beforeHandle: app.space.assertRoom,
+        params: IdParams,
+        detail: { requestBody: jsonBody(UpdateTemplateBody), parameters: [IF_MATCH_PARAMETER], responses: { 200: withEtag("The template, updated") } },
+      },
     )
     .delete(
       "/v1/templates/:id",
