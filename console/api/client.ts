@@ -50,9 +50,13 @@ async function failureOf(response: Response): Promise<ApiFailure> {
   return new ApiFailure(response.status, error.code, error.message, requestId, error.details ?? [], retryAfter);
 }
 
+/** CallInit is what a call may carry beyond its path: the method, a JSON body, headers of its own (If-Match), and
+ * whether a 401 ends the session (`expiry: false` for the calls about the session itself). */
+export type CallInit = { method?: string; body?: unknown; headers?: Record<string, string>; expiry?: boolean };
+
 /** send makes one API call and answers the raw response, throwing ApiFailure for any error status. */
-export async function send(path: string, init: { method?: string; body?: unknown; expiry?: boolean } = {}): Promise<Response> {
-  const headers: Record<string, string> = { accept: "application/json" };
+export async function send(path: string, init: CallInit = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...init.headers, accept: "application/json" };
   if (workspaceId) headers["x-workspace-id"] = workspaceId;
   if (init.body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(path, {
@@ -68,7 +72,7 @@ export async function send(path: string, init: { method?: string; body?: unknown
 }
 
 /** api makes one API call and answers its JSON body (nothing for 204). */
-export async function api<T>(path: string, init: { method?: string; body?: unknown; expiry?: boolean } = {}): Promise<T> {
+export async function api<T>(path: string, init: CallInit = {}): Promise<T> {
   const response = await send(path, init);
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;

@@ -2,8 +2,8 @@
  * PDFs; the invoice starter's outline; a title changed in Design showing in the real PDF preview (its pixels and its
  * text) before any save, and in the JSON tab; a table bound to `lines` added by pointing, undone and redone; nodes
  * moved, dragged and deleted; an image uploaded from the designer in the preview; a problem shown beside its node and
- * field; sample data kept across a reload, generated from the schema, a schema inferred from it; and the question
- * before unsaved edits are lost. One server, one browser. */
+ * field; sample data kept across a reload, generated from the schema, a schema inferred from it; the question
+ * before unsaved edits are lost; and a save over a draft changed elsewhere meanwhile. One server, one browser. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import { pngOf } from "../fixtures/assets";
@@ -453,3 +453,58 @@ test("docs/console.md's walkthrough makes docs/authoring.md's worked invoice in 
   expect(withoutColumnIds(saved.content)).toEqual(withoutColumnIds(expected.content));
   expect(Object.keys(saved.dataSchema.properties)).toEqual(Object.keys(expected.dataSchema.properties));
 }, 180_000);
+
+/** apiCall calls the API with the page's session, as another tab or a script of the same user would. */
+function apiCall(path: string, method = "GET", body?: unknown): Promise<{ status: number; body: any }> {
+  return page.evaluate(
+    async ({ path, method, body }) => {
+      const res = await fetch(path, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    },
+    { path, method, body },
+  );
+}
+
+test("a save over a draft changed elsewhere keeps the edits and asks: Save mine anyway saves over it, Load theirs drops them", async () => {
+  const created = await apiCall("/v1/templates", "POST", { name: "Contested", content: { type: "text", text: "First" } });
+  expect(created.status).toBe(201);
+  const path = `/console/templates/${created.body.id}`;
+  const text = () => properties().getByLabel("Text", { exact: true });
+  const saveDraft = () => page.getByRole("button", { name: "Save draft" }).click();
+  const saved = () => page.getByRole("status").filter({ hasText: "All changes saved" }).waitFor();
+  const conflict = page.getByRole("alert", { name: "Draft changed elsewhere" });
+  const draftText = async () => (await apiCall(`/v1/templates/${created.body.id}`)).body.draft.content.text;
+  await page.goto(path);
+  await item("text First").click();
+
+  await text().fill("Mine");
+  expect((await apiCall(`/v1/templates/${created.body.id}`, "PATCH", { content: { type: "text", text: "Theirs" } })).status).toBe(200);
+  await saveDraft();
+  await conflict.getByText(/^This draft was changed elsewhere at \d{1,2}:\d\d( [AP]M)?, after you opened it\.$/).waitFor();
+  await shoot(page, "designer-conflict");
+  await item("text Mine").waitFor();
+  await page.getByRole("status").filter({ hasText: "Unsaved changes" }).waitFor();
+  expect(await draftText()).toBe("Theirs");
+  await conflict.getByRole("button", { name: "Save mine anyway" }).click();
+  await saved();
+  expect(await conflict.count()).toBe(0);
+  expect(await draftText()).toBe("Mine");
+  // The save's answer is the state the next save is made from: no conflict with itself.
+  await text().fill("Mine again");
+  await saveDraft();
+  await saved();
+  expect(await draftText()).toBe("Mine again");
+
+  await apiCall(`/v1/templates/${created.body.id}`, "PATCH", { content: { type: "text", text: "Theirs again" } });
+  await text().fill("Mine, lost");
+  await saveDraft();
+  await conflict.getByRole("button", { name: "Load theirs" }).click();
+  await item("text Theirs again").waitFor();
+  await saved();
+  await item("text Theirs again").click();
+  await text().fill("After theirs");
+  await saveDraft();
+  await saved();
+  expect(await draftText()).toBe("After theirs");
+  expect(problems).toEqual([]);
+});

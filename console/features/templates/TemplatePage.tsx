@@ -3,15 +3,15 @@
  * publish and the versions. Loaded lazily: it carries CodeMirror and pdf.js. */
 import { useEffect, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
-import type { Template } from "../../../src/modules/templates/model";
 import { ApiFailure } from "../../api/client";
 import { ConfirmButton } from "../../components/Confirm";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { formatDate } from "../../components/format";
 import { QueryState } from "../../components/QueryState";
-import { useDeleteTemplate, usePublish, useSaveDraft, useTemplate, useTestRender } from "./api";
+import { isConflict, useDeleteTemplate, usePublish, useSaveDraft, useTemplate, useTestRender, type Loaded } from "./api";
 import { useConversion } from "./conversions";
 import { DesignTab } from "./design/DesignTab";
+import { DraftConflict } from "./DraftConflict";
 import { useDraftEditor, type DraftEditor } from "./draft/useDraftEditor";
 import { JsonEditor, type Problem } from "./JsonEditor";
 import { PdfPreview } from "./preview/PdfPreview";
@@ -59,7 +59,10 @@ function Tabs({ tab, onTab }: { tab: Tab; onTab: (t: Tab) => void }) {
   );
 }
 
-function Designer({ template, editor }: { template: Template; editor: DraftEditor }) {
+/** Designer edits the draft; `current` is the template as the page last read it (after a conflict, with the other
+ * change), `onReload` starts the editor again from it. */
+function Designer({ current, editor, onReload }: { current: Loaded; editor: DraftEditor; onReload: () => void }) {
+  const template = current.template;
   const id = template.id;
   const save = useSaveDraft(id);
   const publish = usePublish(id);
@@ -81,11 +84,17 @@ function Designer({ template, editor }: { template: Template; editor: DraftEdito
   const draftProblems = unique.filter((p) => !p.path.startsWith("/sampleData"));
   const sampleProblems = below(unique, "/sampleData");
   const invalid = editor.json.error ?? (editor.sample.parsed.ok ? null : `The sample data is not valid JSON: ${editor.sample.parsed.message}`);
+  // The draft as saved elsewhere, once the page has read it again after a conflict.
+  const theirs = isConflict(save.error) && current.etag !== editor.etag ? current : null;
+  const saveMine = () => {
+    const overwrite = theirs && editor.overwriteBody(theirs.template.draft);
+    if (overwrite) save.mutate({ body: overwrite, ifMatch: null }, { onSuccess: (t) => editor.saved(t) });
+  };
 
   return (
     <>
       <div className="toolbar">
-        <button type="button" disabled={!body} aria-busy={save.isPending} onClick={() => body && save.mutate(body, { onSuccess: (t) => editor.saved(t) })}>
+        <button type="button" disabled={!body} aria-busy={save.isPending} onClick={() => body && save.mutate({ body, ifMatch: editor.etag }, { onSuccess: (t) => editor.saved(t) })}>
           Save draft
         </button>
         <button
@@ -122,7 +131,11 @@ function Designer({ template, editor }: { template: Template; editor: DraftEdito
         </span>
       </div>
       {invalid ? <p className="notice error">{invalid}</p> : null}
-      <ErrorNotice error={save.error} />
+      {isConflict(save.error) ? (
+        <DraftConflict theirs={theirs} saving={save.isPending} onLoadTheirs={onReload} onSaveMine={saveMine} />
+      ) : (
+        <ErrorNotice error={save.error} />
+      )}
       <ErrorNotice error={publish.error} />
       <ErrorNotice error={testRender.error} />
       <ErrorNotice error={remove.error} />
@@ -152,9 +165,9 @@ function Designer({ template, editor }: { template: Template; editor: DraftEdito
   );
 }
 
-function Editor({ template, sample }: { template: Template; sample: unknown }) {
-  const editor = useDraftEditor(template.draft, sample);
-  return <Designer template={template} editor={editor} />;
+function Editor({ current, sample, onReload }: { current: Loaded; sample: unknown; onReload: () => void }) {
+  const editor = useDraftEditor(current, sample);
+  return <Designer current={current} editor={editor} onReload={onReload} />;
 }
 
 /** TemplatePage is the lazily loaded page of one template. */
@@ -163,13 +176,15 @@ export default function TemplatePage({ id }: { id: string }) {
   // A template made from a PDF before templates kept sample data opens with the values its conversion found.
   const conversion = useConversion(new URLSearchParams(useSearch()).get("conversion"));
   const converted = conversion.data?.templateId === id ? conversion.data.sampleData : undefined;
+  // Each reload ("Load theirs" after a conflict) starts a new editor from the draft as read last.
+  const [loads, setLoads] = useState(0);
   return (
     <section>
       <p>
         <Link href="/templates">← Templates</Link>
       </p>
       <QueryState query={template}>
-        {(t) => (
+        {({ template: t, etag }) => (
           <>
             <h1>{t.name}</h1>
             <p>
@@ -178,7 +193,7 @@ export default function TemplatePage({ id }: { id: string }) {
             <ErrorNotice error={conversion.error} />
             {converted ? <p role="note">Made from a PDF: the sample data holds the values the conversion found in it.</p> : null}
             {/* Held back until a conversion's sample data has come, so that the editor starts with it. */}
-            {conversion.isLoading ? <p aria-busy="true">Loading the conversion…</p> : <Editor key={t.id} template={t} sample={converted} />}
+            {conversion.isLoading ? <p aria-busy="true">Loading the conversion…</p> : <Editor key={`${t.id} ${loads}`} current={{ template: t, etag }} sample={converted} onReload={() => setLoads((n) => n + 1)} />}
           </>
         )}
       </QueryState>

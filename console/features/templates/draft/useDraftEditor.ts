@@ -1,8 +1,10 @@
 /** draft/useDraftEditor: the one draft that the Design and JSON tabs both edit (pdfme's shape: one object, many views
- * of it), its undo history, the JSON text as typed, the sample data, and whether anything is unsaved. */
+ * of it), its undo history, the JSON text as typed, the sample data, whether anything is unsaved, and the ETag of the
+ * saved draft the edits are made from. */
 import { useMemo, useState } from "react";
 import type { TemplateDraft, UpdateTemplateBody } from "../../../../src/modules/templates/model";
 import type { PreviewRequest } from "../../../../src/modules/renders/model";
+import type { Loaded } from "../api";
 import { begin, change, redo, undo, type History } from "./history";
 import type { Draft } from "./nodes";
 import { patchOf, sameJson, withoutSample } from "./patch";
@@ -30,10 +32,13 @@ function draftProblem(parsed: Parsed): string | null {
   return null;
 }
 
-/** useDraftEditor holds the draft being edited, starting from the template's saved draft; `initialSample` is the sample
- * data shown when the template has none of its own (the values a conversion found). */
-export function useDraftEditor(savedDraft: TemplateDraft, initialSample?: unknown) {
+/** useDraftEditor holds the draft being edited, starting from the template's saved draft and the ETag naming it (what
+ * a save sends as If-Match); `initialSample` is the sample data shown when the template has none of its own (the values
+ * a conversion found). */
+export function useDraftEditor(start: Loaded, initialSample?: unknown) {
+  const savedDraft = start.template.draft;
   const [saved, setSaved] = useState(savedDraft);
+  const [etag, setEtag] = useState(start.etag);
   const [history, setHistory] = useState<History<Draft>>(() => begin(withoutSample(savedDraft)));
   // The JSON tab's text while it differs from the draft as written out (being typed, or not a draft yet).
   const [jsonText, setJsonText] = useState<string | null>(null);
@@ -83,14 +88,23 @@ export function useDraftEditor(savedDraft: TemplateDraft, initialSample?: unknow
       },
     },
     dirty,
+    /** etag names the saved draft the edits are made from: the one loaded, then each one saved. */
+    etag,
     /** saveBody is what Save draft sends, or null while the JSON or the sample data is not valid. */
     saveBody(): UpdateTemplateBody | null {
       if (jsonError !== null || !sample.ok) return null;
       return patchOf(draft, saved, sampleEdited ? sample.value : undefined);
     },
-    /** saved records the draft the API answered after a save. */
-    saved(template: { draft: TemplateDraft }) {
+    /** overwriteBody is what "Save mine anyway" sends over `current`, the draft saved elsewhere meanwhile: the draft
+     * and sample data as shown here, whole, so that nothing of the other change stays mixed into them. */
+    overwriteBody(current: TemplateDraft): UpdateTemplateBody | null {
+      if (jsonError !== null || !sample.ok) return null;
+      return patchOf(draft, current, sampleEdited || saved.sampleData !== undefined ? sample.value : null);
+    },
+    /** saved records the draft the API answered after a save, and its ETag. */
+    saved({ template, etag }: Loaded) {
       setSaved(template.draft);
+      setEtag(etag);
       setSampleEdited(false);
       setJsonText(null);
     },
