@@ -372,8 +372,8 @@ describe("ETag and If-Match", () => {
     expect(mine.status).toBe(409);
     expect(mine.body.error.code).toBe("CONFLICT");
     expect(mine.body.error.message).toBe(
-      `Template ${tpl.id} was changed by API key "test key" (${theirEvent.actorId}) at ${theirs.body.updatedAt}, after the state your If-Match names; nothing was saved. ` +
-        `Read it again (GET /v1/templates/${tpl.id}) and apply your change to its draft as it is now, or send the PATCH without If-Match to overwrite it.`,
+      `Template ${tpl.id} has changed since you read it (If-Match names an earlier state): last changed by API key "test key" (${theirEvent.actorId}) at ${theirs.body.updatedAt}. ` +
+        `Nothing was saved; read it again (GET /v1/templates/${tpl.id}) and apply your change to its draft as it is now, or send the PATCH without If-Match to overwrite it.`,
     );
     expect(mine.headers.get("etag")).toBe(theirs.headers.get("etag"));
     expect((await t.call(`/v1/templates/${tpl.id}`, { key })).body).toEqual(theirs.body);

@@ -81,7 +81,7 @@ async function draftConflict(tx: Tx, r: TemplateRow, etag: string): Promise<ApiE
   const when = `${last ? ` by ${last.by}` : ""} at ${last?.at ?? r.updated_at}`;
   return new ApiError(
     "CONFLICT",
-    `Template ${r.id} was changed${when}, after the state your If-Match names; nothing was saved. Read it again (GET /v1/templates/${r.id}) and apply your change to its draft as it is now, or send the PATCH without If-Match to overwrite it.`,
+    `Template ${r.id} has changed since you read it (If-Match names an earlier state): last changed${when}. Nothing was saved; read it again (GET /v1/templates/${r.id}) and apply your change to its draft as it is now, or send the PATCH without If-Match to overwrite it.`,
     { headers: { etag } },
   );
 }
