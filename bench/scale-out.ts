@@ -2,9 +2,9 @@
  * bench/scale-out: the invoice of bench/render.ts on the engines of a scale-out (issue 15, docs/scale-out.md) — (a) one
  * `renderd serve` on SQLite, (b) one on PostgreSQL + Redis + an S3 bucket (s3rver), (c) two processes on one such store
  * with the requests sent to each in turn — at concurrency 1 and 8, one configuration after the other. For the shared
- * store it reads what a render costs the engines: PostgreSQL statements, write transactions (each holds the one writer
- * lock, src/store/postgres-store.ts) and the time they hold it, Redis calls, and the CPU of each engine's processes;
- * then what an idle process costs them, and the store bridge's round trip at rest. The figures feed docs/scale-out.md's
+ * store it reads what a render costs the engines: PostgreSQL statements, transactions and the time a transaction stays
+ * open waiting on its caller (its row locks held meanwhile), Redis calls, and the CPU of each engine's processes; then
+ * what an idle process costs them, and the store's round trip at rest. The figures feed docs/scale-out.md's
  * plan for 20 hosts. The engines are test/backends.ts's (a throw-away cluster, redis-server, s3rver in this process);
  * the cluster is restarted once with pg_stat_statements loaded. Never run as a test.
  *
@@ -162,22 +162,16 @@ async function main() {
     }
 
     console.log(`\nWhat a render costs the shared store (the ${C1 + C8} measured renders; per render unless said):\n`);
-    console.log("| configuration | statements | … less idle | write tx (writer lock) | … less idle | all tx | statements per write tx | lock wait ms | held ms per write tx | Redis calls |");
-    console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    console.log("| configuration | statements | … less idle | transactions | … less idle | statements ms | open, waiting on the caller, ms | Redis calls |");
+    console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (const r of results.filter((r) => r.pg)) {
       const pg = r.pg!;
       const n = r.c1.documents + r.c8.documents;
-      // Statements inside the write transactions: all but BEGIN/COMMIT and the lock, less those run alone (one per
-      // single-statement transaction). The lock is held from its grant to the COMMIT: the session's idle time inside
-      // the transactions (the round trips through the bridge, the caller's own work) plus the statements' run time.
-      const alone = pg.xacts - pg.begins;
-      const inside = pg.statements - 2 * pg.begins - pg.locks - alone;
-      const heldMs = (pg.idleInTxMs + pg.execMs * (inside / Math.max(1, pg.statements - pg.locks))) / pg.locks;
       // What the processes would have done meanwhile with nothing asked (the idle rate over the series' time), taken off.
       const idleShare = (r.c1.wallMs + r.c8.wallMs) / IDLE_MS;
-      const lessIdle = (k: "statements" | "locks") => (pg[k] - r.idle!.pg[k] * idleShare) / n;
+      const lessIdle = (k: "statements" | "xacts") => (pg[k] - r.idle!.pg[k] * idleShare) / n;
       console.log(
-        `| ${r.config.name} | ${f1(pg.statements / n)} | ${f1(lessIdle("statements"))} | ${f2(pg.locks / n)} | ${f2(lessIdle("locks"))} | ${f2(pg.xacts / n)} | ${f1(inside / pg.locks)} | ${f2(pg.lockMs / n)} | ${f2(heldMs)} | ${f2(sum(r.redis!) / n)} |`,
+        `| ${r.config.name} | ${f1(pg.statements / n)} | ${f1(lessIdle("statements"))} | ${f2(pg.xacts / n)} | ${f2(lessIdle("xacts"))} | ${f2(pg.execMs / n)} | ${f2(pg.idleInTxMs / n)} | ${f2(sum(r.redis!) / n)} |`,
       );
     }
     for (const r of results.filter((r) => r.redis)) console.log(`- Redis calls per render, ${r.config.name}: ${top(r.redis!, r.c1.documents + r.c8.documents) || "none"}`);
@@ -185,9 +179,9 @@ async function main() {
     console.log(`\nIdle (${IDLE_MS / 1000} s, nothing asked), per process per second:`);
     for (const r of results.filter((r) => r.idle)) {
       const per = (r.config.processes * IDLE_MS) / 1000;
-      console.log(`- ${r.config.name}: ${f1(r.idle!.pg.statements / per)} statements, ${f2(r.idle!.pg.locks / per)} write transactions, ${f2(sum(r.idle!.redis) / per)} Redis calls`);
+      console.log(`- ${r.config.name}: ${f1(r.idle!.pg.statements / per)} statements, ${f2(r.idle!.pg.xacts / per)} transactions, ${f2(sum(r.idle!.redis) / per)} Redis calls`);
     }
-    console.log(`\nStore bridge at rest (PostgresStore in this script, loopback): one statement ${f2(bridge.statementMs)} ms; a write transaction of one statement (BEGIN, lock, SELECT, COMMIT) ${f2(bridge.txMs)} ms`);
+    console.log(`\nThe store at rest (PostgresStore in this script, loopback): one statement ${f2(bridge.statementMs)} ms; a transaction of one statement (BEGIN sent with it, COMMIT) ${f2(bridge.txMs)} ms`);
     console.log(`load average at the end ${load()}`);
   } finally {
     await admin.close();

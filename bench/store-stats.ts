@@ -42,16 +42,13 @@ export async function enableStatements(databaseUrl: string): Promise<string> {
 
 /** PgCounts are one database's cumulative counters. */
 export type PgCounts = {
-  /** Statements executed, BEGIN/COMMIT/SAVEPOINT included (pg_stat_statements, counted as each ends). */
+  /** Statements executed (pg_stat_statements, counted as each ends). BEGIN and COMMIT travel as prepared statements
+   * (src/store/postgres-store.ts), which it does not count: these are the rest. */
   statements: number;
-  /** Explicit transactions: PostgresStore opens one only in tx(), so each is a write transaction holding the lock. */
-  begins: number;
-  /** `pg_advisory_xact_lock` calls and the time spent in them: waiting for the writer lock. */
-  locks: number;
-  lockMs: number;
-  /** Time executing every other statement. */
+  /** Time executing them. */
   execMs: number;
-  /** pg_stat_database: transactions (explicit and single-statement), time sessions spent idle inside a transaction. */
+  /** pg_stat_database: transactions (explicit and single-statement), time sessions spent idle inside a transaction —
+   * what a transaction holding row locks waits on its caller and the network. */
   xacts: number;
   idleInTxMs: number;
 };
@@ -59,17 +56,13 @@ export type PgCounts = {
 /** pgCounts reads the counters of `database` through `admin` (a connection to another database of the cluster). */
 export async function pgCounts(admin: SQL, database: string): Promise<PgCounts> {
   const rows = (await admin.unsafe(
-    "SELECT s.query, s.calls::float8 AS calls, s.total_exec_time AS ms FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1",
+    "SELECT s.calls::float8 AS calls, s.total_exec_time AS ms FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1",
     [database],
-  )) as { query: string; calls: number; ms: number }[];
-  const counts: PgCounts = { statements: 0, begins: 0, locks: 0, lockMs: 0, execMs: 0, xacts: 0, idleInTxMs: 0 };
-  for (const { query, calls, ms } of rows) {
+  )) as { calls: number; ms: number }[];
+  const counts: PgCounts = { statements: 0, execMs: 0, xacts: 0, idleInTxMs: 0 };
+  for (const { calls, ms } of rows) {
     counts.statements += calls;
-    if (/^\s*BEGIN\b/i.test(query)) counts.begins += calls;
-    if (query.includes("pg_advisory_xact_lock")) {
-      counts.locks += calls;
-      counts.lockMs += ms;
-    } else counts.execMs += ms;
+    counts.execMs += ms;
   }
   // The database's counters are kept per backend and flushed at most once a second: read a fresh snapshot.
   await admin.unsafe("SELECT pg_stat_clear_snapshot()");
