@@ -20,8 +20,8 @@ const PASSES = [
 type Failure = { file: string; name: string; message: string };
 
 const ENTITIES: Record<string, string> = { quot: '"', amp: "&", lt: "<", gt: ">", apos: "'" };
-const unescape = (s: string) => s.replace(/&(#(\d+)|[a-z]+);/g, (m, name: string, code?: string) => (code ? String.fromCharCode(Number(code)) : (ENTITIES[name] ?? m)));
-const attribute = (tag: string, name: string) => unescape(new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1] ?? "");
+const unescapeXml = (s: string) => s.replace(/&(#(\d+)|[a-z]+);/g, (m, name: string, code?: string) => (code ? String.fromCharCode(Number(code)) : (ENTITIES[name] ?? m)));
+const attribute = (tag: string, name: string) => unescapeXml(new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1] ?? "");
 
 /** failures reads the failed tests of a JUnit report written by `bun test --reporter=junit`. */
 export function failures(junit: string): Failure[] {
@@ -29,7 +29,7 @@ export function failures(junit: string): Failure[] {
   for (const m of junit.matchAll(/<testcase\b([^>]*)>\s*<failure\b[^>]*>([\s\S]*?)<\/failure>/g)) {
     const [tag, body] = [m[1]!, m[2]!];
     const suite = attribute(tag, "classname");
-    found.push({ file: attribute(tag, "file"), name: suite ? `${suite} > ${attribute(tag, "name")}` : attribute(tag, "name"), message: unescape(body).trim() });
+    found.push({ file: attribute(tag, "file"), name: suite ? `${suite} > ${attribute(tag, "name")}` : attribute(tag, "name"), message: unescapeXml(body).trim() });
   }
   return found;
 }

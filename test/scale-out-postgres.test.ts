@@ -131,7 +131,6 @@ function unfairClaims(events: RenderEvent[], aborted: readonly Aborted[]): strin
   // transaction of the log committed: a rolled-back one's lines rolled back with it.
   const seenAt = firstSeenCommitted(events);
   const sees = (e: RenderEvent, txid: string) => seenAt(txid) < BigInt(e.arrived);
-  const claimSees = (a: RenderEvent, b: RenderEvent) => sees(a, b.txid);
   const waiting = new Map<string, number>();
   const waitingSince = new Map<string, number>();
   const lastServed = new Map<string, number>();
@@ -157,7 +156,7 @@ function unfairClaims(events: RenderEvent[], aborted: readonly Aborted[]): strin
         if (!sees(e, bySeq.get(since)!.txid)) continue;
         // Served at the same time: the other's next claim overlapped this one, or its last one overlapped this workspace's
         // previous one (both took the same turn, neither seeing the other's).
-        const overlap = (a: RenderEvent, b: RenderEvent) => !claimSees(a, b) && !claimSees(b, a);
+        const overlap = (a: RenderEvent, b: RenderEvent) => !sees(a, b.txid) && !sees(b, a.txid);
         const next = nextClaim(other, e.seq);
         if (next && overlap(next, e)) continue;
         const last = lastClaim.get(other);
