@@ -20,8 +20,8 @@ import { RenderWorker } from "./render/worker";
 import { StoreQueue } from "./queue/store-queue";
 import { Metrics } from "./metrics/metrics";
 import { internalHandler, type LiveState } from "./modules/health/internal";
-import type { FileStore } from "./store/files";
-import { openFiles } from "./store/open-files";
+import { openSpooledFiles } from "./store/open-files";
+import type { SpooledFiles } from "./store/output-spool";
 import { redisAddress, RedisCounters } from "./http/redis-counters";
 import { openMigratedStore } from "./store/open";
 import { freeBytesOf, Space, storageFailure } from "./store/space";
@@ -53,8 +53,9 @@ export interface RunningServer {
   port: number;
   internalPort: number;
   store: Store;
-  /** files is the file store (assets and PDFs): under DATA_DIR, or the S3 bucket (store/open-files.ts). */
-  files: FileStore;
+  /** files is the file store (assets and PDFs): under DATA_DIR, or the S3 bucket (store/open-files.ts), with the PDFs
+   * spooled in the store until they are written there (store/output-spool.ts). */
+  files: SpooledFiles;
   /** webhooks is the delivery dispatcher; `webhooks.runOnce()` sends what is due now (tests, benchmarks). */
   webhooks: Dispatcher;
   /** deliveries sends renders' files to their destinations; `deliveries.runOnce()` sends what is due now (tests). */
@@ -91,12 +92,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? createLogger(config.logLevel, undefined, logTail);
   ensureDataDir(config);
   const space = new Space({ dataDir: config.dataDir, minFreeBytes: config.storageMinFreeBytes, log });
-  const files = openFiles(config);
   const { store, applied } = await openMigratedStore(config, clock).catch((e: unknown) => {
     // A store closed cleanly has no write-ahead log: with no room left at all SQLite cannot make one, even to read.
     if (!storageFailure(e)) throw e;
     throw new Error(`the store under DATA_DIR=${config.dataDir} cannot be opened (${(e as Error).message}) with ${freeBytesOf(config.dataDir)} bytes free: free space there and start again (docs/operations.md "When the disk fills").`);
   });
+  const files = openSpooledFiles(config, store, clock);
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl) : undefined;
   let cleanup: { stop(): void } | undefined;
   let pool: RenderPool | undefined;
@@ -255,6 +256,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         logTail.close();
         await internal.stop(false);
         await renderPool.stop();
+        // The PDFs of the last renders to end are being written to the file store; else the next start writes them.
+        await files.settled();
         counters?.close();
         // The spans still buffered are sent before the process goes (at most the exporter's timeout).
         await tracing.shutdown().catch((err: unknown) => log.warn({ err }, "sending the last spans failed"));

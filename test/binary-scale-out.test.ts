@@ -9,6 +9,7 @@ import { ROOT, startServe, type ServeProcess } from "./serve-process";
 import { startRedis, type TestRedis } from "./http/redis-server";
 import { startS3, type TestBucket } from "./store/s3-server";
 import { sharedStoreEnv } from "./backends";
+import { until } from "./wait";
 
 let bucket: TestBucket;
 let redis: TestRedis;
@@ -45,7 +46,8 @@ test("dist/renderd keeps a render in PostgreSQL and its PDF in the bucket, strea
   expect(pdf.status).toBe(200);
   const bytes = new Uint8Array(await pdf.arrayBuffer());
   const sha = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-  expect(await new S3Client(bucket.settings).exists(`outputs/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`)).toBe(true);
+  // Written to the bucket just after the render's end, which committed it spooled in the store (store/output-spool.ts).
+  await until(() => new S3Client(bucket.settings).exists(`outputs/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`), 10_000);
   // The render is a row of the PostgreSQL store, where any other process sharing it reads it.
   const store = await serve.openStore();
   try {

@@ -6,7 +6,7 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { contentKey } from "../src/store/files";
 import { openStore } from "../src/store/open";
 import { ROOT, startServe, type ServeProcess } from "./serve-process";
@@ -32,12 +32,28 @@ async function rows(dataDir: string): Promise<Map<string, Row>> {
   }
 }
 
+/** pdfOf answers a render's PDF as the dead process left it: its file, or its bytes still spooled in the store
+ * (store/output-spool.ts), committed with the render's end but not written to the file yet. */
+async function pdfOf(dataDir: string, sha256: string): Promise<{ bytes: Uint8Array; spooled: boolean }> {
+  const path = `${dataDir}/${contentKey("outputs", sha256)}`;
+  if (existsSync(path)) return { bytes: readFileSync(path), spooled: false };
+  const store = openStore(dataDir);
+  try {
+    const row = await store.get<{ bytes: Uint8Array }>("SELECT bytes FROM output_spool WHERE sha256 = $sha", { sha: sha256 });
+    expect(row).not.toBeNull();
+    return { bytes: row!.bytes, spooled: true };
+  } finally {
+    await store.close();
+  }
+}
+
 test("every render answered 202, or 200 succeeded, is still there after a kill -9 at any moment, and ends after the restart", async () => {
   serve = await startServe(SERVE, ENV);
   const dataDir = serve.dataDir;
   const key = await serve.makeKey(["render:create", "render:read"]);
   const accepted = new Set<string>();
   const succeeded = new Set<string>();
+  const spooled = new Set<string>();
   // On a cold machine Chromium's first start can outlast the first kill's moment, and renders queued behind the
   // backlog of earlier rounds may never finish before the next kill: one render answered succeeded before the kills
   // makes sure the "succeeded survives" check always has something to check, through all three kills.
@@ -76,8 +92,9 @@ test("every render answered 202, or 200 succeeded, is still there after a kill -
     for (const id of succeeded) {
       const row = stored.get(id)!;
       expect(row.status).toBe("succeeded");
-      const pdf = readFileSync(`${dataDir}/${contentKey("outputs", row.output_sha256!)}`);
-      expect(createHash("sha256").update(pdf).digest("hex")).toBe(row.output_sha256!);
+      const pdf = await pdfOf(dataDir, row.output_sha256!);
+      expect(createHash("sha256").update(pdf.bytes).digest("hex")).toBe(row.output_sha256!);
+      if (pdf.spooled) spooled.add(row.output_sha256!);
     }
     serve = await startServe(SERVE, ENV, dataDir);
   }
@@ -89,4 +106,6 @@ test("every render answered 202, or 200 succeeded, is still there after a kill -
   const final = await rows(dataDir);
   for (const id of accepted) expect(["succeeded", "failed"]).toContain((final.get(id))!.status);
   for (const id of succeeded) expect((final.get(id))!.status).toBe("succeeded");
+  // What a killed process left spooled, the next start wrote to its file.
+  for (const sha of spooled) expect(existsSync(`${dataDir}/${contentKey("outputs", sha)}`)).toBe(true);
 }, 120_000);

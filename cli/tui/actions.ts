@@ -7,7 +7,7 @@ import { cancelRender, type RenderDeps, type RenderQueue } from "../../src/modul
 import { AllowancesReplacement, type CompanyAllowances } from "../../src/modules/workspaces/model";
 import { replaceAllowances, setSuspended } from "../../src/modules/workspaces/service";
 import { StoreQueue } from "../../src/queue/store-queue";
-import { openFiles } from "../../src/store/open-files";
+import { openSpooledFiles } from "../../src/store/open-files";
 import type { Store } from "../../src/store/store";
 import { cliChange } from "../context";
 import { checkInput, listOption, wholeNumber } from "../input";
@@ -29,7 +29,7 @@ export class Actions {
     private readonly clock: Clock,
     config: Config,
   ) {
-    const files = openFiles(config);
+    const files = openSpooledFiles(config, store, clock);
     this.renders = { store, clock, config, files, worker: NO_QUEUE, queue: new StoreQueue(store, clock, config.renderLeaseMs) };
   }
 

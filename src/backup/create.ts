@@ -6,7 +6,7 @@ import { fsyncDir } from "../store/files-staging";
 import { ArchiveWriter, joinEntry } from "./archive";
 import { verifyArchive, type Verified } from "./check";
 import { FORMAT_VERSION, MANIFEST_ENTRY, RENDERD_VERSION, SECRET_ENTRY, STORE_ENTRY, type Manifest, type ManifestFile, type Missing } from "./manifest";
-import { checkIntegrity, migrationLevel, referencedFiles, takeSnapshot, withReadOnly } from "./snapshot";
+import { checkIntegrity, migrationLevel, referencedFiles, takeSnapshot, unspool, withReadOnly } from "./snapshot";
 
 /** Phase names the two passes a backup makes, for a progress bar. */
 export type Phase = "backup" | "verify";
@@ -63,13 +63,17 @@ export async function createBackup(options: CreateOptions): Promise<Verified & {
   try {
     const snapshot = join(stage, STORE_ENTRY);
     takeSnapshot(dbPath, snapshot);
+    // With the files in a bucket the archive holds none: spooled PDFs stay in its store, written to the bucket at the
+    // restored appliance's start. Without, they are archived as the files they become.
+    const spooled = new Map(options.filesInBucket ? [] : unspool(snapshot).map((s) => [s.path, s.bytes]));
     const { migration, referenced } = withReadOnly(snapshot, (db) => {
       const problems = checkIntegrity(db);
       if (problems.length) throw new Error(`the store fails integrity_check (${problems[0]}): no backup was written; run renderd doctor.`);
       return { migration: migrationLevel(db), referenced: options.filesInBucket ? [] : referencedFiles(db) };
     });
     const secretBytes = secretOf(options);
-    const total = sizeOf(snapshot) + (secretBytes?.byteLength ?? 0) + referenced.reduce((sum, path) => sum + sizeOf(joinEntry(options.dataDir, path)), 0);
+    const total =
+      sizeOf(snapshot) + (secretBytes?.byteLength ?? 0) + referenced.reduce((sum, path) => sum + (spooled.get(path)?.byteLength ?? sizeOf(joinEntry(options.dataDir, path))), 0);
     let done = 0;
     const tick = (bytes: number) => options.onBytes?.("backup", (done += bytes), total);
 
@@ -81,6 +85,12 @@ export async function createBackup(options: CreateOptions): Promise<Verified & {
     }
     const missing: Missing[] = [];
     for (const path of referenced) {
+      const bytes = spooled.get(path);
+      if (bytes) {
+        files.push(await writer.addBytes(path, bytes));
+        tick(bytes.byteLength);
+        continue;
+      }
       let fd: number;
       try {
         fd = openSync(joinEntry(options.dataDir, path), "r");

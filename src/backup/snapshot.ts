@@ -65,3 +65,25 @@ export function referencedFiles(db: Database): string[] {
     ...shas("render_outputs", "SELECT DISTINCT sha256 FROM render_outputs WHERE part > 0 ORDER BY sha256").map((s) => contentKey("outputs", s)),
   ];
 }
+
+/** SpooledOutput is a PDF a snapshot holds in output_spool (store/output-spool.ts), its file not written yet. */
+export interface SpooledOutput {
+  /** Its archive path, `outputs/ab/cd/<sha256>`. */
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** unspool takes the spooled PDFs out of a snapshot — a copy, never the live store — and answers them, so that whoever
+ * copies the snapshot's files writes them as files: an archive or a migrated store holds every PDF as a file, whichever
+ * way the live store held it at the snapshot's instant. */
+export function unspool(snapshot: string): SpooledOutput[] {
+  const db = new Database(snapshot, { strict: true });
+  try {
+    if (!db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'output_spool'").get()) return [];
+    const rows = db.query("SELECT sha256, bytes FROM output_spool ORDER BY sha256").all() as { sha256: string; bytes: Uint8Array }[];
+    db.run("DELETE FROM output_spool");
+    return rows.map(({ sha256, bytes }) => ({ path: contentKey("outputs", sha256), bytes }));
+  } finally {
+    db.close(false);
+  }
+}

@@ -13,7 +13,7 @@ import { copyRows, databaseAddress, refuseHeld, tablesInKeyOrder } from "../stor
 import { contentKey, type FileArea, type FileStore } from "../store/files";
 import { storeHolders } from "../store/holders";
 import { migratePostgres } from "../store/migrate-postgres";
-import { referencedFiles, takeSnapshot } from "./snapshot";
+import { referencedFiles, takeSnapshot, unspool } from "./snapshot";
 
 /** ToPostgres is what the copy needs: the store, its files, the target, and whether to replace what the target holds. */
 export interface ToPostgres {
@@ -55,6 +55,7 @@ export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
   try {
     const snapshot = join(stage, "renderd.db");
     takeSnapshot(o.storePath, snapshot);
+    const spooled = unspool(snapshot);
     const db = new Database(snapshot, { readonly: true, strict: true });
     try {
       const migrations = await migratePostgres(sql, o.clock).catch(failed(`${database}: applying the PostgreSQL migrations failed`));
@@ -62,7 +63,9 @@ export async function migrateToPostgres(o: ToPostgres): Promise<Moved> {
       const copy = { replace: o.replace, where: database, onTable: o.progress.table };
       // Refused before any byte is sent; checked again inside the copy's transaction.
       await refuseHeld(sql, tablesInKeyOrder(db), copy);
-      const refs = referencedFiles(db).map(fileRef);
+      // The PDFs the store held spooled (a serve stopped before writing them) are copied from the snapshot as files.
+      const inSpool = new Map(spooled.map((s) => [s.path, s.bytes]));
+      const refs = referencedFiles(db).map((path) => ({ ...fileRef(path), bytes: inSpool.get(path) }));
       const files = await copyFiles(o.from, o.to, refs, o.progress.files).catch(failed("copying the files to the bucket failed, no row was written to PostgreSQL"));
       for (const m of files.missing) o.progress.missing(contentKey(m.area, m.sha256));
       const rows = await copyRows(db, sql, copy).catch(failed("copying the rows failed and was rolled back"));

@@ -14,7 +14,7 @@ import type { Clock } from "../lib/clock";
 import type { Metrics } from "../metrics/metrics";
 import { noTracing, type Tracing } from "../tracing/tracing";
 import type { Claim, Queue, RenderRow } from "../queue/queue";
-import type { FileStore } from "../store/files";
+import { SPILL_LATE_MS, type SpooledFiles } from "../store/output-spool";
 import { storageFailure } from "../store/space";
 import type { Store, Tx } from "../store/store";
 import type { FinalStatus } from "../store/render-status";
@@ -32,7 +32,8 @@ export interface WorkerOptions {
   store: Store;
   clock: Clock;
   log: Logger;
-  files: FileStore;
+  /** The file store, with the spool a PDF is committed in (store/output-spool.ts). */
+  files: SpooledFiles;
   pool: RenderPool;
   /** Renders printed at once: the pool's pages (RENDER_WORKERS). */
   concurrency: number;
@@ -111,13 +112,13 @@ export class RenderWorker {
     );
   }
 
-  /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys) and
-   * begins taking renders: at once when a render is queued (in this process or another, Store.listen), and on a slow
+  /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys), writes the
+   * PDFs a stopped process left spooled, and begins taking renders: at once when a render is queued (in this process or another, Store.listen), and on a slow
    * poll as the safety net. */
   async start(): Promise<void> {
     this.stopped = false;
     await this.recover();
-    void this.sweep();
+    void this.sweep(0);
     this.unlisten = this.options.store.listen("renders", () => this.kick());
     this.poller = setInterval(() => {
       void this.guarded(async () => {
@@ -356,8 +357,16 @@ export class RenderWorker {
     return { store, clock, files, log, write: (end) => this.ends.write(workspaceId, end) };
   }
 
-  private async sweep(): Promise<void> {
-    const { store, clock, log, retentionDays } = this.options;
+  /** sweep deletes old renders and expired idempotency keys, and writes to the file store the PDFs spooled longer ago
+   * than `spilledAfterMs` (their process stopped before it wrote them, or the write failed). */
+  private async sweep(spilledAfterMs = SPILL_LATE_MS): Promise<void> {
+    const { store, clock, log, files, retentionDays } = this.options;
+    try {
+      const spilled = await files.spillLate(spilledAfterMs);
+      if (spilled) log.info({ spilled }, "spooled PDFs written to the file store");
+    } catch (e) {
+      log.error({ err: e }, "writing spooled PDFs to the file store failed: they are served from the store, and the next sweep tries again");
+    }
     try {
       const swept = await this.queue.sweep(retentionDays);
       if (swept.renders) log.info(swept, "old renders deleted");

@@ -2,10 +2,12 @@
  * DATA_DIR's files into the bucket), checking each file's sha256 on the way. */
 import { contentKey, type FileArea, type FileStore } from "./files";
 
-/** FileRef names one stored file. */
+/** FileRef names one stored file; `bytes` are its bytes when they are not in the source's files (a PDF a store snapshot
+ * held spooled: store/output-spool.ts). */
 export interface FileRef {
   area: FileArea;
   sha256: string;
+  bytes?: Uint8Array;
 }
 
 /** FilesCopied counts what copyFiles did: copied, already there with the same size, or missing from the source. */
@@ -23,7 +25,7 @@ const OWNER = "migrate-to-postgres";
 export async function copyFiles(from: FileStore, to: FileStore, files: FileRef[], onFile?: (done: number, total: number, bytes: number) => void): Promise<FilesCopied> {
   const result: FilesCopied = { copied: 0, present: 0, bytes: 0, missing: [] };
   for (const [i, file] of files.entries()) {
-    const size = (await from.stat(file.area, file.sha256))?.size;
+    const size = file.bytes?.byteLength ?? (await from.stat(file.area, file.sha256))?.size;
     if (size === undefined) result.missing.push(file);
     else if ((await to.stat(file.area, file.sha256))?.size === size) result.present += 1;
     else {
@@ -38,7 +40,7 @@ export async function copyFiles(from: FileStore, to: FileStore, files: FileRef[]
 
 // Streamed through the target's staging, which hashes it: a damaged file is refused before it reaches the bucket.
 async function copyOne(from: FileStore, to: FileStore, file: FileRef, size: number): Promise<void> {
-  const body = from.open(file.area, file.sha256).body();
+  const body = file.bytes ? new Blob([file.bytes as Uint8Array<ArrayBuffer>]) : from.open(file.area, file.sha256).body();
   // Bun's ReadableStream is async-iterable; the DOM types do not say so.
   const source = (body instanceof ReadableStream ? body : body.stream()) as unknown as AsyncIterable<Uint8Array>;
   const temp = await to.writeTemp(OWNER, source, { maxBytes: size });

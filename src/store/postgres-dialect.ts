@@ -18,7 +18,7 @@ const OUTSIDE_SUBSET: ReadonlyArray<[RegExp, string]> = [
   [/\bREPLACE\s+INTO\b/i, "REPLACE INTO"],
   [/\b(datetime|strftime|julianday|unixepoch|date|time)\s*\(/i, "SQLite date functions"],
   [/\b(ifnull|instr|group_concat|printf|glob)\s*\(/i, "SQLite-only functions"],
-  [/\b(REAL|BLOB|NUMERIC|BOOLEAN|VARCHAR|DATETIME)\b/i, "a column type other than TEXT or INTEGER"],
+  [/\b(REAL|NUMERIC|BOOLEAN|VARCHAR|DATETIME)\b/i, "a column type other than TEXT, INTEGER or BLOB"],
   [/\bCOLLATE\s+(?!NOCASE\b)\w+/i, "a collation other than NOCASE"],
 ];
 
@@ -48,6 +48,7 @@ export function toPostgres(version: number, sqlite: string): string {
   }
   // Byte counts and storage limits pass 2^31; INTEGER in SQLite is 64-bit, so every INTEGER is BIGINT.
   sql = sql.replace(/\bINTEGER\b/g, "BIGINT");
+  sql = sql.replace(/\bBLOB\b/g, "BYTEA");
   // Byte order, as SQLite compares text: ids and ISO times sort by their bytes for keyset paging, the queue's heads and a
   // batch's items, whatever collation the database was created with (en_US.UTF-8 would put `rnd_a…` before `rnd_B…`).
   sql = sql.replace(/\bTEXT\b(?![^,\n]*\bCOLLATE\b)/g, 'TEXT COLLATE "C"');

@@ -11,6 +11,7 @@ import { poolOptions, RenderPool } from "../../src/render/pool";
 import { StoreQueue } from "../../src/queue/store-queue";
 import { RenderWorker } from "../../src/render/worker";
 import { DiskFiles } from "../../src/store/files-disk";
+import { SpooledFiles } from "../../src/store/output-spool";
 import { namerOptions } from "../../src/modules/template-conversions/namer";
 import { ConversionRunner } from "../../src/modules/template-conversions/runner";
 import { migrate } from "../../src/store/migrate";
@@ -24,7 +25,7 @@ export interface InProcessApi {
   /** What the routes use, for tests that make data through the services too (a render completed without printing). */
   store: Store;
   clock: ManualClock;
-  files: DiskFiles;
+  files: SpooledFiles;
   queue: StoreQueue;
   /** close closes the store and removes DATA_DIR, unless `keepDataDir` (the caller removes it). */
   close(keepDataDir?: boolean): void;
@@ -36,9 +37,9 @@ export async function buildApi(env: Record<string, string> = {}): Promise<InProc
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env });
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
   const log = createLogger("silent");
-  const files = new DiskFiles(dataDir);
   const store = openStore(dataDir);
   await migrate(store, clock);
+  const files = new SpooledFiles(new DiskFiles(dataDir), store, clock);
   const queue = new StoreQueue(store, clock, config.renderLeaseMs);
   const worker = new RenderWorker({ store, clock, log, files, queue, pool: new RenderPool(poolOptions(config, log)), concurrency: 1, retentionDays: 30 });
   return {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { startTestServer, type TestServer } from "../harness";
 import { local } from "../fixtures/assets";
@@ -8,6 +10,8 @@ import { createLogger } from "../../src/logger";
 import { sweepRenders } from "../../src/queue/retention";
 import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-deletions";
 import type { Params, Tx } from "../../src/store/store";
+import { contentKey } from "../../src/store/files";
+import { sha256Hex } from "../../src/lib/hash";
 
 let t: TestServer;
 let key: string;
@@ -184,6 +188,51 @@ describe("what survives a power cut (docs/rendering.md)", () => {
       expect([waited.status, waited.durable, syncs]).toEqual([202, [false], 1]);
       await s.server.worker.start();
       await until(async () => (await s.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id: waited.id }))!.status === "succeeded");
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("what survives a power cut: the PDF (docs/rendering.md)", () => {
+  test("the PDF's bytes commit in the transaction that ends the render, which waits for the disk; its file is written after", async () => {
+    const s = await startTestServer({ RENDER_WORKERS: "1" });
+    try {
+      const k = await s.makeKey(s.defaultWorkspaceId, ["render:create", "render:read"]);
+      const store = s.server.store;
+      // Each transaction that spools a PDF: whether it waits for the disk, whether it ends a render as succeeded with
+      // that PDF, and whether the PDF's file existed when it was spooled.
+      const spooling: Array<{ durable: boolean; ends: boolean; fileFirst: boolean }> = [];
+      const tx = store.tx.bind(store);
+      store.tx = (fn, options) =>
+        tx((handle) => {
+          const seen = { durable: options?.durable !== false, ends: false, fileFirst: false, spooled: "" };
+          const look = (sql: string, params?: Params) => {
+            if (sql.startsWith("INSERT INTO output_spool")) {
+              seen.spooled = String(params!.sha);
+              seen.fileFirst = existsSync(join(s.dataDir, contentKey("outputs", seen.spooled)));
+            }
+            if (sql.trimStart().startsWith("UPDATE renders SET status = $status") && params?.status === "succeeded" && params.sha === seen.spooled) seen.ends = true;
+          };
+          const [run, write, get] = [handle.run.bind(handle), handle.write.bind(handle), handle.get.bind(handle)];
+          const observed: Tx = Object.assign(Object.create(handle), {
+            run: (sql: string, params?: Params) => (look(sql, params), run(sql, params)),
+            write: (sql: string, params?: Params) => (look(sql, params), write(sql, params)),
+            get: (sql: string, params?: Params) => (look(sql, params), get(sql, params)),
+          });
+          return fn(observed).then((answer) => {
+            if (seen.spooled) spooling.push({ durable: seen.durable, ends: seen.ends, fileFirst: seen.fileFirst });
+            return answer;
+          });
+        }, options);
+
+      const res = await s.call("/v1/renders?wait=30", { key: k, body: { html: "<p>spooled with its end</p>" } });
+      expect(res.body.status).toBe("succeeded");
+      expect(spooling).toEqual([{ durable: true, ends: true, fileFirst: false }]);
+      const sha = (await store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: res.body.id }))!.output_sha256;
+      await s.server.files.settled();
+      expect(await store.all("SELECT sha256 FROM output_spool")).toEqual([]);
+      expect(sha256Hex((await s.server.files.read("outputs", sha))!)).toBe(sha);
     } finally {
       await s.stop();
     }

@@ -66,6 +66,8 @@ describe("files in an S3-compatible bucket", () => {
     expect(pdf.status).toBe(200);
     expect(pdfText(new Uint8Array(await pdf.arrayBuffer()))).toContain("FROM-THE-BUCKET styled");
     const out = (await t.server.store.get<{ output_sha256: string }>("SELECT output_sha256 FROM renders WHERE id = $id", { id: render.id }))!.output_sha256;
+    // Written to the bucket just after the render's end, which committed it spooled in the store (store/output-spool.ts).
+    await t.server.files.settled();
     expect(await inBucket(`outputs/${out.slice(0, 2)}/${out.slice(2, 4)}/${out}`)).toBe(true);
     expect(storedUnder("outputs")).toEqual([]);
 

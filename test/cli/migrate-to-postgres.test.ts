@@ -304,6 +304,28 @@ describe("renderd migrate --to-postgres", () => {
     expect((await rowCounts(url, withSource(tablesInKeyOrder))).every((n) => n === 0)).toBe(true);
   });
 
+  test("a PDF the store holds spooled, its file not written yet, reaches the bucket as a file; PostgreSQL spools nothing", async () => {
+    const spooled = join(work, "spooled");
+    cpSync(dataDir, spooled, { recursive: true });
+    const [path] = withSource(referencedFiles).filter((p) => p.startsWith("outputs/"));
+    // As a serve leaves it when it stops between a render's end and writing the PDF's file (store/output-spool.ts).
+    const db = new Database(storePath(spooled), { strict: true });
+    try {
+      db.query("INSERT INTO output_spool (sha256, bytes, spooled_at) VALUES ($sha, $bytes, '2026-03-10T10:00:00.000Z')").run({ sha: path!.split("/").at(-1)!, bytes: PDF });
+    } finally {
+      db.close(false);
+    }
+    rmSync(join(spooled, path!));
+    const bucket = new S3Client(s3.settings);
+    await bucket.delete(path!);
+    const url = await pg.database("spooled_pdf");
+    const r = await renderd(["migrate", "--to-postgres", "--data-dir", spooled, "--json"], { DATABASE_URL: url, ...s3Env() });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).files).toMatchObject({ copied: 1, present: 1, bytes: PDF.byteLength, missing: [] });
+    expect(new Uint8Array(await bucket.file(path!).bytes())).toEqual(PDF);
+    expect(await rowCounts(url, ["output_spool", "renders"])).toEqual([0, 1]);
+  });
+
   test("a referenced file missing from DATA_DIR is named in a warning and left out; the rows are copied", async () => {
     const gone = join(work, "gone");
     cpSync(dataDir, gone, { recursive: true });

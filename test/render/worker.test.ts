@@ -13,6 +13,7 @@ import { StubPool } from "../../src/render/stub-pool";
 import { RenderWorker } from "../../src/render/worker";
 import { DiskFiles } from "../../src/store/files-disk";
 import { migrate } from "../../src/store/migrate";
+import { SpooledFiles } from "../../src/store/output-spool";
 import { openStore } from "../../src/store/open";
 import { until } from "../wait";
 
@@ -26,7 +27,7 @@ test("a claimed render whose stored job does not parse fails as RENDER_FAILED, a
   await migrate(store, clock);
   const queue = new StoreQueue(store, clock, 30_000);
   const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dataDir }), log), 0);
-  const worker = new RenderWorker({ store, clock, log, files: new DiskFiles(dataDir), queue, pool, concurrency: 1, retentionDays: 30 });
+  const worker = new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dataDir), store, clock), queue, pool, concurrency: 1, retentionDays: 30 });
   const now = clock.now().toISOString();
   const render = (id: string, job: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job, createdAt: now });
   await store.tx(async (tx) => {
@@ -64,7 +65,7 @@ test("stop() waits for a claim already on its way: the render it takes goes back
     claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => (entered(), await gate, queue.claim(tx)),
   });
   const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), 0);
-  const worker = new RenderWorker({ store, clock, log, files: new DiskFiles(dir), queue: slow, pool, concurrency: 1, retentionDays: 30 });
+  const worker = new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue: slow, pool, concurrency: 1, retentionDays: 30 });
   const now = clock.now().toISOString();
   try {
     await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now }));
@@ -118,7 +119,7 @@ test("a render claimed inside another's end is not given up by a lease renewal m
     },
   });
   const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), 0);
-  const worker = new RenderWorker({ store, clock, log, files: new DiskFiles(dir), queue: racing, pool, concurrency: 1, retentionDays: 30 });
+  const worker = new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue: racing, pool, concurrency: 1, retentionDays: 30 });
   const now = clock.now().toISOString();
   const render = (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now });
   try {

@@ -113,11 +113,11 @@ describe("toPostgres", () => {
     for (const m of MIGRATIONS) expect(m.sql).toBe(readFileSync(join(import.meta.dir, "../../migrations", `${m.name}.sql`), "utf8"));
   });
 
-  test("maps INTEGER to BIGINT, NOCASE to an ICU collation, and drops comments", () => {
-    const out = toPostgres(99, "-- a note on INTEGER\nCREATE TABLE t (\n  n INTEGER NOT NULL, -- count\n  e TEXT COLLATE NOCASE\n);");
+  test("maps INTEGER to BIGINT, BLOB to BYTEA, NOCASE to an ICU collation, and drops comments", () => {
+    const out = toPostgres(99, "-- a note on INTEGER\nCREATE TABLE t (\n  n INTEGER NOT NULL, -- count\n  b BLOB,\n  e TEXT COLLATE NOCASE\n);");
     expect(out).toBe(
       "CREATE COLLATION IF NOT EXISTS renderd_nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);\n" +
-        "CREATE TABLE t (\n  n BIGINT NOT NULL, \n  e TEXT COLLATE renderd_nocase\n);",
+        "CREATE TABLE t (\n  n BIGINT NOT NULL, \n  b BYTEA,\n  e TEXT COLLATE renderd_nocase\n);",
     );
   });
 
@@ -133,7 +133,7 @@ describe("toPostgres", () => {
       ["CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT);", "AUTOINCREMENT"],
       ["INSERT OR IGNORE INTO t VALUES (1);", "INSERT OR"],
       ["CREATE TABLE t (at TEXT DEFAULT (datetime('now')));", "SQLite date functions"],
-      ["CREATE TABLE t (x REAL);", "a column type other than TEXT or INTEGER"],
+      ["CREATE TABLE t (x REAL);", "a column type other than TEXT, INTEGER or BLOB"],
       ["CREATE TABLE t (x TEXT COLLATE RTRIM);", "a collation other than NOCASE"],
     ];
     for (const [text, what] of cases) expect(() => toPostgres(12, text)).toThrow(`migration 12 uses ${what}`);

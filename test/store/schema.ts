@@ -21,7 +21,7 @@ export interface Schema {
 }
 
 // The type mapping of store/postgres-dialect.ts: an unmapped SQLite type shows as itself and fails the comparison.
-const SQLITE_TYPES: Record<string, string> = { INTEGER: "bigint", TEXT: "text" };
+const SQLITE_TYPES: Record<string, string> = { INTEGER: "bigint", TEXT: "text", BLOB: "bytea" };
 
 // `x IN ('a', 'b')` and `x = ANY (ARRAY['a'::text, 'b'::text])` both become `x in [a,b]`; other checks lose their
 // parentheses, casts and spaces (`size>0ANDsize<=50000000`).

@@ -1,0 +1,148 @@
+/** store/output-spool: a printed PDF committed with the row that names it. Its bytes go into the transaction that ends
+ * the render, so one flush of the store's log makes both durable, where writing the file first cost two flushes more
+ * (the file's, then its folder's after the rename) on the render's path (docs/performance.md "The output spool"). Just
+ * after the commit the bytes are written to the file store, off the render's path, and their row is deleted; until then
+ * every read of the output finds them in the store. SpooledFiles is the FileStore the server works with. */
+import type { Clock } from "../lib/clock";
+import type { FileArea, FileStore, ListedFile, StoredFile, TempFile, WriteOptions } from "./files";
+import type { Store, Tx } from "./store";
+
+/** SPOOL_MAX_BYTES: a larger PDF is written to the file store before its transaction, as before the spool; a few MB
+ * in the log's flush cost more than the two flushes they would spare. */
+export const SPOOL_MAX_BYTES = 4 * 2 ** 20;
+
+/** SPILL_LATE_MS: a spooled PDF older than this was not written by the process that spooled it (it stopped, or the
+ * write failed): the cleanup writes it. */
+export const SPILL_LATE_MS = 60_000;
+
+// Who the file store's temporary file belongs to while a spooled PDF is written.
+const OWNER = "output-spool";
+
+/** SpooledFiles is a FileStore that also keeps outputs spooled in the store until they are written to it. */
+export class SpooledFiles implements FileStore {
+  private readonly spilling = new Set<Promise<void>>();
+
+  constructor(
+    private readonly files: FileStore,
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** spool adds an output's bytes, SPOOL_MAX_BYTES at most, to `tx`, the transaction that will name them (larger ones
+   * are stored with `put` before it). Equal bytes spooled already stay. */
+  spool(tx: Tx, sha256: string, bytes: Uint8Array): void {
+    tx.write("INSERT INTO output_spool (sha256, bytes, spooled_at) VALUES ($sha, $bytes, $at) ON CONFLICT (sha256) DO NOTHING", {
+      sha: sha256,
+      bytes,
+      at: this.clock.now().toISOString(),
+    });
+  }
+
+  /** spill writes spooled bytes to the file store once their transaction has committed; the render is not kept
+   * waiting for it. A failure leaves them spooled, and served, until a later spillLate writes them. */
+  spill(sha256: string, bytes: Uint8Array): Promise<void> {
+    const written = this.write(sha256, bytes);
+    const settled: Promise<void> = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.spilling.add(settled);
+    void settled.finally(() => this.spilling.delete(settled));
+    return written;
+  }
+
+  /** spillLate writes the spooled outputs older than `olderThanMs` — all of them with 0, as at start, after a crash or
+   * a restore — and answers how many. Writing the same bytes twice (another process spilling them too) is harmless:
+   * the store is content-addressed. */
+  async spillLate(olderThanMs = SPILL_LATE_MS): Promise<number> {
+    const before = new Date(this.clock.now().getTime() - olderThanMs).toISOString();
+    const rows = await this.store.all<{ sha256: string }>("SELECT sha256 FROM output_spool WHERE spooled_at <= $before ORDER BY spooled_at", { before });
+    let written = 0;
+    for (const { sha256 } of rows) {
+      const bytes = await this.spooled(sha256);
+      if (!bytes) continue;
+      await this.write(sha256, bytes);
+      written += 1;
+    }
+    return written;
+  }
+
+  /** settled resolves once the writes under way have ended: a stop waits for them before it closes the store. */
+  async settled(): Promise<void> {
+    await Promise.all(this.spilling);
+  }
+
+  // The row goes only once the file is durable, so a reader that misses the file and then the row finds the file.
+  private async write(sha256: string, bytes: Uint8Array): Promise<void> {
+    await this.files.put("outputs", OWNER, bytes, sha256);
+    // Not waited onto the disk: a deletion lost in a power cut leaves a row whose bytes are written again at start.
+    await this.store.tx((tx) => tx.run("DELETE FROM output_spool WHERE sha256 = $sha", { sha: sha256 }), { durable: false });
+  }
+
+  private async spooled(sha256: string): Promise<Uint8Array | null> {
+    const row = await this.store.get<{ bytes: Uint8Array }>("SELECT bytes FROM output_spool WHERE sha256 = $sha", { sha: sha256 });
+    return row?.bytes ?? null;
+  }
+
+  open(area: FileArea, sha256: string): StoredFile {
+    const file = this.files.open(area, sha256);
+    if (area !== "outputs") return file;
+    let spooled: Uint8Array | null = null;
+    // The file, else the spooled bytes, else the file again: the spill may have written it and dropped the row between.
+    const find = async () => (await file.exists()) || (spooled = await this.spooled(sha256)) !== null || (await file.exists());
+    return {
+      exists: find,
+      bytes: async () => ((await find()) && spooled ? spooled : file.bytes()),
+      body: () => (spooled ? new Blob([spooled as Uint8Array<ArrayBuffer>]) : file.body()),
+    };
+  }
+
+  async read(area: FileArea, sha256: string): Promise<Uint8Array | null> {
+    const read = () => this.files.read(area, sha256);
+    if (area !== "outputs") return read();
+    return (await read()) ?? (await this.spooled(sha256)) ?? (await read());
+  }
+
+  async stat(area: FileArea, sha256: string): Promise<{ size: number } | null> {
+    const stat = () => this.files.stat(area, sha256);
+    if (area !== "outputs") return stat();
+    const spooledSize = async () => {
+      const bytes = await this.spooled(sha256);
+      return bytes ? { size: bytes.byteLength } : null;
+    };
+    return (await stat()) ?? (await spooledSize()) ?? (await stat());
+  }
+
+  async delete(area: FileArea, sha256: string): Promise<void> {
+    await this.files.delete(area, sha256);
+    if (area === "outputs") await this.store.tx((tx) => tx.run("DELETE FROM output_spool WHERE sha256 = $sha", { sha: sha256 }));
+  }
+
+  writeTemp(owner: string, source: AsyncIterable<Uint8Array> | null, options: WriteOptions): Promise<TempFile> {
+    return this.files.writeTemp(owner, source, options);
+  }
+
+  discard(temp: TempFile): void {
+    this.files.discard(temp);
+  }
+
+  isHeldBy(owner: string): boolean {
+    return this.files.isHeldBy(owner);
+  }
+
+  sweepTemp(): number {
+    return this.files.sweepTemp();
+  }
+
+  commit(area: FileArea, temp: TempFile): Promise<void> {
+    return this.files.commit(area, temp);
+  }
+
+  put(area: FileArea, owner: string, bytes: Uint8Array, sha256?: string): Promise<string> {
+    return this.files.put(area, owner, bytes, sha256);
+  }
+
+  list(area: FileArea): AsyncIterable<ListedFile[]> {
+    return this.files.list(area);
+  }
+}

@@ -1,0 +1,138 @@
+/** The output spool (src/store/output-spool.ts), on SQLite and on PostgreSQL: a PDF committed in a transaction is read
+ * from the store until its file is written, the write lets the row go, and what a stopped process or a failed write
+ * left is written later. */
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { ManualClock } from "../../src/lib/clock";
+import { sha256Hex } from "../../src/lib/hash";
+import type { FileArea } from "../../src/store/files";
+import { DiskFiles } from "../../src/store/files-disk";
+import { SpooledFiles, SPILL_LATE_MS } from "../../src/store/output-spool";
+import type { Store } from "../../src/store/store";
+import { rejection } from "../wait";
+import { ENGINES, testStores } from "./engines";
+
+const stores = testStores("spool");
+
+/** Files whose writes fail while `failing` is set (a full disk, a bucket that does not answer). */
+class FailingFiles extends DiskFiles {
+  failing = false;
+  override async put(area: FileArea, owner: string, bytes: Uint8Array, sha256?: string): Promise<string> {
+    if (this.failing) throw new Error("the disk is full");
+    return super.put(area, owner, bytes, sha256);
+  }
+}
+
+const pdf = (text: string) => new TextEncoder().encode(`%PDF-1.7 ${text}`);
+const rows = async (store: Store) => (await store.all<{ sha256: string }>("SELECT sha256 FROM output_spool ORDER BY sha256")).map((r) => r.sha256);
+
+for (const engine of ENGINES) {
+  describe(`the output spool on ${engine}`, () => {
+    async function setUp() {
+      const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+      const place = await stores.place(engine);
+      const store = await stores.open(place, clock);
+      const disk = new FailingFiles(place.dataDir);
+      return { clock, store, disk, files: new SpooledFiles(disk, store, clock) };
+    }
+
+    test("a spooled PDF is read from the store until it is written, then from its file, and its row goes", async () => {
+      const { store, disk, files } = await setUp();
+      const bytes = pdf("spooled");
+      const sha = sha256Hex(bytes);
+      await store.tx(async (tx) => files.spool(tx, sha, bytes));
+      expect(existsSync(disk.path("outputs", sha))).toBe(false);
+      expect(await files.read("outputs", sha)).toEqual(bytes);
+      expect(await files.stat("outputs", sha)).toEqual({ size: bytes.byteLength });
+      const opened = files.open("outputs", sha);
+      expect(await opened.exists()).toBe(true);
+      expect(new Uint8Array(await new Response(opened.body()).arrayBuffer())).toEqual(bytes);
+      expect(await files.open("outputs", sha).bytes()).toEqual(bytes);
+
+      await files.spill(sha, bytes);
+      expect(await rows(store)).toEqual([]);
+      expect(new Uint8Array(await Bun.file(disk.path("outputs", sha)).bytes())).toEqual(bytes);
+      expect(await files.read("outputs", sha)).toEqual(bytes);
+      const file = files.open("outputs", sha);
+      expect(await file.exists()).toBe(true);
+      expect(new Uint8Array(await new Response(file.body()).arrayBuffer())).toEqual(bytes);
+      // Bytes never spooled nor stored: none.
+      const other = sha256Hex(pdf("never stored"));
+      expect(await files.read("outputs", other)).toBeNull();
+      expect(await files.stat("outputs", other)).toBeNull();
+      expect(await files.open("outputs", other).exists()).toBe(false);
+    });
+
+    test("a reader that misses the file just before the write and the row just after it finds the file", async () => {
+      const { store, disk, files } = await setUp();
+      const bytes = pdf("raced");
+      const sha = sha256Hex(bytes);
+      await store.tx(async (tx) => files.spool(tx, sha, bytes));
+      // The write runs between the reader's look at the file and its look at the row: the row is gone by then.
+      const get = store.get.bind(store);
+      const racing = Object.assign(Object.create(store), {
+        get: async (sql: string, params?: Parameters<Store["get"]>[1]) => {
+          if (sql.includes("FROM output_spool")) await new SpooledFiles(disk, store, new ManualClock()).spill(sha, bytes);
+          return get(sql, params);
+        },
+      }) as Store;
+      const reader = new SpooledFiles(disk, racing, new ManualClock());
+      expect(await reader.read("outputs", sha)).toEqual(bytes);
+      expect(await rows(store)).toEqual([]);
+      expect(await reader.stat("outputs", sha)).toEqual({ size: bytes.byteLength });
+      expect(await reader.open("outputs", sha).exists()).toBe(true);
+    });
+
+    test("a failed write leaves the PDF spooled and served; spillLate writes it once late, and at start whatever its age", async () => {
+      const { clock, store, disk, files } = await setUp();
+      const [first, second] = [pdf("first"), pdf("second")];
+      const [a, b] = [sha256Hex(first), sha256Hex(second)];
+      await store.tx(async (tx) => files.spool(tx, a, first));
+      disk.failing = true;
+      expect((await rejection(files.spill(a, first))).message).toBe("the disk is full");
+      await files.settled();
+      expect(await rows(store)).toEqual([a]);
+      expect(await files.read("outputs", a)).toEqual(first);
+      disk.failing = false;
+
+      clock.advance(SPILL_LATE_MS / 2);
+      await store.tx(async (tx) => files.spool(tx, b, second));
+      expect(await files.spillLate()).toBe(0);
+      clock.advance(SPILL_LATE_MS / 2);
+      expect(await files.spillLate()).toBe(1);
+      expect(await rows(store)).toEqual([b]);
+      expect(existsSync(disk.path("outputs", a))).toBe(true);
+      // As at start: the process that spooled it is gone, whenever it spooled it.
+      expect(await files.spillLate(0)).toBe(1);
+      expect(await rows(store)).toEqual([]);
+      expect(await files.read("outputs", b)).toEqual(second);
+    });
+
+    test("the same bytes spooled twice keep one row; a rolled-back transaction spools nothing; delete takes file and row", async () => {
+      const { store, disk, files } = await setUp();
+      const bytes = pdf("twice");
+      const sha = sha256Hex(bytes);
+      await store.tx(async (tx) => files.spool(tx, sha, bytes));
+      await store.tx(async (tx) => files.spool(tx, sha, bytes));
+      expect(await rows(store)).toEqual([sha]);
+      const undone = pdf("undone");
+      await rejection(
+        store.tx(async (tx) => {
+          files.spool(tx, sha256Hex(undone), undone);
+          await tx.get("SELECT 1");
+          throw new Error("the render's end failed");
+        }),
+      );
+      expect(await rows(store)).toEqual([sha]);
+
+      await files.delete("outputs", sha);
+      expect(await rows(store)).toEqual([]);
+      expect(await files.read("outputs", sha)).toBeNull();
+      // Deleted once written, too.
+      await store.tx(async (tx) => files.spool(tx, sha, bytes));
+      await files.spill(sha, bytes);
+      await files.delete("outputs", sha);
+      expect(existsSync(disk.path("outputs", sha))).toBe(false);
+    });
+  });
+}
