@@ -63,7 +63,7 @@ const LAPS = ["finish", "hold", "write", "statements", "commit"] as const;
 
 /** LAPS_HEADER heads the table of renderd's own steps that lapsRow writes. */
 export const LAPS_HEADER = [
-  "| series | finish: metadata, seal | hold the PDF's bytes | write: PDF durable on disk | statements: final state | commit: COMMIT (fsync), next claim | all five |",
+  "| series | finish: metadata, seal | hold: a PDF over 4 MiB | write: a PDF over 4 MiB durable on disk | statements: final state, PDF spooled | commit: COMMIT (fsync), next claim | all five |",
   "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
 ];
 

@@ -1,11 +1,12 @@
-/** store-output: a render's or an operation's PDFs stored and the render ended in the transaction that lets their holds
- * go (store/file-deletions.ts): another process deleting the same bytes meanwhile leaves them alone. */
+/** store-output: a render's or an operation's PDFs stored and the render ended in one transaction, so that another
+ * process deleting the same bytes meanwhile leaves them alone (store/file-deletions.ts): the transaction holds the bytes
+ * themselves (store/output-spool.ts), or lets go the holds taken while they were written. */
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
 import type { Laps } from "../lib/laps";
 import type { RenderRow } from "../queue/queue";
-import { awaitFileHold, releaseFile } from "../store/file-deletions";
+import { awaitFileHold, reclaimFile, releaseFile } from "../store/file-deletions";
 import { SPOOL_MAX_BYTES, type SpooledFiles } from "../store/output-spool";
 import type { Store, Tx } from "../store/store";
 
@@ -18,38 +19,75 @@ export interface StoreOutputDeps {
   write(end: (tx: Tx) => Promise<RenderRow | null>): Promise<RenderRow | null>;
 }
 
-/** storeOutputs holds the PDFs' bytes, stores them, and ends the render with `end` (given their sha256s, in order) in
- * the transaction that lets the holds go. The PDFs are spooled in that transaction (store/output-spool.ts), and written
- * to the file store once it has committed; one too large for the spool is written before it. A render cancelled while
- * it printed points at nothing, so the deletion of its PDFs is recorded in that transaction. `laps` times its steps:
- * hold, write (the PDFs too large to spool, durable), statements (the end's, before the COMMIT). */
+/** storeOutputs stores a render's PDFs and ends the render with `end` (given their sha256s, in order). PDFs of
+ * SPOOL_MAX_BYTES at most are spooled in the end's own transaction (store/output-spool.ts) and written to the file
+ * store once it has committed; larger ones are held, stored, then let go in that transaction (endHeld). A render
+ * cancelled while it printed names no PDF and stores none. `laps` times its steps: hold and write (the held path's),
+ * statements (the end's, before the COMMIT). */
 export async function storeOutputs(deps: StoreOutputDeps, renderId: string, pdfs: Uint8Array[], end: (tx: Tx, sha256s: string[]) => Promise<RenderRow | null>, laps?: Laps): Promise<RenderRow | null> {
-  const { store, clock, files, log } = deps;
   const shas = pdfs.map((pdf) => sha256Hex(pdf));
+  if (pdfs.every((pdf) => pdf.byteLength <= SPOOL_MAX_BYTES)) {
+    const ended = await endSpooled(deps, renderId, shas, pdfs, end, laps);
+    if (ended !== BEING_DELETED) return ended;
+  }
+  return endHeld(deps, renderId, shas, pdfs, end, laps);
+}
+
+const BEING_DELETED = Symbol("being deleted");
+
+class BeingDeleted extends Error {}
+
+// The end's transaction holds the bytes themselves, so no sweep can delete them before the row naming them commits: no
+// hold is taken (one transaction less per render). Only a sweep deleting an earlier copy of the very same bytes at
+// this moment stops it, and the render stores them held instead, once that deletion is done.
+async function endSpooled(deps: StoreOutputDeps, renderId: string, shas: string[], pdfs: Uint8Array[], end: (tx: Tx, sha256s: string[]) => Promise<RenderRow | null>, laps?: Laps): Promise<RenderRow | null | typeof BEING_DELETED> {
+  const { files, log } = deps;
+  const bytesOf = new Map(shas.map((sha, i) => [sha, pdfs[i]!]));
+  let row: RenderRow | null;
+  try {
+    row = await deps.write(async (tx) => {
+      const ended = await end(tx, shas);
+      if (ended) {
+        for (const [sha, bytes] of bytesOf) {
+          if (!(await reclaimFile(tx, "outputs", sha))) throw new BeingDeleted();
+          files.spool(tx, sha, bytes);
+        }
+      }
+      laps?.lap("statements");
+      return ended;
+    });
+  } catch (e) {
+    if (e instanceof BeingDeleted) return BEING_DELETED;
+    throw e;
+  }
+  if (row)
+    for (const [sha, bytes] of bytesOf)
+      files.spill(sha, bytes).catch((err: unknown) => log.error({ err, renderId, sha256: sha }, "writing a spooled PDF to the file store failed: it is served from the store, and the worker's sweep writes it"));
+  return row;
+}
+
+// Each distinct PDF is held, stored durably, and its hold let go in the end's transaction: a sweep cannot delete the
+// bytes between the write and the commit of the row naming them. A cancelled render's PDFs get their deletion recorded
+// in that transaction.
+async function endHeld(deps: StoreOutputDeps, renderId: string, shas: string[], pdfs: Uint8Array[], end: (tx: Tx, sha256s: string[]) => Promise<RenderRow | null>, laps?: Laps): Promise<RenderRow | null> {
+  const { store, clock, files, log } = deps;
   // One hold per distinct PDF: two equal parts of a split share it.
   const unique = [...new Set(shas)];
   const release = async (tx: Tx, which = unique) => (await Promise.all(which.map((sha) => releaseFile(tx, clock, "outputs", sha, renderId)))).every(Boolean);
   try {
     for (const sha of unique) await awaitFileHold(store, clock, "outputs", sha, renderId);
     laps?.lap("hold");
-    const bytesOf = new Map(shas.map((sha, i) => [sha, pdfs[i]!]));
-    const large = unique.filter((sha) => bytesOf.get(sha)!.byteLength > SPOOL_MAX_BYTES);
-    for (const sha of large) await files.put("outputs", renderId, bytesOf.get(sha)!, sha);
+    for (const sha of unique) await files.put("outputs", renderId, pdfs[shas.indexOf(sha)]!, sha);
     laps?.lap("write");
-    const spooled = unique.filter((sha) => !large.includes(sha));
-    const row = await deps.write(async (tx) => {
-      for (const sha of spooled) files.spool(tx, sha, bytesOf.get(sha)!);
+    return await deps.write(async (tx) => {
       // The row's own PDF is named by end's first statement: its hold's release is sent after it in the same round trip
       // and sees it (or, cancelled, not). A split's further PDFs are named by rows end writes later: theirs follow.
-      const [ended, first] = await Promise.all([end(tx, shas), release(tx, unique.slice(0, 1))]);
+      const [row, first] = await Promise.all([end(tx, shas), release(tx, unique.slice(0, 1))]);
       const rest = await release(tx, unique.slice(1));
       laps?.lap("statements");
       if (!first || !rest) throw new Error("storing the PDF took so long that its hold ran out: the bytes may have been deleted");
-      return ended;
+      return row;
     });
-    for (const sha of spooled)
-      files.spill(sha, bytesOf.get(sha)!).catch((err: unknown) => log.error({ err, renderId, sha256: sha }, "writing a spooled PDF to the file store failed: it is served from the store, and the worker's sweep writes it"));
-    return row;
   } catch (e) {
     try {
       await store.tx(release);

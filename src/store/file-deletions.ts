@@ -63,9 +63,7 @@ export function holdFile(store: Store, clock: Clock, area: FileArea, sha256: str
   // committed), which only costs their space; the writer's own commit, durable, makes the hold durable before it.
   // It saves a render one fsync on the event loop (docs/performance.md, "After issue 15's changes").
   return store.tx(async (tx) => {
-    const deletion = await tx.get<{ state: string }>("SELECT state FROM file_deletions WHERE area = $area AND sha256 = $sha FOR UPDATE", { area, sha: sha256 });
-    if (deletion?.state === "deleting") return false;
-    if (deletion) tx.write("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
+    if (!(await reclaimFile(tx, area, sha256))) return false;
     tx.write(
       `INSERT INTO file_holds (area, sha256, holder, expires_at) VALUES ($area, $sha, $holder, $expires)
        ON CONFLICT (area, sha256, holder) DO UPDATE SET expires_at = excluded.expires_at`,
@@ -73,6 +71,16 @@ export function holdFile(store: Store, clock: Clock, area: FileArea, sha256: str
     );
     return true;
   }, { durable: false });
+}
+
+/** reclaimFile cancels the pending deletion of bytes a writer is about to reference, inside the writer's transaction, and
+ * answers false while a sweep is deleting them (reference nothing yet: ask again once it is done). A transaction that
+ * writes the bytes themselves with the row naming them (store/output-spool.ts) needs no hold besides. */
+export async function reclaimFile(tx: Tx, area: FileArea, sha256: string): Promise<boolean> {
+  const deletion = await tx.get<{ state: string }>("SELECT state FROM file_deletions WHERE area = $area AND sha256 = $sha FOR UPDATE", { area, sha: sha256 });
+  if (deletion?.state === "deleting") return false;
+  if (deletion) tx.write("DELETE FROM file_deletions WHERE area = $area AND sha256 = $sha", { area, sha: sha256 });
+  return true;
 }
 
 /** awaitFileHold takes a hold (holdFile), waiting while a sweep deletes the bytes; throws FileBeingDeleted when that
