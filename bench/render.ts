@@ -35,7 +35,7 @@ import type { TemplateSource } from "../src/render/compile/model";
 import { INVOICE_TEMPLATE, invoiceData, REPORT_TEMPLATE, reportData } from "./documents";
 import { browserPerDocument, floorOn, mergeFigures, openPages, INVOICE_HTML, launchBrowser, PDF_OPTIONS, printFigures, tabPerDocument, type Figures, type PdfOptions } from "./floor";
 import { addCpu, CPU_CLASSES, measureCpu, memory, referenceProcesses, serverProcesses, type CpuReport, type Memory } from "./measure";
-import { cpuRow, LAPS_HEADER, lapsRow, mib, slope, SPLIT_HEADER, splitOf, splitRow, verdict } from "./report";
+import { cpuRow, LAPS_HEADER, lapsRow, mib, OWN_HEADER, ownOf, ownRow, slope, SPLIT_HEADER, splitRow, verdict } from "./report";
 import { api, drive, publishTemplate, startServer, type Run, type Timing } from "./server";
 import { blockRatio, closenessLines, ISSUE_10, issue32Table } from "./targets";
 
@@ -217,6 +217,10 @@ async function main() {
     for (const line of LAPS_HEADER) console.log(line);
     for (const [label, r] of [["invoice c1", i1], ["invoice {html} c1", h1], ["invoice c8", i8], ["report c1", r1]] as const) console.log(lapsRow(label, r, server.laps));
 
+    console.log(`\nrenderd's own milliseconds per render: all but pool.render(), from the request's arrival to its answer (medians of the server's laps, ms to the hundredth; "claim and wake" is the request's wait less the worker's steps):\n`);
+    for (const line of OWN_HEADER) console.log(line);
+    for (const [label, r] of [["invoice c1", i1], ["invoice {html} c1", h1], ["invoice c8", i8], ["report c1", r1]] as const) console.log(ownRow(label, r, server));
+
     console.log(`\nWhere the CPU goes (ms of CPU per document; "renderd" is the server's Bun process, "client" this script; the last two columns are cores busy on average, ours and everything else on the machine):\n`);
     console.log(`| series | ${CPU_CLASSES.filter((c) => c !== "others").join(" | ")} | all ours | cores ours | cores others |`);
     console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
@@ -276,7 +280,7 @@ async function main() {
     };
     for (const line of closenessLines(closeness)) console.log(line);
     console.log(`\nIssue 32 (ratios and renderd's own ms; "now" is this run):\n`);
-    for (const line of issue32Table(closeness, splitOf(i1, server.poolMs))) console.log(line);
+    for (const line of issue32Table(closeness, ownOf(i1, server))) console.log(line);
   } finally {
     await server.stop();
   }

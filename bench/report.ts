@@ -34,7 +34,7 @@ export function splitRow(label: string, run: Run, cpu: CpuReport, poolMs: Map<st
 }
 
 /** Split is a series' medians per phase, ms: `commit` is the print step less pool.render() (the server's log line). */
-export interface Split {
+interface Split {
   total: number;
   accept: number;
   queue: number;
@@ -44,7 +44,7 @@ export interface Split {
 }
 
 /** splitOf answers a series' split (NaN for the print and commit when no "render succeeded" line was read). */
-export function splitOf(run: Run, poolMs: Map<string, number>): Split {
+function splitOf(run: Run, poolMs: Map<string, number>): Split {
   const t = run.timings;
   const withPool = t.filter((x) => poolMs.has(x.id));
   const ms = (xs: number[]) => (xs.length ? median(xs) : NaN);
@@ -74,6 +74,49 @@ export function lapsRow(label: string, run: Run, laps: Map<string, Record<string
   const ms = (xs: number[]) => (xs.length ? median(xs).toFixed(2) : "–");
   const cells = LAPS.map((name) => ms(rows.map((r) => r[name] ?? 0)));
   return `| ${[label, ...cells, ms(rows.map((r) => LAPS.reduce((sum, name) => sum + (r[name] ?? 0), 0)))].join(" | ")} |`;
+}
+
+/** OWN_HEADER heads the table of renderd's own milliseconds per render that ownRow writes. */
+export const OWN_HEADER = [
+  "| series | accept: HTTP in, check, compile, insert | claim and wake: the wait less the worker's steps | before the print: the print lap less pool.render() | finish | hold | write | statements | commit | answer: the response | renderd's own: all but pool.render() |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+];
+
+/** OwnLogs are the server's log lines a render's own milliseconds are read from. */
+export interface OwnLogs {
+  poolMs: Map<string, number>;
+  laps: Map<string, Record<string, number>>;
+  requestLaps: Map<string, Record<string, number>>;
+}
+
+// One render's own milliseconds by step, or null when a log line is missing.
+function ownSteps(t: Run["timings"][number], logs: OwnLogs): Record<string, number> | null {
+  const [pool, worker, request] = [logs.poolMs.get(t.id), logs.laps.get(t.id), logs.requestLaps.get(t.requestId)];
+  if (pool === undefined || !worker || !request) return null;
+  const step = (name: string) => worker[name] ?? 0;
+  const workerSum = LAPS.reduce((sum, name) => sum + step(name), step("print"));
+  return {
+    accept: request.accept!,
+    claimAndWake: request.wait! - workerSum,
+    beforePrint: step("print") - pool,
+    ...Object.fromEntries(LAPS.map((name) => [name, step(name)])),
+    answer: request.answer!,
+    own: request.accept! + request.wait! - pool + request.answer!,
+  };
+}
+
+/** ownOf answers the median of renderd's own milliseconds per render in a run (NaN without the log lines). */
+export function ownOf(run: Run, logs: OwnLogs): number {
+  const own = run.timings.map((t) => ownSteps(t, logs)?.own).filter((x) => x !== undefined);
+  return own.length ? median(own) : NaN;
+}
+
+/** ownRow is one line of renderd's own milliseconds per render: everything the server does for a `?wait` render but
+ * pool.render(), from the request's arrival to its answer, by step, to the hundredth (medians of the log's laps). */
+export function ownRow(label: string, run: Run, logs: OwnLogs): string {
+  const rows = run.timings.map((t) => ownSteps(t, logs)).filter((r) => r !== null);
+  const cell = (name: string) => (rows.length ? median(rows.map((r) => r[name]!)).toFixed(2) : "–");
+  return `| ${[label, ...["accept", "claimAndWake", "beforePrint", ...LAPS, "answer", "own"].map(cell)].join(" | ")} |`;
 }
 
 /** cpuRow is one line of the CPU table: ms per document by kind of process, and cores busy (ours, others). */

@@ -37,6 +37,8 @@ export interface Server {
   pid: number;
   /** renderId → pool.render() ms, from the server's "render succeeded" lines. */
   poolMs: Map<string, number>;
+  /** requestId → the steps of a POST /v1/renders?wait (accept, wait, answer), from the server's "request" lines. */
+  requestLaps: Map<string, Record<string, number>>;
   /** renderId → the worker's own steps after the claim, ms to the hundredth (print, finish, hold, write, statements,
    * commit), from the same lines. */
   laps: Map<string, Record<string, number>>;
@@ -77,6 +79,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   const child = Bun.spawn(options.command ?? [options.binary, "serve"], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
   const poolMs = new Map<string, number>();
   const laps = new Map<string, Record<string, number>>();
+  const requestLaps = new Map<string, Record<string, number>>();
   const errors = new Set<string>();
   // Read the log (and keep the pipe drained): pino writes one JSON object per line.
   void (async () => {
@@ -95,11 +98,15 @@ export async function startServer(options: ServerOptions): Promise<Server> {
           if (!errors.has(kind)) console.error(`renderd ${child.pid}: ${line}`);
           errors.add(kind);
         }
-        if (!line.includes("render succeeded")) continue;
+        const succeeded = line.includes("render succeeded");
+        if (!succeeded && !line.includes('"phases"')) continue;
         try {
-          const entry = JSON.parse(line) as { renderId: string; ms: number; phases?: Record<string, number> };
-          poolMs.set(entry.renderId, entry.ms);
-          if (entry.phases) laps.set(entry.renderId, entry.phases);
+          const entry = JSON.parse(line) as { renderId: string; requestId: string; ms: number; phases?: Record<string, number> };
+          if (!succeeded) requestLaps.set(entry.requestId, entry.phases!);
+          else {
+            poolMs.set(entry.renderId, entry.ms);
+            if (entry.phases) laps.set(entry.renderId, entry.phases);
+          }
         } catch {
           // not a log object
         }
@@ -129,6 +136,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
     pid: child.pid,
     poolMs,
     laps,
+    requestLaps,
     stop,
   };
 }
@@ -157,6 +165,8 @@ export async function publishTemplate(server: Server, name: string, source: Temp
 /** Timing is one render as the client saw it, split at the render's own timestamps (server clock = client clock here). */
 export interface Timing {
   id: string;
+  /** The request's id (x-request-id), which names its "request" log line. */
+  requestId: string;
   ms: number;
   /** POST sent → createdAt: request in, auth, data check, compile to HTML, allowance charge (createdAt is stamped last). */
   accept: number;
@@ -182,7 +192,7 @@ export async function renderOnce(server: Server, body: string): Promise<Timing> 
   const r = JSON.parse(answer) as { id: string; status: string; createdAt: string; startedAt: string; finishedAt: string; result: { pages: number } };
   if (r.status !== "succeeded") throw new Error(`render ${r.id} ended ${r.status}`);
   const [created, started, finished] = [r.createdAt, r.startedAt, r.finishedAt].map(Date.parse) as [number, number, number];
-  return { id: r.id, ms, accept: created - sent, queue: started - created, print: finished - started, answer: done - finished, pages: r.result.pages };
+  return { id: r.id, requestId: res.headers.get("x-request-id")!, ms, accept: created - sent, queue: started - created, print: finished - started, answer: done - finished, pages: r.result.pages };
 }
 
 export interface Run {

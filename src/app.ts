@@ -112,7 +112,7 @@ export function createApi(app: AppContext): Api {
     .use(templateRoutes(app, auth, meta))
     .use(templateConversionRoutes(app, auth, meta))
     .use(usageRoutes(app, auth))
-    .use(renderRoutes(app, auth))
+    .use(renderRoutes(app, auth, meta))
     .use(renderResultRoutes(app))
     .use(pdfOperationRoutes(app, auth))
     .use(pdfOperationOutputRoutes(app))
@@ -136,7 +136,9 @@ export function createApi(app: AppContext): Api {
       response.headers.set("x-request-id", m.requestId);
       const ms = performance.now() - m.startedAt;
       app.metrics?.request(request.method, matched.get(request) ?? UNMATCHED, response.status, ms / 1000);
-      app.log.info({ requestId: m.requestId, method: request.method, path, status: response.status, ms: Math.round(ms), client: m.clientAddress }, "request");
+      // A route that timed its steps gets the rest, its answer, as the last one (bench/render.ts reads them).
+      const phases = Object.keys(m.laps.ms).length ? (m.laps.lap("answer"), m.laps.ms) : undefined;
+      app.log.info({ requestId: m.requestId, method: request.method, path, status: response.status, ms: Math.round(ms), phases, client: m.clientAddress }, "request");
       return response;
     },
   };

@@ -1,11 +1,15 @@
 /** http/request-meta: the request id and client address of each request, fixed once when it arrives. */
 import { isIdentifier, newId } from "../lib/ids";
 import type { Actor, ChangeContext } from "../auth/actor";
+import { Laps } from "../lib/laps";
 
 export interface Meta {
   requestId: string;
   clientAddress: string;
   startedAt: number;
+  /** The steps a route times from the request's arrival (a render's acceptance and its wait); the request's log line
+   * carries them, with the answer's own step, when there are any. */
+  laps: Laps;
 }
 
 /** RequestMeta remembers each in-flight request's Meta; entries vanish with their Request. */
@@ -15,7 +19,8 @@ export class RequestMeta {
   /** begin assigns the request id (the caller's when it is a valid Identifier, DESIGN.md 2) and address. */
   begin(request: Request, clientAddress: string): Meta {
     const given = request.headers.get("x-request-id");
-    const meta = { requestId: given && isIdentifier(given) ? given : newId("req"), clientAddress, startedAt: performance.now() };
+    const laps = new Laps();
+    const meta = { requestId: given && isIdentifier(given) ? given : newId("req"), clientAddress, startedAt: laps.startedAt, laps };
     this.metas.set(request, meta);
     return meta;
   }

@@ -2,7 +2,9 @@
  * render's own milliseconds by phase, which its "render succeeded" log line carries and bench/render.ts prints: whole
  * milliseconds of the render's timestamps hide what a change saves at concurrency 1. */
 export class Laps {
-  private last = performance.now();
+  /** When the Laps was made (performance.now()). */
+  readonly startedAt = performance.now();
+  private last = this.startedAt;
   /** The steps so far, by name, in the order they ended. */
   readonly ms: Record<string, number> = {};
 

@@ -53,7 +53,7 @@ describe("POST /v1/renders", () => {
     expect(await events(r.id)).toEqual([{ type: "render.succeeded", error_code: null, test: 0 }]);
   });
 
-  test("its 'render succeeded' log line times the worker's own steps, each to the hundredth of a ms (bench/render.ts reads them)", async () => {
+  test("its 'render succeeded' log line times the worker's own steps, and its request line the acceptance, the wait and the answer, each to the hundredth of a ms (bench/render.ts reads them)", async () => {
     const res = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>timed</p>" } });
     expect(res.status).toBe(200);
     const line = logs.split("\n").find((l) => l.includes(res.body.id) && l.includes("render succeeded"))!;
@@ -66,6 +66,11 @@ describe("POST /v1/renders", () => {
     }
     // The print lap runs from the claim to Chromium's PDF: pool.render() and the few steps before it.
     expect(phases.print!).toBeGreaterThanOrEqual(ms - 1);
+    // The request's own line times its acceptance, its wait (which holds every step of the worker's) and its answer.
+    const request = JSON.parse(logs.split("\n").find((l) => l.includes(`"requestId":"${res.headers.get("x-request-id")}"`) && l.includes('"msg":"request"'))!) as { phases: Record<string, number> };
+    expect(Object.keys(request.phases)).toEqual(["accept", "wait", "answer"]);
+    for (const value of Object.values(request.phases)) expect(Math.round(value * 100) / 100).toBe(value);
+    expect(request.phases.wait!).toBeGreaterThanOrEqual(Object.values(phases).reduce((sum, v) => sum + v, 0) - 0.05);
   });
 
   test("without ?wait answers 202 queued; the render then succeeds", async () => {

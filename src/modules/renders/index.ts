@@ -29,6 +29,7 @@ import {
 import { planBatch, planRender } from "./plan";
 import { openPageImage, PageImageAddressQuery, PageImageQuery, PageParams, renderPageImage } from "./page-images";
 import { MEDIA_TYPE_OF_FORMAT } from "../../pdf/rasterize";
+import type { RequestMeta } from "../../http/request-meta";
 
 const PAGE_IMAGE_TYPES = Object.values(MEDIA_TYPE_OF_FORMAT);
 
@@ -36,7 +37,7 @@ const PAGE_IMAGE_TYPES = Object.values(MEDIA_TYPE_OF_FORMAT);
 const PREVIEW_WAIT_SECONDS = 60;
 
 /** renderRoutes mounts /v1/renders, /v1/render-activity and /v1/templates/:id/preview. */
-export function renderRoutes(app: AppContext, auth: AuthPlugin) {
+export function renderRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMeta) {
   const d = renderDeps(app);
   const once = idempotent(app);
   return new Elysia({ normalize: false })
@@ -55,7 +56,12 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin) {
           const accepted = { durable: seconds === 0 };
           const plan = await planRender(d, ws, body);
           const render = await kept(202, (tx) => createRender(d, tx, ws, plan), accepted);
+          // Timed from the request's arrival, to the hundredth of a ms, for the request's log line: renderd's own
+          // milliseconds at concurrency 1 are the acceptance, the wait less the print, and the answer.
+          const { laps } = meta.of(ctx.request);
+          laps.lap("accept");
           const waited = seconds === 0 ? render : await waitForRender(d, ws, render, seconds, accepted);
+          if (seconds > 0) laps.lap("wait");
           // DESIGN.md 4: 202 while the render is on its way, 200 once it has ended.
           set.status = isFinal(waited) ? 200 : 202;
           return waited;
