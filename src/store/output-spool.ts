@@ -87,13 +87,31 @@ export class SpooledFiles implements FileStore {
   open(area: FileArea, sha256: string): StoredFile {
     const file = this.files.open(area, sha256);
     if (area !== "outputs") return file;
+    let looked = false;
     let spooled: Uint8Array | null = null;
     // The file, else the spooled bytes, else the file again: the spill may have written it and dropped the row between.
-    const find = async () => (await file.exists()) || (spooled = await this.spooled(sha256)) !== null || (await file.exists());
+    const find = async () => {
+      looked = true;
+      return (await file.exists()) || (spooled = await this.spooled(sha256)) !== null || (await file.exists());
+    };
+    const spooledBody = (bytes: Uint8Array) => new Blob([bytes as Uint8Array<ArrayBuffer>]);
+    // A body asked for before exists(): where the bytes are is found once the body is read.
+    const later = (): ReadableStream<Uint8Array> => {
+      let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (!reader) reader = new Response((await find()) && spooled ? spooledBody(spooled) : file.body()).body!.getReader();
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel: (reason) => reader?.cancel(reason),
+      });
+    };
     return {
       exists: find,
       bytes: async () => ((await find()) && spooled ? spooled : file.bytes()),
-      body: () => (spooled ? new Blob([spooled as Uint8Array<ArrayBuffer>]) : file.body()),
+      body: () => (spooled ? spooledBody(spooled) : looked ? file.body() : later()),
     };
   }
 

@@ -48,6 +48,8 @@ for (const engine of ENGINES) {
       expect(await opened.exists()).toBe(true);
       expect(new Uint8Array(await new Response(opened.body()).arrayBuffer())).toEqual(bytes);
       expect(await files.open("outputs", sha).bytes()).toEqual(bytes);
+      // A body asked for without exists() first (a preview answers the PDF at once) finds the bytes as it is read.
+      expect(new Uint8Array(await new Response(files.open("outputs", sha).body()).arrayBuffer())).toEqual(bytes);
 
       await files.spill(sha, bytes);
       expect(await rows(store)).toEqual([]);
@@ -56,6 +58,7 @@ for (const engine of ENGINES) {
       const file = files.open("outputs", sha);
       expect(await file.exists()).toBe(true);
       expect(new Uint8Array(await new Response(file.body()).arrayBuffer())).toEqual(bytes);
+      expect(new Uint8Array(await new Response(files.open("outputs", sha).body()).arrayBuffer())).toEqual(bytes);
       // Bytes never spooled nor stored: none.
       const other = sha256Hex(pdf("never stored"));
       expect(await files.read("outputs", other)).toBeNull();
