@@ -113,8 +113,8 @@ export class RenderWorker {
   }
 
   /** start requeues what a dead process left processing, sweeps old renders (and expired idempotency keys), writes the
-   * PDFs a stopped process left spooled, and begins taking renders: at once when a render is queued (in this process or another, Store.listen), and on a slow
-   * poll as the safety net. */
+   * PDFs a stopped process left spooled, and begins taking renders: at once when a render is queued (in this process or
+   * another, Store.listen), and on a slow poll as the safety net. */
   async start(): Promise<void> {
     this.stopped = false;
     await this.recover();
