@@ -155,6 +155,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       queue: () => liveWorker.queue.depth(),
       webhookBacklog: async () => (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'"))!.n,
       dataDirFreeBytes: () => space.status().freeBytes,
+      outputSpool: () => files.backlog(),
     });
     const state = (): LiveState => {
       const p = livePool.stats();

@@ -21,6 +21,8 @@ export interface MetricSources {
   webhookBacklog(): Promise<number>;
   /** Bytes free on DATA_DIR's file system (store/space.ts). */
   dataDirFreeBytes(): number;
+  /** PDFs committed in the store and not yet written to the file store (store/output-spool.ts), and their bytes. */
+  outputSpool(): Promise<{ pdfs: number; bytes: number }>;
 }
 
 /** RenderEnded is one render reaching a final state in this process's worker. */
@@ -93,6 +95,22 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.set((await metrics.sources?.webhookBacklog()) ?? 0);
+      },
+    });
+    new Gauge({
+      name: "renderd_output_spool_pdfs",
+      help: "PDFs committed in the store with their render and not yet written to the file store (disk or bucket).",
+      registers: [this.registry],
+      async collect() {
+        this.set((await metrics.sources?.outputSpool())?.pdfs ?? 0);
+      },
+    });
+    new Gauge({
+      name: "renderd_output_spool_bytes",
+      help: "Bytes of the PDFs the store holds until they are written to the file store.",
+      registers: [this.registry],
+      async collect() {
+        this.set((await metrics.sources?.outputSpool())?.bytes ?? 0);
       },
     });
     new Gauge({

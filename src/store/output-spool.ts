@@ -67,6 +67,14 @@ export class SpooledFiles implements FileStore {
     return written;
   }
 
+  /** backlog answers how many PDFs the store holds spooled, and their bytes (GET /metrics): more than a few means
+   * the file store refuses writes, and the store grows by each PDF meanwhile. */
+  async backlog(): Promise<{ pdfs: number; bytes: number }> {
+    const row = await this.store.get<{ n: number | string; b: number | string }>("SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(bytes)), 0) AS b FROM output_spool");
+    // PostgreSQL answers a count and a sum as text (bigint).
+    return { pdfs: Number(row?.n ?? 0), bytes: Number(row?.b ?? 0) };
+  }
+
   /** settled resolves once the writes under way have ended: a stop waits for them before it closes the store. */
   async settled(): Promise<void> {
     await Promise.all(this.spilling);

@@ -59,6 +59,22 @@ describe("GET /metrics on the internal port", () => {
     expect(sampleValue(samples, "renderd_webhook_backlog")).toBe(1);
   });
 
+  test("reads the PDFs spooled in the store, and their bytes, at scrape time", async () => {
+    const scrape = async () => parseExposition(await (await fetch(`${t.internalUrl}/metrics`)).text());
+    await t.server.files.settled();
+    expect(sampleValue(await scrape(), "renderd_output_spool_pdfs")).toBe(0);
+    // A PDF whose write to the file store has not happened (a bucket refusing writes): it waits in the store.
+    const pdf = new TextEncoder().encode("%PDF-1.7 waiting for the file store");
+    await t.server.store.tx(async (tx) => t.server.files.spool(tx, "ab".repeat(32), pdf));
+    try {
+      const spooled = await scrape();
+      expect(sampleValue(spooled, "renderd_output_spool_pdfs")).toBe(1);
+      expect(sampleValue(spooled, "renderd_output_spool_bytes")).toBe(pdf.byteLength);
+    } finally {
+      await t.server.store.tx((tx) => tx.run("DELETE FROM output_spool"));
+    }
+  });
+
   test("counts webhook attempts by outcome", () => {
     expect(sampleValue(samples, "renderd_webhook_deliveries_total", { outcome: "retrying" })).toBe(1);
     expect(sampleValue(samples, "renderd_webhook_deliveries_total", { outcome: "succeeded" })).toBeUndefined();

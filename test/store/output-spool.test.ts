@@ -36,11 +36,13 @@ for (const engine of ENGINES) {
       return { clock, store, disk, files: new SpooledFiles(disk, store, clock) };
     }
 
-    test("a spooled PDF is read from the store until it is written, then from its file, and its row goes", async () => {
+    test("a spooled PDF is read from the store until it is written, then from its file, and its row goes; the backlog counts it", async () => {
       const { store, disk, files } = await setUp();
       const bytes = pdf("spooled");
       const sha = sha256Hex(bytes);
+      expect(await files.backlog()).toEqual({ pdfs: 0, bytes: 0 });
       await store.tx(async (tx) => files.spool(tx, sha, bytes));
+      expect(await files.backlog()).toEqual({ pdfs: 1, bytes: bytes.byteLength });
       expect(existsSync(disk.path("outputs", sha))).toBe(false);
       expect(await files.read("outputs", sha)).toEqual(bytes);
       expect(await files.stat("outputs", sha)).toEqual({ size: bytes.byteLength });
@@ -53,6 +55,7 @@ for (const engine of ENGINES) {
 
       await files.spill(sha, bytes);
       expect(await rows(store)).toEqual([]);
+      expect(await files.backlog()).toEqual({ pdfs: 0, bytes: 0 });
       expect(new Uint8Array(await Bun.file(disk.path("outputs", sha)).bytes())).toEqual(bytes);
       expect(await files.read("outputs", sha)).toEqual(bytes);
       const file = files.open("outputs", sha);
