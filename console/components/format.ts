@@ -8,7 +8,7 @@ export function formatDate(iso: string | null | undefined): string {
 
 /** formatTime writes an ISO time as a short local time of day (HH:MM). */
 export function formatTime(iso: string): string {
-  return new Date(iso).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return new Date(iso).toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
 }
 
 /** formatBytes writes a byte count in B, kB, MB or GB. */

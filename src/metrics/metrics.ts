@@ -97,12 +97,16 @@ export class Metrics {
         this.set((await metrics.sources?.webhookBacklog()) ?? 0);
       },
     });
+    // Both from one query per scrape: the registry collects every series at once, so the second finds the first's read
+    // under way and shares it.
+    let spoolRead: Promise<{ pdfs: number; bytes: number }> | undefined;
+    const spool = () => (spoolRead ??= (metrics.sources?.outputSpool() ?? Promise.resolve({ pdfs: 0, bytes: 0 })).finally(() => (spoolRead = undefined)));
     new Gauge({
       name: "renderd_output_spool_pdfs",
       help: "PDFs committed in the store with their render and not yet written to the file store (disk or bucket).",
       registers: [this.registry],
       async collect() {
-        this.set((await metrics.sources?.outputSpool())?.pdfs ?? 0);
+        this.set((await spool()).pdfs);
       },
     });
     new Gauge({
@@ -110,7 +114,7 @@ export class Metrics {
       help: "Bytes of the PDFs the store holds until they are written to the file store.",
       registers: [this.registry],
       async collect() {
-        this.set((await metrics.sources?.outputSpool())?.bytes ?? 0);
+        this.set((await spool()).bytes);
       },
     });
     new Gauge({

@@ -132,9 +132,10 @@ export class SpooledFiles implements FileStore {
   async stat(area: FileArea, sha256: string): Promise<{ size: number } | null> {
     const stat = () => this.files.stat(area, sha256);
     if (area !== "outputs") return stat();
+    // The size alone: the bytes may be megabytes.
     const spooledSize = async () => {
-      const bytes = await this.spooled(sha256);
-      return bytes ? { size: bytes.byteLength } : null;
+      const row = await this.store.get<{ size: number | string }>("SELECT LENGTH(bytes) AS size FROM output_spool WHERE sha256 = $sha", { sha: sha256 });
+      return row ? { size: Number(row.size) } : null;
     };
     return (await stat()) ?? (await spooledSize()) ?? (await stat());
   }

@@ -9,7 +9,7 @@ import { until } from "../wait";
 import { createLogger } from "../../src/logger";
 import { sweepRenders } from "../../src/queue/retention";
 import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-deletions";
-import type { Params, Tx } from "../../src/store/store";
+import { watchTx } from "../store/watch-tx";
 import { contentKey } from "../../src/store/files";
 import { sha256Hex } from "../../src/lib/hash";
 
@@ -163,17 +163,10 @@ describe("what survives a power cut (docs/rendering.md)", () => {
       // Observes the real store: how the transaction that inserts a render commits, and each flush of the log.
       const acceptances: boolean[] = [];
       let syncs = 0;
-      const [tx, sync] = [store.tx.bind(store), store.sync.bind(store)];
-      store.tx = (fn, options) =>
-        tx((handle) => {
-          const [run, write] = [handle.run.bind(handle), handle.write.bind(handle)];
-          const seen = (sql: string) => sql.trimStart().startsWith("INSERT INTO renders ") && acceptances.push(options?.durable !== false);
-          const observed: Tx = Object.assign(Object.create(handle), {
-            run: (sql: string, params?: Params) => (seen(sql), run(sql, params)),
-            write: (sql: string, params?: Params) => (seen(sql), write(sql, params)),
-          });
-          return fn(observed);
-        }, options);
+      const sync = store.sync.bind(store);
+      store.tx = watchTx(store, (options) => ({
+        statement: (sql) => void (sql.trimStart().startsWith("INSERT INTO renders ") && acceptances.push(options?.durable !== false)),
+      }));
       store.sync = () => (syncs++, sync());
       const accepted = async (path: string) => {
         acceptances.length = 0;
@@ -209,28 +202,21 @@ describe("what survives a power cut: the PDF (docs/rendering.md)", () => {
       // Each transaction that spools a PDF: whether it waits for the disk, whether it ends a render as succeeded with
       // that PDF, and whether the PDF's file existed when it was spooled.
       const spooling: Array<{ durable: boolean; ends: boolean; fileFirst: boolean }> = [];
-      const tx = store.tx.bind(store);
-      store.tx = (fn, options) =>
-        tx((handle) => {
-          const seen = { durable: options?.durable !== false, ended: "", fileFirst: false, spooled: "" };
-          const look = (sql: string, params?: Params) => {
+      store.tx = watchTx(store, (options) => {
+        const seen = { durable: options?.durable !== false, ended: "", fileFirst: false, spooled: "" };
+        return {
+          statement(sql, params) {
             if (sql.startsWith("INSERT INTO output_spool")) {
               seen.spooled = String(params!.sha);
               seen.fileFirst = existsSync(join(s.dataDir, contentKey("outputs", seen.spooled)));
             }
             if (sql.trimStart().startsWith("UPDATE renders SET status = $status") && params?.status === "succeeded") seen.ended = String(params.sha);
-          };
-          const [run, write, get] = [handle.run.bind(handle), handle.write.bind(handle), handle.get.bind(handle)];
-          const observed: Tx = Object.assign(Object.create(handle), {
-            run: (sql: string, params?: Params) => (look(sql, params), run(sql, params)),
-            write: (sql: string, params?: Params) => (look(sql, params), write(sql, params)),
-            get: (sql: string, params?: Params) => (look(sql, params), get(sql, params)),
-          });
-          return fn(observed).then((answer) => {
+          },
+          done() {
             if (seen.spooled) spooling.push({ durable: seen.durable, ends: seen.ended === seen.spooled, fileFirst: seen.fileFirst });
-            return answer;
-          });
-        }, options);
+          },
+        };
+      });
 
       const res = await s.call("/v1/renders?wait=30", { key: k, body: { html: "<p>spooled with its end</p>" } });
       expect(res.body.status).toBe("succeeded");

@@ -12,6 +12,7 @@ import { DiskFiles } from "../../src/store/files-disk";
 import { SPOOL_MAX_BYTES, SpooledFiles } from "../../src/store/output-spool";
 import type { Store, Tx } from "../../src/store/store";
 import { testStores } from "../store/engines";
+import { watchTx } from "../store/watch-tx";
 
 const stores = testStores("store-output");
 
@@ -26,21 +27,8 @@ async function setUp() {
   // Every statement of every transaction, and how many transactions there were.
   const statements: string[] = [];
   let transactions = 0;
-  const tx = store.tx.bind(store);
   const observed: Store = Object.assign(Object.create(store), {
-    tx: <T>(fn: (tx: Tx) => Promise<T>, options?: Parameters<Store["tx"]>[1]) => {
-      transactions += 1;
-      return tx((handle) => {
-        const [run, write, get] = [handle.run.bind(handle), handle.write.bind(handle), handle.get.bind(handle)];
-        return fn(
-          Object.assign(Object.create(handle), {
-            run: (sql: string, params?: object) => (statements.push(sql), run(sql, params as never)),
-            write: (sql: string, params?: object) => (statements.push(sql), write(sql, params as never)),
-            get: (sql: string, params?: object) => (statements.push(sql), get(sql, params as never)),
-          }),
-        );
-      }, options);
-    },
+    tx: watchTx(store, () => (transactions++, { statement: (sql) => void statements.push(sql) })),
   });
   const deps = { store: observed, clock, files, log: createLogger("silent"), write: (end: (tx: Tx) => Promise<RenderRow | null>) => observed.tx(end) };
   // An end like the worker's: the render row names the first PDF; `cancelled` ends nothing (the render was cancelled).
