@@ -65,8 +65,8 @@ interface Running {
   startedAt: Date;
   controller: AbortController;
   done: Promise<void>;
-  /** Its claim is committed and it prints: set by startAll. A claim made inside a render's end is counted at once but
-   * committed with that end, and its lease is not asked about before. */
+  /** Its claim is committed and it prints: set by startAll. A claim made inside a render's end or its acceptance is
+   * counted at once but committed with that transaction, and its lease is not asked about before. */
   started: boolean;
 }
 
@@ -182,6 +182,19 @@ export class RenderWorker {
   /** inFlight answers the renders being printed now, oldest first (for the operator's /internal/state). */
   inFlight(): { renderId: string; workspaceId: string; startedAt: Date }[] {
     return [...this.running].map(([renderId, r]) => ({ renderId, workspaceId: r.workspaceId, startedAt: r.startedAt }));
+  }
+
+  /**
+   * claimAccepted claims, in the transaction that queues renders, the next ones for the pages free now, and starts them
+   * once it has committed: at concurrency 1 the render just accepted starts without a claim of its own (a transaction,
+   * and the wake-up that leads to it: ~0.2 ms of the 1–2 ms renderd adds to a render). The claim is the queue's fair one,
+   * as any other. Only on SQLite, whose writes take turns anyway: on a shared store it would hold the workspace's lock,
+   * which every acceptance of the workspace waits for, two round trips longer.
+   */
+  async claimAccepted(tx: Tx): Promise<void> {
+    if (this.options.store.engine !== "sqlite" || !this.recovered) return;
+    const claimed = await this.claimFree(0, tx);
+    if (claimed.length > 0) tx.onEnd((committed) => (committed ? this.startAll(claimed) : claimed.forEach(({ claim }) => this.running.delete(claim.renderId))));
   }
 
   /** ended tells whoever waits on a render (`?wait`) that it reached a final state, handing over `row` when it is the
@@ -302,7 +315,8 @@ export class RenderWorker {
       laps.lap("commit");
       ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms };
-      log.info(fields, "render succeeded");
+      // Written once the waiting request has its answer (this turn's microtasks): the line's ~0.1 ms is not the caller's.
+      setImmediate(() => log.info(fields, "render succeeded"));
     } catch (e) {
       if (signal.reason instanceof Stopping) return await this.queue.requeue(id);
       if (signal.reason instanceof LeaseLost) return;

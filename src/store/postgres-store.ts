@@ -55,6 +55,7 @@ class PgTx implements Tx {
   readonly engine = "postgres";
   open = true;
   readonly notified = new Set<Channel>();
+  readonly ended: ((committed: boolean) => void)[] = [];
   /** The statements sent with `write`, whose answers the commit waits for. */
   readonly written: Promise<Result>[] = [];
   private depth = 0;
@@ -105,6 +106,10 @@ class PgTx implements Tx {
 
   notify(channel: Channel): void {
     this.notified.add(channel);
+  }
+
+  onEnd(fn: (committed: boolean) => void): void {
+    this.ended.push(fn);
   }
 
   command(text: string): Promise<unknown> {
@@ -188,11 +193,13 @@ export class PostgresStore implements Store {
       // PostgreSQL answers COMMIT of a transaction one of whose statements failed with ROLLBACK, not an error: a body
       // that caught a statement's failure outside a savepoint must not be told its writes were kept.
       if (committed.command !== "COMMIT") throw new StoreError("the transaction was rolled back: one of its statements failed (catch a statement's failure inside tx.savepoint to go on after it)");
+      for (const fn of tx.ended) fn(true);
       if (tx.notified.size > 0) this.listeners.wake(tx.notified);
       return result;
     } catch (e) {
       // A connection that is gone took its transaction with it, and its own error would only hide why.
       await tx.control("ROLLBACK").catch(() => {});
+      for (const fn of tx.ended) fn(false);
       // A write that failed is the cause of whatever failed after it: PostgreSQL refuses every statement of a
       // transaction after a failed one.
       throw (await firstRejection(tx.written)) ?? e;

@@ -42,6 +42,7 @@ class SqliteTx implements Tx {
   readonly engine = "sqlite";
   open = true;
   readonly notified = new Set<Channel>();
+  readonly ended: ((committed: boolean) => void)[] = [];
   private depth = 0;
 
   constructor(private readonly statements: Statements) {}
@@ -80,6 +81,10 @@ class SqliteTx implements Tx {
 
   notify(channel: Channel): void {
     this.notified.add(channel);
+  }
+
+  onEnd(fn: (committed: boolean) => void): void {
+    this.ended.push(fn);
   }
 
   private statement(sql: string): Statement {
@@ -161,10 +166,12 @@ export class SqliteStore implements Store {
       try {
         const result = await fn(tx);
         this.writes.of("COMMIT").run();
+        for (const fn of tx.ended) fn(true);
         if (tx.notified.size > 0) this.listeners.wake(tx.notified);
         return result;
       } catch (e) {
         if (this.db.inTransaction) this.writes.of("ROLLBACK").run();
+        for (const fn of tx.ended) fn(false);
         throw e;
       }
     } finally {

@@ -43,6 +43,8 @@ export interface Tx extends Reads {
   /** notify wakes the listeners of `channel` (Store.listen), in this process and every other one on the store, once
    * this transaction has committed; nothing when it rolls back. */
   notify(channel: Channel): void;
+  /** onEnd calls `fn` once this transaction has ended: with true once it has committed, false when it rolled back. */
+  onEnd(fn: (committed: boolean) => void): void;
 }
 
 /** Channel names what a wake-up is about: renders queued, webhook or destination deliveries due. */

@@ -56,7 +56,12 @@ describe("POST /v1/renders", () => {
   test("its 'render succeeded' log line times the worker's own steps, and its request line the acceptance, the wait and the answer, each to the hundredth of a ms (bench/render.ts reads them)", async () => {
     const res = await t.call("/v1/renders?wait=30", { key, body: { html: "<p>timed</p>" } });
     expect(res.status).toBe(200);
-    const line = logs.split("\n").find((l) => l.includes(res.body.id) && l.includes("render succeeded"))!;
+    // Both lines are written once the answer has gone out (src/app.ts, src/render/worker.ts).
+    const logged = (has: (line: string) => boolean) => logs.split("\n").find(has);
+    const succeeded = (l: string) => l.includes(res.body.id) && l.includes("render succeeded");
+    const requested = (l: string) => l.includes(`"requestId":"${res.headers.get("x-request-id")}"`) && l.includes('"msg":"request"');
+    await until(() => logged(succeeded) !== undefined && logged(requested) !== undefined);
+    const line = logged(succeeded)!;
     const { phases, ms } = JSON.parse(line) as { phases: Record<string, number>; ms: number };
     // A PDF spooled with the render's end takes no hold and writes no file first (src/render/store-output.ts).
     expect(Object.keys(phases)).toEqual(["print", "finish", "statements", "commit"]);
@@ -67,7 +72,7 @@ describe("POST /v1/renders", () => {
     // The print lap runs from the claim to Chromium's PDF: pool.render() and the few steps before it.
     expect(phases.print!).toBeGreaterThanOrEqual(ms - 1);
     // The request's own line times its acceptance, its wait (which holds every step of the worker's) and its answer.
-    const request = JSON.parse(logs.split("\n").find((l) => l.includes(`"requestId":"${res.headers.get("x-request-id")}"`) && l.includes('"msg":"request"'))!) as { phases: Record<string, number> };
+    const request = JSON.parse(logged(requested)!) as { phases: Record<string, number> };
     expect(Object.keys(request.phases)).toEqual(["accept", "wait", "answer"]);
     for (const value of Object.values(request.phases)) expect(Math.round(value * 100) / 100).toBe(value);
     expect(request.phases.wait!).toBeGreaterThanOrEqual(Object.values(phases).reduce((sum, v) => sum + v, 0) - 0.05);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../harness";
 import { collectedLog } from "../log-lines";
 import { rawRequest, requestHead, type RawReply } from "../raw-http";
+import { until } from "../wait";
 
 /** How a request can name its host and target; `target` rewrites the route's path for that form. */
 const FORMS: { name: string; host: string | null; version?: string; target?: (path: string) => string }[] = [
@@ -89,7 +90,9 @@ describe("whatever the Host or request target", () => {
     const reply = await send(FORMS[0]!, "POST", "/zzzz/v1/auth/sign-in", "{}");
     expect([reply.status, errorCode(reply)]).toEqual([404, "NOT_FOUND"]);
     expect(JSON.parse(reply.body).error.message).toContain("/zzzz/v1/auth/sign-in");
-    const logged = lines.filter((l) => l.msg === "request" && l.requestId === reply.headers["x-request-id"]);
-    expect(logged.map((l) => [l.path, l.status])).toEqual([["/zzzz/v1/auth/sign-in", 404]]);
+    // The request's line is written once its answer has gone out (src/app.ts).
+    const logged = () => lines.filter((l) => l.msg === "request" && l.requestId === reply.headers["x-request-id"]);
+    await until(() => logged().length > 0);
+    expect(logged().map((l) => [l.path, l.status])).toEqual([["/zzzz/v1/auth/sign-in", 404]]);
   });
 });

@@ -1,5 +1,6 @@
 /** RenderWorker (src/render/worker.ts) on a real SQLite store with the print stubbed (render/stub-pool.ts): a render whose
- * stored job cannot be read, a claim on its way when the worker stops, and a lease renewal during a render's end. */
+ * stored job cannot be read, a claim on its way when the worker stops, a lease renewal during a render's end, and the
+ * claim made in the transaction that accepts a render. */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +16,7 @@ import { DiskFiles } from "../../src/store/files-disk";
 import { migrate } from "../../src/store/migrate";
 import { SpooledFiles } from "../../src/store/output-spool";
 import { openStore } from "../../src/store/open";
-import { until } from "../wait";
+import { rejection, until } from "../wait";
 
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -135,6 +136,67 @@ test("a render claimed inside another's end is not given up by a lease renewal m
   } finally {
     await worker.stop();
     await real.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a render accepted while a page is free is claimed in its acceptance's transaction and starts once it commits; a rolled back acceptance claims nothing and keeps no page", async () => {
+  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+  const log = createLogger("silent");
+  const dir = mkdtempSync(join(tmpdir(), "renderd-worker-accepted-"));
+  const store = openStore(dir);
+  await migrate(store, clock);
+  const queue = new StoreQueue(store, clock, 30_000);
+  // Which claims found a render: made inside a transaction the caller opened (`within`), or in one of their own.
+  const claims: string[] = [];
+  const watched: StoreQueue = Object.assign(Object.create(queue), {
+    claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => {
+      const claim = await queue.claim(tx);
+      if (claim) claims.push(`${claim.renderId} ${tx ? "within" : "own"}`);
+      return claim;
+    },
+  });
+  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), 100);
+  const worker = new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue: watched, pool, concurrency: 1, retentionDays: 30 });
+  const now = clock.now().toISOString();
+  const render = (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now });
+  // What POST /v1/renders does: queue, then claim for the free pages, in one transaction (renders/service.ts).
+  const accept = (id: string, fail = false) =>
+    store.tx(async (tx) => {
+      await queue.enqueue(tx, render(id));
+      await worker.claimAccepted(tx);
+      if (fail) throw new Error("the acceptance failed after its claim");
+    });
+  const status = async (id: string) => (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
+  // A look at the queue of the worker's own (at its start, after a render's end) counts as holding the page while it is
+  // on its way: a render accepted meanwhile is found by that look, or by the one its acceptance wakes, not claimed within.
+  const lookedAtQueue = () => Bun.sleep(50);
+  try {
+    await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now }));
+    await worker.start();
+    await lookedAtQueue();
+    await accept("rnd_first");
+    // Committed claimed: it left the queue with its acceptance, and prints.
+    expect(await status("rnd_first")).toBe("processing");
+    expect(worker.inFlight().map((r) => r.renderId)).toEqual(["rnd_first"]);
+    // The one page is busy: the next acceptance claims nothing, and its render waits for the first one's end.
+    await accept("rnd_second");
+    expect(await status("rnd_second")).toBe("queued");
+    await until(async () => (await status("rnd_second")) === "succeeded", 5_000);
+    expect(await status("rnd_first")).toBe("succeeded");
+    // An acceptance rolled back after claiming: nothing stays claimed, nor counted as printing.
+    await lookedAtQueue();
+    expect(await rejection(accept("rnd_undone", true))).toHaveProperty("message", "the acceptance failed after its claim");
+    expect(await status("rnd_undone")).toBeUndefined();
+    expect(worker.inFlight()).toEqual([]);
+    // … and the page it had taken is free: the next acceptance claims again.
+    await accept("rnd_third");
+    expect(await status("rnd_third")).toBe("processing");
+    await until(async () => (await status("rnd_third")) === "succeeded", 5_000);
+    expect(claims).toEqual(["rnd_first within", "rnd_second within", "rnd_undone within", "rnd_third within"]);
+  } finally {
+    await worker.stop();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
