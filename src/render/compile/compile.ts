@@ -84,14 +84,15 @@ export function compileTemplate(template: TemplateSource): { problems: ErrorDeta
   return { ok: { source: template, pageCss: pageCss(template.page), expressions, classes } };
 }
 
-// A published version compiles once (render/job.ts), so its classes are generated once too.
-const tailwindOf = new WeakMap<CompiledTemplate, Promise<TailwindCss>>();
+// A published version compiles once (render/job.ts), so its classes are generated once too: by its classes, which every
+// render's copy of it shares (render/job.ts adds the asset stylesheets to a copy), not by the copy, which is new each time.
+const tailwindOf = new WeakMap<CompiledTemplate["classes"], Promise<TailwindCss>>();
 
 function templateTailwind(compiled: CompiledTemplate): Promise<TailwindCss> {
-  let css = tailwindOf.get(compiled);
+  let css = tailwindOf.get(compiled.classes);
   if (!css) {
     css = tailwindCss(compiled.classes.keys());
-    tailwindOf.set(compiled, css);
+    tailwindOf.set(compiled.classes, css);
   }
   return css;
 }

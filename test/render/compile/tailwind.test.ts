@@ -1,8 +1,12 @@
 /** Tailwind classes (`tw`): UnoCSS's Tailwind 3 preset writes the CSS of the classes a document uses — colour,
  * spacing, typography, borders, sizes, flex and grid — and names the ones that make none; in templates and documents. */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { compileTemplate, renderDocumentHtml, renderTemplate } from "../../../src/render/compile/compile";
-import { tailwindCss } from "../../../src/render/compile/tailwind";
+import * as tailwind from "../../../src/render/compile/tailwind";
+import { templateJob } from "../../../src/render/job";
+import type { TemplateSource } from "../../../src/render/compile/model";
+
+const { tailwindCss } = tailwind;
 import { options } from "./helpers";
 
 describe("tailwindCss", () => {
@@ -63,6 +67,18 @@ describe("tw on nodes", () => {
       { className: "nope-1", path: "/content/children/0/tw" },
       { className: "nope-2", path: "/footer/tw" },
     ]);
+  });
+
+  test("a saved template's CSS is generated once, not at each render (each render copies the compiled template)", async () => {
+    const source: TemplateSource = { content: { type: "text", text: "T", tw: "p-4 text-2xl" } };
+    const generated = spyOn(tailwind, "tailwindCss");
+    try {
+      const jobs = [await templateJob({ source, assetIds: [] }, {}, () => null), await templateJob({ source, assetIds: [] }, {}, () => null)];
+      expect(jobs.map((job) => job.html.includes(".text-2xl{"))).toEqual([true, true]);
+      expect(generated).toHaveBeenCalledTimes(1);
+    } finally {
+      generated.mockRestore();
+    }
   });
 
   test("a template's header or footer refuses the classes Chromium fills in, in tw too", () => {
