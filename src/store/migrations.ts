@@ -15,6 +15,7 @@ import fileDeletions from "../../migrations/0013_file_deletions.sql" with { type
 import pageImages from "../../migrations/0014_page_images_and_operations.sql" with { type: "text" };
 import renderOrigin from "../../migrations/0015_render_origin.sql" with { type: "text" };
 import outputSpool from "../../migrations/0016_output_spool.sql" with { type: "text" };
+import renderMinutes from "../../migrations/0017_render_minutes.sql" with { type: "text" };
 
 /** MIGRATIONS lists every migration in order; a new file is added here and never edited once shipped. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
@@ -34,4 +35,5 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
   { version: 14, name: "0014_page_images_and_operations", sql: pageImages },
   { version: 15, name: "0015_render_origin", sql: renderOrigin },
   { version: 16, name: "0016_output_spool", sql: outputSpool },
+  { version: 17, name: "0017_render_minutes", sql: renderMinutes },
 ];

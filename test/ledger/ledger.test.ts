@@ -1,8 +1,10 @@
 /** The ledger's upserts on both engines — the allowance counters (src/ledger/counters.ts: the same statement text adds,
- * gives back without going below zero, and holds 64-bit values) and the usage days (src/ledger/usage-days.ts: a day's
- * renders add up) — on SQLite and on PostgreSQL. */
+ * gives back without going below zero, and holds 64-bit values), the usage days (src/ledger/usage-days.ts: a day's
+ * renders add up) and the renders per minute (src/ledger/render-minutes.ts: the bound of the last 60 seconds, and its
+ * sweep) — on SQLite and on PostgreSQL. */
 import { describe, expect, test } from "bun:test";
 import { addToCounter, readCounter } from "../../src/ledger/counters";
+import { countRenders, rendersAtMost, sweepRenderMinutes } from "../../src/ledger/render-minutes";
 import { recordRenderEnd } from "../../src/ledger/usage-days";
 import { ManualClock } from "../../src/lib/clock";
 import type { Store } from "../../src/store/store";
@@ -52,6 +54,26 @@ for (const engine of ENGINES) {
         pages: 5,
         output_bytes: 2 ** 33 + 1000,
       });
+    });
+
+    test("the renders of a minute: this minute's and the last one's are the bound of the last 60 seconds; older ones are swept", async () => {
+      const store = await open(engine);
+      const at = (time: string) => new Date(`2026-03-10T${time}Z`);
+      const count = (test: boolean, time: string, renders: number) => store.tx(async (tx) => countRenders(tx, "ws_a", test, at(time), renders));
+      await count(false, "09:58:59.999", 100);
+      await count(false, "09:59:00.000", 2);
+      await count(false, "09:59:59.999", 1);
+      await count(true, "10:00:00.000", 1);
+      await count(false, "10:00:30.000", 4);
+      await count(false, "10:00:30.001", 1);
+      // At 10:00:30 the last 60 s began at 09:59:30, inside the last minute: its renders are all counted, 09:58's none.
+      expect(await rendersAtMost(store, "ws_a", at("10:00:30.500"))).toEqual({ real: 8, test: 1 });
+      expect(await rendersAtMost(store, "ws_a", at("10:01:00.000"))).toEqual({ real: 5, test: 1 });
+      expect(await store.tx((tx) => sweepRenderMinutes(tx, at("10:00:59.000")))).toBe(1);
+      expect(await store.all("SELECT minute, renders FROM render_minutes WHERE test = 0 ORDER BY minute")).toEqual([
+        { minute: "2026-03-10T09:59", renders: 3 },
+        { minute: "2026-03-10T10:00", renders: 5 },
+      ]);
     });
   });
 }

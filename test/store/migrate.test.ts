@@ -39,6 +39,36 @@ describe("store", () => {
     }
   });
 
+  test("0017 counts the renders a store already keeps by workspace, kind and minute (the rendersPerMinute bound)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "renderd-store-"));
+    const store = openStore(dir);
+    try {
+      const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+      await migrate(store, clock);
+      // A store at 0016 with renders: 0017 undone, to run again.
+      await store.tx(async (tx) => {
+        await tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000, '2026-03-10T09:00:00.000Z')");
+        for (const [i, test, at] of [[1, 0, "09:59:01.000"], [2, 0, "09:59:59.999"], [3, 1, "09:59:30.000"], [4, 0, "10:00:00.000"]] as const)
+          await tx.run(`INSERT INTO renders (id, workspace_id, status, test, source, filename, metadata, created_at) VALUES ($id, 'ws_a', 'queued', $test, 'html', 'a.pdf', '{}', $at)`, {
+            id: `rnd_${i}`,
+            test,
+            at: `2026-03-10T${at}Z`,
+          });
+        await tx.run("DROP TABLE render_minutes");
+        await tx.run("DELETE FROM schema_migrations WHERE version = 17");
+      });
+      expect(await migrate(store, clock)).toEqual(["0017_render_minutes"]);
+      expect(await store.all("SELECT test, minute, renders FROM render_minutes ORDER BY minute, test")).toEqual([
+        { test: 0, minute: "2026-03-10T09:59", renders: 2 },
+        { test: 1, minute: "2026-03-10T09:59", renders: 1 },
+        { test: 0, minute: "2026-03-10T10:00", renders: 1 },
+      ]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a store newer than the binary is refused", async () => {
     const dir = mkdtempSync(join(tmpdir(), "renderd-store-"));
     const store = openStore(dir);

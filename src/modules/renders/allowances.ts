@@ -4,6 +4,7 @@ import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import type { Reads, Tx } from "../../store/store";
 import { addToCounter, dayOf, monthOf, readCounter } from "../../ledger/counters";
+import { countRenders, rendersAtMost } from "../../ledger/render-minutes";
 import type { CompanyAllowances } from "../workspaces/model";
 import { lockWorkspace } from "../workspaces/service";
 import type { RenderActivity } from "./model";
@@ -69,34 +70,42 @@ function rateLimited(message: string, retryAfter: number): ApiError {
 export const LAST_MINUTE_SQL =
   "SELECT test, COUNT(*) AS n, MIN(created_at) AS oldest FROM renders WHERE workspace_id = $ws AND test IN (0, 1) AND created_at > $since GROUP BY test";
 
-/** readUse answers what a workspace uses now; read it in the transaction that then creates the renders. Its four reads
- * go out together (one round trip on PostgreSQL). */
-export async function readUse(store: Reads, clock: Clock, workspaceId: string): Promise<Use> {
-  const now = clock.now();
+type LastMinute = Pick<Use, "realLastMinute" | "testLastMinute" | "realWindowFreesIn" | "testWindowFreesIn">;
+
+/** lastMinute counts the renders of the last 60 seconds one by one, and when the oldest of each kind leaves them. */
+async function lastMinute(db: Reads, workspaceId: string, now: Date): Promise<LastMinute> {
   const since = new Date(now.getTime() - MINUTE_MS).toISOString();
-  const [active, recent, documentsThisMonth, testRendersToday] = await Promise.all([
-    store.all<{ test: number; n: number }>("SELECT test, COUNT(*) AS n FROM renders WHERE workspace_id = $ws AND status IN ('queued', 'processing') GROUP BY test", {
-      ws: workspaceId,
-    }),
-    store.all<{ test: number; n: number; oldest: string }>(LAST_MINUTE_SQL, { ws: workspaceId, since }),
-    readCounter(store, workspaceId, "documents", monthOf(now)),
-    readCounter(store, workspaceId, "test_renders", dayOf(now)),
-  ]);
-  const count = (rows: { test: number; n: number }[], test: number) => rows.find((r) => r.test === test)?.n ?? 0;
+  const recent = await db.all<{ test: number; n: number; oldest: string }>(LAST_MINUTE_SQL, { ws: workspaceId, since });
+  const count = (test: number) => recent.find((r) => r.test === test)?.n ?? 0;
   const freesIn = (test: number) => {
     const oldest = recent.find((r) => r.test === test)?.oldest;
     return oldest ? Math.max(1, Math.ceil((new Date(oldest).getTime() + MINUTE_MS - now.getTime()) / 1000)) : 1;
   };
-  return {
-    activeReal: count(active, 0),
-    activeTest: count(active, 1),
-    realLastMinute: count(recent, 0),
-    testLastMinute: count(recent, 1),
-    realWindowFreesIn: freesIn(0),
-    testWindowFreesIn: freesIn(1),
-    documentsThisMonth,
-    testRendersToday,
-  };
+  return { realLastMinute: count(0), testLastMinute: count(1), realWindowFreesIn: freesIn(0), testWindowFreesIn: freesIn(1) };
+}
+
+/** lastMinuteAtMost answers no fewer renders than the last 60 seconds hold, from two rows of render_minutes, and the
+ * longest the window may take to free a place (a minute). */
+async function lastMinuteAtMost(db: Reads, workspaceId: string, now: Date): Promise<LastMinute> {
+  const { real, test } = await rendersAtMost(db, workspaceId, now);
+  return { realLastMinute: real, testLastMinute: test, realWindowFreesIn: 60, testWindowFreesIn: 60 };
+}
+
+/** readUse answers what a workspace uses now; read it in the transaction that then creates the renders. Its reads go
+ * out together (one round trip on PostgreSQL). With `lastMinute: "at most"` the last minute's renders are bounded from
+ * above (lastMinuteAtMost) rather than counted: enough to allow a request, not to refuse one. */
+export async function readUse(store: Reads, clock: Clock, workspaceId: string, minute: "exact" | "at most" = "exact"): Promise<Use> {
+  const now = clock.now();
+  const [active, recent, documentsThisMonth, testRendersToday] = await Promise.all([
+    store.all<{ test: number; n: number }>("SELECT test, COUNT(*) AS n FROM renders WHERE workspace_id = $ws AND status IN ('queued', 'processing') GROUP BY test", {
+      ws: workspaceId,
+    }),
+    minute === "exact" ? lastMinute(store, workspaceId, now) : lastMinuteAtMost(store, workspaceId, now),
+    readCounter(store, workspaceId, "documents", monthOf(now)),
+    readCounter(store, workspaceId, "test_renders", dayOf(now)),
+  ]);
+  const count = (rows: { test: number; n: number }[], test: number) => rows.find((r) => r.test === test)?.n ?? 0;
+  return { activeReal: count(active, 0), activeTest: count(active, 1), ...recent, documentsThisMonth, testRendersToday };
 }
 
 /** renderActivity answers the workspace's outstanding (queued or processing) renders, real and test apart. */
@@ -106,15 +115,19 @@ export async function renderActivity(store: Reads, clock: Clock, workspaceId: st
 }
 
 /** chargeAllowances throws when the workspace's allowances refuse `demand`, else counts its documents and test renders
- * (spec 2.3), in `tx`, the transaction that creates what it counts, so a refused or failed request counts nothing. The
- * workspace's row is locked first: requests of one workspace are decided one after the other, on every process, and
- * the others' never wait (docs/scale-out.md "Locks"). The lock and the reads go out together: the reads run after it. */
-export async function chargeAllowances(tx: Tx, clock: Clock, workspaceId: string, demand: Demand): Promise<void> {
-  const [allowances, use] = await Promise.all([lockWorkspace(tx, workspaceId), readUse(tx, clock, workspaceId)]);
-  const refusal = allowanceRefusal(allowances, use, demand);
+ * (spec 2.3) and its renders of the minute, created `at`, in `tx`, the transaction that creates what it counts, so a
+ * refused or failed request counts nothing. The workspace's row is locked first: requests of one workspace are decided
+ * one after the other, on every process, and the others' never wait (docs/scale-out.md "Locks"). The lock and the
+ * reads go out together: the reads run after it. The last minute's renders are counted one by one only when their
+ * bound would refuse (a refusal's figures and Retry-After are the exact ones). */
+export async function chargeAllowances(tx: Tx, clock: Clock, workspaceId: string, demand: Demand, at = clock.now()): Promise<void> {
+  const [allowances, bounded] = await Promise.all([lockWorkspace(tx, workspaceId), readUse(tx, clock, workspaceId, "at most")]);
+  const refusedAtMost = allowanceRefusal(allowances, bounded, demand);
+  const refusal = refusedAtMost?.code === "RATE_LIMITED" ? allowanceRefusal(allowances, { ...bounded, ...(await lastMinute(tx, workspaceId, clock.now())) }, demand) : refusedAtMost;
   if (refusal) throw refusal;
-  const now = clock.now();
   const documents = demand.real + (demand.xlsx ?? 0);
-  if (documents > 0) addToCounter(tx, workspaceId, "documents", monthOf(now), documents);
-  if (demand.test > 0) addToCounter(tx, workspaceId, "test_renders", dayOf(now), demand.test);
+  if (documents > 0) addToCounter(tx, workspaceId, "documents", monthOf(at), documents);
+  if (demand.test > 0) addToCounter(tx, workspaceId, "test_renders", dayOf(at), demand.test);
+  if (demand.real > 0) countRenders(tx, workspaceId, false, at, demand.real);
+  if (demand.test > 0) countRenders(tx, workspaceId, true, at, demand.test);
 }

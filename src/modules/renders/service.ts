@@ -51,8 +51,10 @@ export type RenderQueue = Pick<RenderWorker, "cancel" | "ended" | "waitEnded" | 
 export async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans: Planned[], batch?: { id: string; merge: boolean }): Promise<RenderRow[]> {
   const { clock } = deps;
   const test = plans.filter((p) => p.test).length;
-  await chargeAllowances(tx, clock, workspaceId, { real: plans.length - test, test });
-  const now = clock.now().toISOString();
+  // The renders are counted in the minute of the time they are created at.
+  const at = clock.now();
+  await chargeAllowances(tx, clock, workspaceId, { real: plans.length - test, test }, at);
+  const now = at.toISOString();
   const rows = plans.map((plan): RenderRow => ({
     // An operation's id says what it is (pdo_…) in logs and in the webhooks that announce its end.
     id: newId(plan.source === "operation" ? "pdo" : "rnd"),
