@@ -92,8 +92,8 @@ async function lastMinuteAtMost(db: Reads, workspaceId: string, now: Date): Prom
 }
 
 /** readUse answers what a workspace uses now; read it in the transaction that then creates the renders. Its reads go
- * out together (one round trip on PostgreSQL). With `lastMinute: "at most"` the last minute's renders are bounded from
- * above (lastMinuteAtMost) rather than counted: enough to allow a request, not to refuse one. */
+ * out together (one round trip on PostgreSQL). With `minute` "at most" the last minute's renders are bounded from above
+ * (lastMinuteAtMost) rather than counted: enough to allow a request, not to refuse one. */
 export async function readUse(store: Reads, clock: Clock, workspaceId: string, minute: "exact" | "at most" = "exact"): Promise<Use> {
   const now = clock.now();
   const [active, recent, documentsThisMonth, testRendersToday] = await Promise.all([
