@@ -21,34 +21,50 @@ function article(type: DataType): string {
   return type === "null" ? "null" : type === "array" || type === "object" ? `an ${type}` : `a ${type}`;
 }
 
-function check(schema: DataSchema, value: unknown, path: string, problems: ErrorDetail[]): void {
+/** Where the value being checked is: the segments below `at`, made into a JSON pointer only for a problem (making one
+ * for every value was two thirds of checking a 1000-row report's data). */
+class Place {
+  readonly segments: (string | number)[] = [];
+  constructor(private readonly at: string) {}
+  pointer(...below: string[]): string {
+    return pointer(this.at, ...this.segments, ...below);
+  }
+}
+
+function check(schema: DataSchema, value: unknown, place: Place, problems: ErrorDetail[]): void {
   if (problems.length >= MAX_DATA_PROBLEMS) return;
   if (schema.type !== undefined) {
-    const allowed = Array.isArray(schema.type) ? schema.type : [schema.type];
     const actual = jsonType(value);
-    if (!actual || !allowed.includes(actual)) {
+    if (!actual || !(Array.isArray(schema.type) ? schema.type.includes(actual) : schema.type === actual)) {
+      const allowed = Array.isArray(schema.type) ? schema.type : [schema.type];
       // The other keywords describe a value of the right type; checking them here would only repeat this problem.
-      problems.push({ path, message: `must be ${allowed.map(article).join(" or ") || "of no type"}` });
+      problems.push({ path: place.pointer(), message: `must be ${allowed.map(article).join(" or ") || "of no type"}` });
       return;
     }
   }
   if (schema.const !== undefined && value !== schema.const) {
-    problems.push({ path, message: `must be ${JSON.stringify(schema.const)}` });
+    problems.push({ path: place.pointer(), message: `must be ${JSON.stringify(schema.const)}` });
   }
   if (schema.anyOf && !schema.anyOf.some((branch) => validateData(branch, value).length === 0)) {
-    problems.push({ path, message: "must match one of the schemas in anyOf" });
+    problems.push({ path: place.pointer(), message: "must match one of the schemas in anyOf" });
   }
   if (isObject(value)) {
     for (const name of schema.required ?? []) {
-      if (!Object.hasOwn(value, name)) problems.push({ path: pointer(path, name), message: "is required" });
+      if (!Object.hasOwn(value, name)) problems.push({ path: place.pointer(name), message: "is required" });
     }
-    for (const [name, property] of Object.entries(schema.properties ?? {})) {
-      if (Object.hasOwn(value, name)) check(property, value[name], pointer(path, name), problems);
+    const properties = schema.properties ?? {};
+    for (const name in properties) {
+      if (!Object.hasOwn(properties, name) || !Object.hasOwn(value, name)) continue;
+      place.segments.push(name);
+      check(properties[name]!, value[name], place, problems);
+      place.segments.pop();
     }
   }
   if (Array.isArray(value) && schema.items) {
     for (let i = 0; i < value.length && problems.length < MAX_DATA_PROBLEMS; i++) {
-      check(schema.items, value[i], pointer(path, i), problems);
+      place.segments.push(i);
+      check(schema.items, value[i], place, problems);
+      place.segments.pop();
     }
   }
 }
@@ -56,7 +72,7 @@ function check(schema: DataSchema, value: unknown, path: string, problems: Error
 /** validateData lists where `data` breaks `schema`, each with a JSON pointer below `at` (at most MAX_DATA_PROBLEMS). */
 export function validateData(schema: DataSchema, data: unknown, at = ""): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
-  check(schema, data, at, problems);
+  check(schema, data, new Place(at), problems);
   return problems.slice(0, MAX_DATA_PROBLEMS);
 }
 
