@@ -18,6 +18,13 @@ export const SPILL_LATE_MS = 60_000;
 // Who the file store's temporary file belongs to while a spooled PDF is written.
 const OWNER = "output-spool";
 
+/** firstLook answers the first look at the file store, or `missing` when it fails: a bucket may fail a request now and
+ * then (S3's 500 and 503, "try again"), and while the bytes are spooled they answer instead. The look after the row's,
+ * made only when no row was found, lets any failure through. */
+function firstLook<T>(look: Promise<T>, missing: T): Promise<T> {
+  return look.catch(() => missing);
+}
+
 /** SpooledFiles is a FileStore that also keeps outputs spooled in the store until they are written to it. */
 export class SpooledFiles implements FileStore {
   private readonly spilling = new Set<Promise<void>>();
@@ -100,7 +107,7 @@ export class SpooledFiles implements FileStore {
     // The file, else the spooled bytes, else the file again: the spill may have written it and dropped the row between.
     const find = async () => {
       looked = true;
-      return (await file.exists()) || (spooled = await this.spooled(sha256)) !== null || (await file.exists());
+      return (await firstLook(file.exists(), false)) || (spooled = await this.spooled(sha256)) !== null || (await file.exists());
     };
     const spooledBody = (bytes: Uint8Array) => new Blob([bytes as Uint8Array<ArrayBuffer>]);
     // A body asked for before exists(): where the bytes are is found once the body is read.
@@ -126,7 +133,7 @@ export class SpooledFiles implements FileStore {
   async read(area: FileArea, sha256: string): Promise<Uint8Array | null> {
     const read = () => this.files.read(area, sha256);
     if (area !== "outputs") return read();
-    return (await read()) ?? (await this.spooled(sha256)) ?? (await read());
+    return (await firstLook(read(), null)) ?? (await this.spooled(sha256)) ?? (await read());
   }
 
   async stat(area: FileArea, sha256: string): Promise<{ size: number } | null> {
@@ -137,7 +144,7 @@ export class SpooledFiles implements FileStore {
       const row = await this.store.get<{ size: number | string }>("SELECT LENGTH(bytes) AS size FROM output_spool WHERE sha256 = $sha", { sha: sha256 });
       return row ? { size: Number(row.size) } : null;
     };
-    return (await stat()) ?? (await spooledSize()) ?? (await stat());
+    return (await firstLook(stat(), null)) ?? (await spooledSize()) ?? (await stat());
   }
 
   async delete(area: FileArea, sha256: string): Promise<void> {

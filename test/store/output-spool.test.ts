@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { ManualClock } from "../../src/lib/clock";
 import { sha256Hex } from "../../src/lib/hash";
-import type { FileArea } from "../../src/store/files";
+import type { FileArea, StoredFile } from "../../src/store/files";
 import { DiskFiles } from "../../src/store/files-disk";
 import { SpooledFiles, SPILL_LATE_MS } from "../../src/store/output-spool";
 import type { Store } from "../../src/store/store";
@@ -14,12 +14,28 @@ import { ENGINES, testStores } from "./engines";
 
 const stores = testStores("spool");
 
-/** Files whose writes fail while `failing` is set (a full disk, a bucket that does not answer). */
+/** Files whose writes fail while `failing` is set (a full disk, a bucket that does not answer), and whose looks at a
+ * file fail while `looksFail` is set (a bucket's passing 500). */
 class FailingFiles extends DiskFiles {
   failing = false;
+  looksFail = false;
   override async put(area: FileArea, owner: string, bytes: Uint8Array, sha256?: string): Promise<string> {
     if (this.failing) throw new Error("the disk is full");
     return super.put(area, owner, bytes, sha256);
+  }
+  override open(area: FileArea, sha256: string): StoredFile {
+    const file = super.open(area, sha256);
+    return { ...file, exists: () => this.look(() => file.exists()) };
+  }
+  override read(area: FileArea, sha256: string): Promise<Uint8Array | null> {
+    return this.look(() => super.read(area, sha256));
+  }
+  override stat(area: FileArea, sha256: string): Promise<{ size: number } | null> {
+    return this.look(() => super.stat(area, sha256));
+  }
+  private async look<T>(look: () => Promise<T>): Promise<T> {
+    if (this.looksFail) throw new Error("S3Error: an unexpected error has occurred");
+    return look();
   }
 }
 
@@ -87,6 +103,25 @@ for (const engine of ENGINES) {
       expect(await rows(store)).toEqual([]);
       expect(await reader.stat("outputs", sha)).toEqual({ size: bytes.byteLength });
       expect(await reader.open("outputs", sha).exists()).toBe(true);
+    });
+
+    test("a file store that fails its looks while a PDF is spooled: the spooled bytes answer; without them the failure does", async () => {
+      const { store, disk, files } = await setUp();
+      const bytes = pdf("looked at mid-write");
+      const sha = sha256Hex(bytes);
+      await store.tx(async (tx) => files.spool(tx, sha, bytes));
+      disk.looksFail = true;
+      expect(await files.read("outputs", sha)).toEqual(bytes);
+      expect(await files.stat("outputs", sha)).toEqual({ size: bytes.byteLength });
+      const opened = files.open("outputs", sha);
+      expect(await opened.exists()).toBe(true);
+      expect(new Uint8Array(await new Response(opened.body()).arrayBuffer())).toEqual(bytes);
+      // Not spooled (written and its row gone, or never stored): the file store's failure is the answer, not "none".
+      const other = sha256Hex(pdf("not spooled"));
+      const failure = "S3Error: an unexpected error has occurred";
+      expect((await rejection(files.read("outputs", other))).message).toBe(failure);
+      expect((await rejection(files.stat("outputs", other))).message).toBe(failure);
+      expect((await rejection(files.open("outputs", other).exists())).message).toBe(failure);
     });
 
     test("a failed write leaves the PDF spooled and served; spillLate writes it once late, and at start whatever its age", async () => {
