@@ -101,22 +101,18 @@ export class Metrics {
     // under way and shares it.
     let spoolRead: Promise<{ pdfs: number; bytes: number }> | undefined;
     const spool = () => (spoolRead ??= (metrics.sources?.outputSpool() ?? Promise.resolve({ pdfs: 0, bytes: 0 })).finally(() => (spoolRead = undefined)));
-    new Gauge({
-      name: "renderd_output_spool_pdfs",
-      help: "PDFs committed in the store with their render and not yet written to the file store (disk or bucket).",
-      registers: [this.registry],
-      async collect() {
-        this.set((await spool()).pdfs);
-      },
-    });
-    new Gauge({
-      name: "renderd_output_spool_bytes",
-      help: "Bytes of the PDFs the store holds until they are written to the file store.",
-      registers: [this.registry],
-      async collect() {
-        this.set((await spool()).bytes);
-      },
-    });
+    for (const [name, field, help] of [
+      ["renderd_output_spool_pdfs", "pdfs", "PDFs committed in the store with their render and not yet written to the file store (disk or bucket)."],
+      ["renderd_output_spool_bytes", "bytes", "Bytes of the PDFs the store holds until they are written to the file store."],
+    ] as const)
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        async collect() {
+          this.set((await spool())[field]);
+        },
+      });
     new Gauge({
       name: "renderd_data_dir_free_bytes",
       help: "Bytes free on DATA_DIR's file system; under STORAGE_MIN_FREE_BYTES new renders, uploads and templates answer 503.",

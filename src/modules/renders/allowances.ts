@@ -110,7 +110,8 @@ export async function readUse(store: Reads, clock: Clock, workspaceId: string, m
 
 /** renderActivity answers the workspace's outstanding (queued or processing) renders, real and test apart. */
 export async function renderActivity(store: Reads, clock: Clock, workspaceId: string): Promise<RenderActivity> {
-  const use = await readUse(store, clock, workspaceId);
+  // Only the renders at once are answered: the last minute's are bounded, not counted.
+  const use = await readUse(store, clock, workspaceId, "at most");
   return { activeRenders: use.activeReal, activeTestRenders: use.activeTest };
 }
 

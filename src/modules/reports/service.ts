@@ -61,8 +61,9 @@ async function xlsxReport(deps: ReportDeps, workspaceId: string, body: ReportBod
   if (!body.sheets && !body.workbookAssetId) problems.push({ path: "/sheets", message: "format xlsx needs sheets or workbookAssetId" });
   if (problems.length) throw badRequest(problems);
 
-  // A refusal known now spares building a workbook that could not be answered; the charge below decides.
-  const [allowances, use] = await Promise.all([getAllowances(deps.store, workspaceId), readUse(deps.store, deps.clock, workspaceId)]);
+  // A refusal known now spares building a workbook that could not be answered; the charge below decides. A workbook is
+  // no render: the last minute's renders do not decide it, and are bounded rather than counted.
+  const [allowances, use] = await Promise.all([getAllowances(deps.store, workspaceId), readUse(deps.store, deps.clock, workspaceId, "at most")]);
   const early = allowanceRefusal(allowances, use, XLSX_DOCUMENT);
   if (early) throw early;
   // Built before it is counted: a bad definition or asset counts nothing.
