@@ -16,19 +16,25 @@ import { DiskFiles } from "../../src/store/files-disk";
 import { migrate } from "../../src/store/migrate";
 import { SpooledFiles } from "../../src/store/output-spool";
 import { openStore } from "../../src/store/open";
+import type { Store } from "../../src/store/store";
 import { rejection, until } from "../wait";
 
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/** workerOn answers a worker of one page on `store` and the files under `dir`, printing in `printMs` (the stub pool). */
+function workerOn(dir: string, store: Store, clock: ManualClock, queue: StoreQueue, printMs = 0): RenderWorker {
+  const log = createLogger("silent");
+  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), printMs);
+  return new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue, pool, concurrency: 1, retentionDays: 30 });
+}
+
 test("a claimed render whose stored job does not parse fails as RENDER_FAILED, and frees its page for the next", async () => {
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-  const log = createLogger("silent");
   const store = openStore(dataDir);
   await migrate(store, clock);
   const queue = new StoreQueue(store, clock, 30_000);
-  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dataDir }), log), 0);
-  const worker = new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dataDir), store, clock), queue, pool, concurrency: 1, retentionDays: 30 });
+  const worker = workerOn(dataDir, store, clock, queue);
   const now = clock.now().toISOString();
   const render = (id: string, job: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job, createdAt: now });
   await store.tx(async (tx) => {
@@ -52,7 +58,6 @@ test("a claimed render whose stored job does not parse fails as RENDER_FAILED, a
 
 test("stop() waits for a claim already on its way: the render it takes goes back to the queue, none starts printing after", async () => {
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-  const log = createLogger("silent");
   const dir = mkdtempSync(join(tmpdir(), "renderd-worker-stop-"));
   const store = openStore(dir);
   await migrate(store, clock);
@@ -65,8 +70,7 @@ test("stop() waits for a claim already on its way: the render it takes goes back
   const slow: StoreQueue = Object.assign(Object.create(queue), {
     claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => (entered(), await gate, queue.claim(tx)),
   });
-  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), 0);
-  const worker = new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue: slow, pool, concurrency: 1, retentionDays: 30 });
+  const worker = workerOn(dir, store, clock, slow);
   const now = clock.now().toISOString();
   try {
     await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now }));
@@ -88,7 +92,6 @@ test("stop() waits for a claim already on its way: the render it takes goes back
 
 test("a render claimed inside another's end is not given up by a lease renewal made before that end commits", async () => {
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-  const log = createLogger("silent");
   const dir = mkdtempSync(join(tmpdir(), "renderd-worker-renew-"));
   const real = openStore(dir);
   await migrate(real, clock);
@@ -119,8 +122,7 @@ test("a render claimed inside another's end is not given up by a lease renewal m
       return [...new Set([...(await queue.renew(ids)), ...seenQueued])];
     },
   });
-  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), 0);
-  const worker = new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue: racing, pool, concurrency: 1, retentionDays: 30 });
+  const worker = workerOn(dir, store, clock, racing);
   const now = clock.now().toISOString();
   const render = (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now });
   try {
@@ -142,7 +144,6 @@ test("a render claimed inside another's end is not given up by a lease renewal m
 
 test("a render accepted while a page is free is claimed in its acceptance's transaction and starts once it commits; a rolled back acceptance claims nothing and keeps no page", async () => {
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-  const log = createLogger("silent");
   const dir = mkdtempSync(join(tmpdir(), "renderd-worker-accepted-"));
   const store = openStore(dir);
   await migrate(store, clock);
@@ -156,8 +157,7 @@ test("a render accepted while a page is free is claimed in its acceptance's tran
       return claim;
     },
   });
-  const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), 100);
-  const worker = new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue: watched, pool, concurrency: 1, retentionDays: 30 });
+  const worker = workerOn(dir, store, clock, watched, 100);
   const now = clock.now().toISOString();
   const render = (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now });
   // What POST /v1/renders does: queue, then claim for the free pages, in one transaction (renders/service.ts).
