@@ -138,7 +138,7 @@ export function createApi(app: AppContext): Api {
       app.metrics?.request(request.method, matched.get(request) ?? UNMATCHED, response.status, ms / 1000);
       // A route that timed its steps gets the rest, its answer, as the last one (bench/render.ts reads them).
       const phases = Object.keys(m.laps.ms).length ? (m.laps.lap("answer"), m.laps.ms) : undefined;
-      // Written after the response has gone out (the next turn of the event loop): a line costs ~0.1 ms at every answer.
+      // Written after the response has gone out (the next turn of the event loop): a line costs ~0.1 ms an answer.
       setImmediate(() => app.log.info({ requestId: m.requestId, method: request.method, path, status: response.status, ms: Math.round(ms), phases, client: m.clientAddress }, "request"));
       return response;
     },

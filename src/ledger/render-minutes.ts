@@ -4,7 +4,7 @@ import type { Reads, Tx } from "../store/store";
 
 const MINUTE_MS = 60_000;
 
-/** minuteOf answers the UTC minute of a time, `YYYY-MM-DDTHH:MM` (the prefix of an ISO time: what the migration read). */
+/** minuteOf answers the UTC minute of a time, `YYYY-MM-DDTHH:MM`: the prefix of an ISO time, as the migration read it. */
 function minuteOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16);
 }

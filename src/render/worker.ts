@@ -188,8 +188,8 @@ export class RenderWorker {
    * claimAccepted claims, in the transaction that queues renders, the next ones for the pages free now, and starts them
    * once it has committed: at concurrency 1 the render just accepted starts without a claim of its own (a transaction,
    * and the wake-up that leads to it: ~0.45 ms of renderd's ~4.9 ms per render, docs/performance.md). The claim is the
-   * queue's fair one, as any other. Only on SQLite, whose writes take turns anyway: on a shared store it would hold the workspace's lock,
-   * which every acceptance of the workspace waits for, two round trips longer.
+   * queue's fair one, as any other. Only on SQLite, whose writes take turns anyway: on a shared store it would hold the
+   * workspace's lock, which every acceptance of the workspace waits for, two round trips longer.
    */
   async claimAccepted(tx: Tx): Promise<void> {
     if (this.options.store.engine !== "sqlite" || !this.recovered) return;
@@ -315,7 +315,7 @@ export class RenderWorker {
       laps.lap("commit");
       ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms };
-      // Written once the waiting request has its answer (this turn's microtasks): the line's ~0.1 ms is not the caller's.
+      // Written once the waiting request has its answer (this turn's microtasks): its ~0.1 ms is not the caller's.
       setImmediate(() => log.info(fields, "render succeeded"));
     } catch (e) {
       if (signal.reason instanceof Stopping) return await this.queue.requeue(id);

@@ -84,8 +84,8 @@ export function compileTemplate(template: TemplateSource): { problems: ErrorDeta
   return { ok: { source: template, pageCss: pageCss(template.page), expressions, classes } };
 }
 
-// A published version compiles once (render/job.ts), so its classes are generated once too: by its classes, which every
-// render's copy of it shares (render/job.ts adds the asset stylesheets to a copy), not by the copy, which is new each time.
+// A published version compiles once (render/job.ts), so its classes are generated once too: keyed by its classes, which
+// every render's copy of it shares (render/job.ts adds the asset stylesheets to a copy), not by the copy, new each time.
 const tailwindOf = new WeakMap<CompiledTemplate["classes"], Promise<TailwindCss>>();
 
 function templateTailwind(compiled: CompiledTemplate): Promise<TailwindCss> {
