@@ -89,6 +89,10 @@ export class RenderWorker {
   private stopped = true;
   /** Held by the operator (`renderd tui`'s drain, pause()): renders are accepted but none is claimed until resumed. */
   paused = false;
+  /** Set while the wake-up of an acceptance whose renders claimAccepted took all of is under way: nothing is left to look for. */
+  private wokenForNothing = false;
+  /** Wake-ups for queued renders so far: a render's end that saw one since its own claim's look looks again. */
+  private wakes = 0;
   /** Whether renders left processing by a dead process were taken back: claims wait for it (a full disk can delay it). */
   private recovered = false;
   /** Renders whose end could not be written (DATA_DIR full, the store away): put back in the queue once it takes writes. */
@@ -119,7 +123,11 @@ export class RenderWorker {
     this.stopped = false;
     await this.recover();
     void this.sweep(0);
-    this.unlisten = this.options.store.listen("renders", () => this.kick());
+    this.unlisten = this.options.store.listen("renders", () => {
+      if (this.wokenForNothing) return;
+      this.wakes += 1;
+      this.kick();
+    });
     this.poller = setInterval(() => {
       void this.guarded(async () => {
         await this.stopCancelledElsewhere();
@@ -191,10 +199,19 @@ export class RenderWorker {
    * queue's fair one, as any other. Only on SQLite, whose writes take turns anyway: on a shared store it would hold the
    * workspace's lock, which every acceptance of the workspace waits for, two round trips longer.
    */
-  async claimAccepted(tx: Tx): Promise<void> {
+  async claimAccepted(tx: Tx, queued: readonly string[]): Promise<void> {
     if (this.options.store.engine !== "sqlite" || !this.recovered) return;
-    const claimed = await this.claimFree(0, tx);
-    if (claimed.length > 0) tx.onEnd((committed) => (committed ? this.startAll(claimed) : claimed.forEach(({ claim }) => this.running.delete(claim.renderId))));
+    // No more than the transaction queued: with pages to spare, a second look would find the queue empty.
+    const claimed = await this.claimFree(0, tx, queued.length);
+    if (claimed.length === 0) return;
+    tx.onEnd((committed) => {
+      if (!committed) return claimed.forEach(({ claim }) => this.running.delete(claim.renderId));
+      this.startAll(claimed);
+      // The commit's wake-up follows in this same turn (Store.listen); it has nothing to look for when the fair claim
+      // took exactly the renders this transaction queued (it may have taken older ones of other workspaces instead).
+      if (queued.every((id) => this.running.get(id)?.started)) this.wokenForNothing = true;
+      queueMicrotask(() => (this.wokenForNothing = false));
+    });
   }
 
   /** ended tells whoever waits on a render (`?wait`) that it reached a final state, handing over `row` when it is the
@@ -241,13 +258,13 @@ export class RenderWorker {
     if (!(await this.guarded(() => this.queue.requeue(renderId)))) this.unwritten.add(renderId);
   }
 
-  /** claimFree claims a render for every free page — with `freeing` more pages whose renders are ending, in `tx` when
-   * given — and counts each as running at once. A claim that fails ends the round; what was claimed so far stays
+  /** claimFree claims a render for every free page (`most` at most) — with `freeing` more pages whose renders are ending,
+   * in `tx` when given — and counts each as running at once. A claim that fails ends the round; what was claimed so far stays
    * claimed, and the rest waits for the back-off. */
-  private async claimFree(freeing = 0, tx?: Tx): Promise<Claimed[]> {
+  private async claimFree(freeing = 0, tx?: Tx, most = Infinity): Promise<Claimed[]> {
     const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
-    while (!this.stopped && !this.paused && this.faults.ready() && this.running.size + this.claiming - freeing < concurrency) {
+    while (claimed.length < most && !this.stopped && !this.paused && this.faults.ready() && this.running.size + this.claiming - freeing < concurrency) {
       let claim: Claim | null;
       this.claiming += 1;
       try {
@@ -293,6 +310,10 @@ export class RenderWorker {
     // Once the PDF is made, a failure is the store's (or the bucket's), not the render's: it is not failed for it, but
     // put back in the queue (startAll), and printed again by whichever process takes it.
     let storing = false;
+    // The end's transaction claimed for the page this render frees (GroupCommit's `within`) unless the back-off held
+    // claims; a render queued since that look, while this one still held its page, is claimed by the look after it.
+    let claimedAtEnd = false;
+    let wakesBefore = 0;
     try {
       // A stored job that does not parse (written by a damaged or foreign store) fails its render like any other fault.
       const job = JSON.parse(head.job) as PrintJob | OperationJob;
@@ -303,6 +324,8 @@ export class RenderWorker {
       });
       const made = isOperationJob(job) ? await operate(producing, head.workspaceId, job) : await printJob(producing, head.workspaceId, job, signal);
       storing = true;
+      const mayClaim = this.faults.ready();
+      wakesBefore = this.wakes;
       laps.lap("finish");
       const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
       final = await spans.phase("render.store", () =>
@@ -313,6 +336,7 @@ export class RenderWorker {
         }, laps),
       );
       laps.lap("commit");
+      claimedAtEnd = mayClaim;
       ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms };
       // Written once the waiting request has its answer (this turn's microtasks): its ~0.1 ms is not the caller's.
@@ -335,7 +359,7 @@ export class RenderWorker {
       spans.end("not_ended");
       this.running.delete(id);
       this.ended(id, final ?? undefined);
-      this.kick();
+      if (!claimedAtEnd || this.wakes !== wakesBefore) this.kick();
     }
   }
 

@@ -23,10 +23,10 @@ const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** workerOn answers a worker of one page on `store` and the files under `dir`, printing in `printMs` (the stub pool). */
-function workerOn(dir: string, store: Store, clock: ManualClock, queue: StoreQueue, printMs = 0): RenderWorker {
+function workerOn(dir: string, store: Store, clock: ManualClock, queue: StoreQueue, printMs = 0, concurrency = 1): RenderWorker {
   const log = createLogger("silent");
   const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), printMs);
-  return new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue, pool, concurrency: 1, retentionDays: 30 });
+  return new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue, pool, concurrency, retentionDays: 30 });
 }
 
 test("a claimed render whose stored job does not parse fails as RENDER_FAILED, and frees its page for the next", async () => {
@@ -142,6 +142,73 @@ test("a render claimed inside another's end is not given up by a lease renewal m
   }
 });
 
+test("with pages to spare, a render costs two looks at the queue: its acceptance's claim and its end's, which finds the queue empty", async () => {
+  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+  const dir = mkdtempSync(join(tmpdir(), "renderd-worker-looks-"));
+  const store = openStore(dir);
+  await migrate(store, clock);
+  const queue = new StoreQueue(store, clock, 30_000);
+  // Every look at the queue, whether it found a render or not.
+  const looks: string[] = [];
+  let holdOwnLooks = false;
+  let heldLooks = 0;
+  const watched: StoreQueue = Object.assign(Object.create(queue), {
+    claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => {
+      if (holdOwnLooks && !tx) return (heldLooks += 1), null;
+      const claim = await queue.claim(tx);
+      looks.push(claim?.renderId ?? "none");
+      return claim;
+    },
+  });
+  const worker = workerOn(dir, store, clock, watched, 300, 4);
+  const now = clock.now().toISOString();
+  const render = (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now });
+  const accept = (...ids: string[]) =>
+    store.tx(async (tx) => {
+      for (const id of ids) await queue.enqueue(tx, render(id));
+      await worker.claimAccepted(tx, ids);
+    });
+  const status = async (id: string) => (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
+  try {
+    await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now }));
+    await worker.start();
+    await until(async () => looks.length === 1);
+    looks.length = 0;
+    await accept("rnd_one");
+    await until(async () => (await status("rnd_one")) === "succeeded", 5_000);
+    // Whatever else would look (the acceptance's wake-up, the worker after the end) has had its chance.
+    await Bun.sleep(100);
+    expect(looks).toEqual(["rnd_one", "none"]);
+    // Two renders queued together: two claims, no third look; each end looks once.
+    looks.length = 0;
+    await accept("rnd_two", "rnd_three");
+    await until(async () => (await status("rnd_two")) === "succeeded" && (await status("rnd_three")) === "succeeded", 5_000);
+    await Bun.sleep(100);
+    expect(looks.slice(0, 2).sort()).toEqual(["rnd_three", "rnd_two"]);
+    // Ended together, one look for both pages; one after the other, one each.
+    expect(looks.slice(2)).toEqual(looks.length === 3 ? ["none"] : ["none", "none"]);
+    // An older render of another workspace waits (the worker's own looks are held back for it): the acceptance's one
+    // claim takes that one, fairly, and the wake-up it sends finds the new render at once.
+    holdOwnLooks = true;
+    await store.tx(async (tx) => {
+      await tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_b', 'B', 'b', 0, 1000000, $now)", { now });
+      await queue.enqueue(tx, { ...render("rnd_older"), workspaceId: "ws_b" });
+    });
+    // Held: the look its queueing woke, then the worker's 1 s poll's — the next poll is a second away.
+    await until(() => heldLooks === 2, 5_000);
+    holdOwnLooks = false;
+    looks.length = 0;
+    await accept("rnd_newer");
+    // Within 250 ms: found neither by the older one's end (300 ms of print) nor by the next poll.
+    await until(async () => (await status("rnd_newer")) !== "queued", 250);
+    expect(looks.slice(0, 2)).toEqual(["rnd_older", "rnd_newer"]);
+  } finally {
+    await worker.stop();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a render accepted while a page is free is claimed in its acceptance's transaction and starts once it commits; a rolled back acceptance claims nothing and keeps no page", async () => {
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
   const dir = mkdtempSync(join(tmpdir(), "renderd-worker-accepted-"));
@@ -164,7 +231,7 @@ test("a render accepted while a page is free is claimed in its acceptance's tran
   const accept = (id: string, fail = false) =>
     store.tx(async (tx) => {
       await queue.enqueue(tx, render(id));
-      await worker.claimAccepted(tx);
+      await worker.claimAccepted(tx, [id]);
       if (fail) throw new Error("the acceptance failed after its claim");
     });
   const status = async (id: string) => (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;

@@ -99,7 +99,7 @@ export async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans
       return [inserted, queueDeliveries(tx, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: row.id })];
     }),
   );
-  await deps.worker.claimAccepted(tx);
+  await deps.worker.claimAccepted(tx, rows.map((row) => row.id));
   return rows;
 }
 
