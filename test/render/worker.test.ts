@@ -22,7 +22,8 @@ import { rejection, until } from "../wait";
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** workerOn answers a worker of one page on `store` and the files under `dir`, printing in `printMs` (the stub pool). */
+/** workerOn answers a worker of `concurrency` pages (one unless told) on `store` and the files under `dir`, printing in
+ * `printMs` (the stub pool). */
 function workerOn(dir: string, store: Store, clock: ManualClock, queue: StoreQueue, printMs = 0, concurrency = 1): RenderWorker {
   const log = createLogger("silent");
   const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), printMs);
