@@ -6,7 +6,6 @@
  */
 import type { Logger } from "pino";
 import { ApiError } from "../errors";
-import { sweepIdempotencyKeys } from "../http/idempotency";
 import { Backoff } from "../lib/backoff";
 import { Laps } from "../lib/laps";
 import { SerialRunner } from "../lib/serial-runner";
@@ -26,6 +25,7 @@ import { storeOutputs, type StoreOutputDeps } from "./store-output";
 import { recordOutputs } from "../store/render-outputs";
 import { GroupCommit } from "./group-commit";
 import type { RenderPool } from "./pool";
+import { sweep } from "./sweep";
 import { RenderWaits } from "./waits";
 
 export interface WorkerOptions {
@@ -122,7 +122,7 @@ export class RenderWorker {
   async start(): Promise<void> {
     this.stopped = false;
     await this.recover();
-    void this.sweep(0);
+    void sweep(this.options, 0);
     this.unlisten = this.options.store.listen("renders", () => {
       if (this.wokenForNothing) return;
       this.wakes += 1;
@@ -137,7 +137,7 @@ export class RenderWorker {
       });
       this.kick();
     }, POLL_MS);
-    this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
+    this.sweeper = setInterval(() => void sweep(this.options, SPILL_LATE_MS), SWEEP_EVERY_MS);
     // A third of the lease: two renewals may be missed (a stalled event loop) before another process takes a render.
     this.renewer = setInterval(() => void this.renew(), this.queue.leaseMs / 3);
     this.kick();
@@ -393,25 +393,5 @@ export class RenderWorker {
   private storing(workspaceId: string): StoreOutputDeps {
     const { store, clock, files, log } = this.options;
     return { store, clock, files, log, write: (end) => this.ends.write(workspaceId, end) };
-  }
-
-  /** sweep deletes old renders and expired idempotency keys, and writes to the file store the PDFs spooled longer ago
-   * than `spilledAfterMs` (their process stopped before it wrote them, or the write failed). */
-  private async sweep(spilledAfterMs = SPILL_LATE_MS): Promise<void> {
-    const { store, clock, log, files, retentionDays } = this.options;
-    try {
-      const spilled = await files.spillLate(spilledAfterMs);
-      if (spilled) log.info({ spilled }, "spooled PDFs written to the file store");
-    } catch (e) {
-      log.error({ err: e }, "writing spooled PDFs to the file store failed: they are served from the store, and the next sweep tries again");
-    }
-    try {
-      const swept = await this.queue.sweep(retentionDays);
-      if (swept.renders) log.info(swept, "old renders deleted");
-      const keys = await sweepIdempotencyKeys({ store, clock });
-      if (keys) log.info({ idempotencyKeys: keys }, "expired idempotency keys deleted");
-    } catch (e) {
-      log.error({ err: e }, "render retention sweep failed");
-    }
   }
 }
