@@ -16,7 +16,8 @@ import { DiskFiles } from "../../src/store/files-disk";
 import { migrate } from "../../src/store/migrate";
 import { SpooledFiles } from "../../src/store/output-spool";
 import { openStore } from "../../src/store/open";
-import type { Store } from "../../src/store/store";
+import type { Store, Tx } from "../../src/store/store";
+import type { Claim } from "../../src/queue/queue";
 import { rejection, until } from "../wait";
 
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
@@ -28,6 +29,40 @@ function workerOn(dir: string, store: Store, clock: ManualClock, queue: StoreQue
   const log = createLogger("silent");
   const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), printMs);
   return new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue, pool, concurrency, retentionDays: 30 });
+}
+
+/** claimsThrough answers `queue` with its claims made by `claim`, which is given the transaction (none for the worker's
+ * own) and the real claim to make. */
+function claimsThrough(queue: StoreQueue, claim: (tx: Tx | undefined, real: () => Promise<Claim | null>) => Promise<Claim | null>): StoreQueue {
+  return Object.assign(Object.create(queue), { claim: (tx?: Tx) => claim(tx, () => queue.claim(tx)) });
+}
+
+/** queueOnStore opens a migrated store of its own holding workspace ws_a, and answers its queue, a render of ws_a to
+ * queue by id, a render's status, another workspace made on demand, and the clean-up after the worker. */
+async function queueOnStore(name: string) {
+  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
+  const dir = mkdtempSync(join(tmpdir(), `renderd-worker-${name}-`));
+  const store = openStore(dir);
+  await migrate(store, clock);
+  const queue = new StoreQueue(store, clock, 30_000);
+  const now = clock.now().toISOString();
+  const workspace = (slug: string) =>
+    store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ($id, $name, $slug, 0, 1000000, $now)", { id: `ws_${slug}`, name: slug.toUpperCase(), slug, now }));
+  await workspace("a");
+  return {
+    clock,
+    dir,
+    store,
+    queue,
+    workspace,
+    render: (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now }),
+    status: async (id: string) => (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status,
+    close: async (worker: RenderWorker) => {
+      await worker.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 test("a claimed render whose stored job does not parse fails as RENDER_FAILED, and frees its page for the next", async () => {
@@ -68,9 +103,7 @@ test("stop() waits for a claim already on its way: the render it takes goes back
   const claiming = new Promise<void>((resolve) => (entered = resolve));
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const slow: StoreQueue = Object.assign(Object.create(queue), {
-    claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => (entered(), await gate, queue.claim(tx)),
-  });
+  const slow = claimsThrough(queue, async (_tx, real) => (entered(), await gate, real()));
   const worker = workerOn(dir, store, clock, slow);
   const now = clock.now().toISOString();
   try {
@@ -144,34 +177,24 @@ test("a render claimed inside another's end is not given up by a lease renewal m
 });
 
 test("with pages to spare, a render costs two looks at the queue: its acceptance's claim and its end's, which finds the queue empty", async () => {
-  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-  const dir = mkdtempSync(join(tmpdir(), "renderd-worker-looks-"));
-  const store = openStore(dir);
-  await migrate(store, clock);
-  const queue = new StoreQueue(store, clock, 30_000);
+  const { clock, dir, store, queue, workspace, render, status, close } = await queueOnStore("looks");
   // Every look at the queue, whether it found a render or not.
   const looks: string[] = [];
   let holdOwnLooks = false;
   let heldLooks = 0;
-  const watched: StoreQueue = Object.assign(Object.create(queue), {
-    claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => {
-      if (holdOwnLooks && !tx) return (heldLooks += 1), null;
-      const claim = await queue.claim(tx);
-      looks.push(claim?.renderId ?? "none");
-      return claim;
-    },
+  const watched = claimsThrough(queue, async (tx, real) => {
+    if (holdOwnLooks && !tx) return (heldLooks += 1), null;
+    const claim = await real();
+    looks.push(claim?.renderId ?? "none");
+    return claim;
   });
   const worker = workerOn(dir, store, clock, watched, 300, 4);
-  const now = clock.now().toISOString();
-  const render = (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now });
   const accept = (...ids: string[]) =>
     store.tx(async (tx) => {
       for (const id of ids) await queue.enqueue(tx, render(id));
       await worker.claimAccepted(tx, ids);
     });
-  const status = async (id: string) => (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
   try {
-    await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now }));
     await worker.start();
     await until(async () => looks.length === 1);
     looks.length = 0;
@@ -190,11 +213,9 @@ test("with pages to spare, a render costs two looks at the queue: its acceptance
     expect(looks.slice(2)).toEqual(looks.length === 3 ? ["none"] : ["none", "none"]);
     // An older render of another workspace waits (the worker's own looks are held back for it): the acceptance's one
     // claim takes that one, fairly, and the wake-up it sends finds the new render at once.
+    await workspace("b");
     holdOwnLooks = true;
-    await store.tx(async (tx) => {
-      await tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_b', 'B', 'b', 0, 1000000, $now)", { now });
-      await queue.enqueue(tx, { ...render("rnd_older"), workspaceId: "ws_b" });
-    });
+    await store.tx((tx) => queue.enqueue(tx, { ...render("rnd_older"), workspaceId: "ws_b" }));
     // Held: the look its queueing woke, then the worker's 1 s poll's — the next poll is a second away.
     await until(() => heldLooks === 2, 5_000);
     holdOwnLooks = false;
@@ -204,30 +225,20 @@ test("with pages to spare, a render costs two looks at the queue: its acceptance
     await until(async () => (await status("rnd_newer")) !== "queued", 250);
     expect(looks.slice(0, 2)).toEqual(["rnd_older", "rnd_newer"]);
   } finally {
-    await worker.stop();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close(worker);
   }
 });
 
 test("a render accepted while a page is free is claimed in its acceptance's transaction and starts once it commits; a rolled back acceptance claims nothing and keeps no page", async () => {
-  const clock = new ManualClock("2026-03-10T10:00:00.000Z");
-  const dir = mkdtempSync(join(tmpdir(), "renderd-worker-accepted-"));
-  const store = openStore(dir);
-  await migrate(store, clock);
-  const queue = new StoreQueue(store, clock, 30_000);
+  const { clock, dir, store, queue, render, status, close } = await queueOnStore("accepted");
   // Which claims found a render: made inside a transaction the caller opened (`within`), or in one of their own.
   const claims: string[] = [];
-  const watched: StoreQueue = Object.assign(Object.create(queue), {
-    claim: async (tx?: Parameters<StoreQueue["claim"]>[0]) => {
-      const claim = await queue.claim(tx);
-      if (claim) claims.push(`${claim.renderId} ${tx ? "within" : "own"}`);
-      return claim;
-    },
+  const watched = claimsThrough(queue, async (tx, real) => {
+    const claim = await real();
+    if (claim) claims.push(`${claim.renderId} ${tx ? "within" : "own"}`);
+    return claim;
   });
   const worker = workerOn(dir, store, clock, watched, 100);
-  const now = clock.now().toISOString();
-  const render = (id: string) => ({ id, workspaceId: "ws_a", test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "a.pdf", metadata: "{}", job: JSON.stringify({ html: `<p>${id}</p>` }), createdAt: now });
   // What POST /v1/renders does: queue, then claim for the free pages, in one transaction (renders/service.ts).
   const accept = (id: string, fail = false) =>
     store.tx(async (tx) => {
@@ -235,12 +246,10 @@ test("a render accepted while a page is free is claimed in its acceptance's tran
       await worker.claimAccepted(tx, [id]);
       if (fail) throw new Error("the acceptance failed after its claim");
     });
-  const status = async (id: string) => (await store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
   // A look at the queue of the worker's own (at its start, after a render's end) counts as holding the page while it is
   // on its way: a render accepted meanwhile is found by that look, or by the one its acceptance wakes, not claimed within.
   const lookedAtQueue = () => Bun.sleep(50);
   try {
-    await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now }));
     await worker.start();
     await lookedAtQueue();
     await accept("rnd_first");
@@ -263,8 +272,6 @@ test("a render accepted while a page is free is claimed in its acceptance's tran
     await until(async () => (await status("rnd_third")) === "succeeded", 5_000);
     expect(claims).toEqual(["rnd_first within", "rnd_second within", "rnd_undone within", "rnd_third within"]);
   } finally {
-    await worker.stop();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close(worker);
   }
 });
