@@ -310,10 +310,10 @@ export class RenderWorker {
     // Once the PDF is made, a failure is the store's (or the bucket's), not the render's: it is not failed for it, but
     // put back in the queue (startAll), and printed again by whichever process takes it.
     let storing = false;
-    // The end's transaction claimed for the page this render frees (GroupCommit's `within`) unless the back-off held
-    // claims; a render queued since that look, while this one still held its page, is claimed by the look after it.
-    let claimedAtEnd = false;
-    let wakesBefore = 0;
+    // Once the end is written: the wake-ups counted before it, when its transaction claimed for the page this render
+    // frees (GroupCommit's `within`; not while the back-off held claims). A render queued since, while this one still
+    // held its page, is claimed by a look after it.
+    let endedAfterWakes: number | undefined;
     try {
       // A stored job that does not parse (written by a damaged or foreign store) fails its render like any other fault.
       const job = JSON.parse(head.job) as PrintJob | OperationJob;
@@ -324,8 +324,7 @@ export class RenderWorker {
       });
       const made = isOperationJob(job) ? await operate(producing, head.workspaceId, job) : await printJob(producing, head.workspaceId, job, signal);
       storing = true;
-      const mayClaim = this.faults.ready();
-      wakesBefore = this.wakes;
+      const wakesBefore = this.faults.ready() ? this.wakes : undefined;
       laps.lap("finish");
       const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
       final = await spans.phase("render.store", () =>
@@ -336,7 +335,7 @@ export class RenderWorker {
         }, laps),
       );
       laps.lap("commit");
-      claimedAtEnd = mayClaim;
+      endedAfterWakes = wakesBefore;
       ended(final ? "succeeded" : "cancelled");
       const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms };
       // Written once the waiting request has its answer (this turn's microtasks): its ~0.1 ms is not the caller's.
@@ -359,7 +358,7 @@ export class RenderWorker {
       spans.end("not_ended");
       this.running.delete(id);
       this.ended(id, final ?? undefined);
-      if (!claimedAtEnd || this.wakes !== wakesBefore) this.kick();
+      if (endedAfterWakes !== this.wakes) this.kick();
     }
   }
 
