@@ -10,7 +10,8 @@ import { chromiumArgs } from "../src/render/browser";
 import { assetUrl, newAssetScope, parseAssetUrl } from "../src/render/assets";
 import { RenderPool, type AssetLoader, type RenderJob } from "../src/render/pool";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** CHROMIUM is the browser every bench starts (CHROMIUM_PATH, as the server reads it). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** CONTEXT is the page setup the pool uses, so the references differ from it only in what they measure. */
 export const CONTEXT: BrowserContextOptions = { javaScriptEnabled: false, serviceWorkers: "block", offline: true };
