@@ -19,8 +19,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { chromiumArgs } from "../src/render/browser";
-import { print } from "../src/render/print";
+import { print, printParameters } from "../src/render/print";
 import { CHROMIUM, INVOICE_HTML, launchBrowser, openPages, PDF_OPTIONS } from "./floor";
+import { median } from "./report";
 
 const { values } = parseArgs({ options: { docs: { type: "string", default: "400" }, rounds: { type: "string", default: "3" } } });
 const DOCS = Number(values.docs);
@@ -104,20 +105,21 @@ const floorPages = await openPages(browser, PAGES);
 const renderdPages = await openPages(browser, PAGES);
 const pipe = new PipeClient();
 const pipePages = await Promise.all(Array.from({ length: PAGES }, () => pipe.page()));
-// renderd's own printToPDF parameters for an A4 page (print.ts printParameters, RENDER_MAX_PAGES 100).
-const A4 = { transferMode: "ReturnAsBase64", printBackground: true, paperWidth: 8.27, paperHeight: 11.7, marginTop: 0, marginBottom: 0, marginLeft: 0, marginRight: 0, pageRanges: "1-101" };
+// What renderd's print() asks of printToPDF for a job that sets nothing (A4), at the server's default RENDER_MAX_PAGES.
+const MAX_PAGES = 500;
+const PRINT = printParameters({}, MAX_PAGES);
 
 const paths: [string, (docs: number) => Promise<{ docsPerS: number; cpuMs: number }>][] = [
   ["(a) Playwright setContent + pdf()", (docs) => onPages(floorPages.pages, docs, async (page: Page) => {
     await page.setContent(INVOICE_HTML, { waitUntil: "load" });
     await page.pdf(PDF_OPTIONS);
   })],
-  ["(b) renderd: CDP session via Playwright", (docs) => onPages(renderdPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, 100))],
+  ["(b) renderd: CDP session via Playwright", (docs) => onPages(renderdPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
   ["(c) bare CDP on the pipe", (docs) => onPages(pipePages, docs, async ({ session, frameId }) => {
     const loaded = pipe.once(session, "Page.loadEventFired");
     await pipe.send("Page.setDocumentContent", { frameId, html: INVOICE_HTML }, session);
     await loaded;
-    const { data } = await pipe.send("Page.printToPDF", A4, session);
+    const { data } = await pipe.send("Page.printToPDF", PRINT, session);
     return Buffer.from(data, "base64");
   })],
 ];
@@ -132,7 +134,7 @@ try {
       console.log(`round ${round + 1}  ${name.padEnd(42)} ${docsPerS.toFixed(1).padStart(5)} docs/s  ${cpuMs.toFixed(2)} ms CPU/doc`);
     }
   console.log("\nmedian CPU per invoice of the driving process:");
-  for (const [name, ms] of seen) console.log(`  ${name.padEnd(42)} ${[...ms].sort((x, y) => x - y)[Math.floor(ms.length / 2)]!.toFixed(2)} ms`);
+  for (const [name, ms] of seen) console.log(`  ${name.padEnd(42)} ${median(ms).toFixed(2)} ms`);
 } finally {
   await floorPages.close();
   await renderdPages.close();

@@ -166,7 +166,7 @@ function inches(length: string | number | undefined): number | undefined {
 
 /** printParameters maps a job's settings onto printToPDF as page.pdf() would: A4 unless sized, background on, untagged
  * and without outline unless asked, and a page range one past the limit. */
-function printParameters(settings: PdfSettings = {}, maxPages: number) {
+export function printParameters(settings: PdfSettings = {}, maxPages: number) {
   const sized = settings.format !== undefined || settings.width !== undefined || settings.height !== undefined;
   const format = sized ? settings.format : "A4";
   const paper = format === undefined ? undefined : PAPER_INCHES[format.toLowerCase()];
