@@ -12,9 +12,12 @@ import { poppler } from "../render/poppler";
 import { makePkcs12 } from "../pdf/certs";
 import { encodePng } from "../../src/pdf/rasterize";
 import { encryptPdf } from "../../src/pdf/encrypt";
+import type { Receiver } from "../webhooks/receiver";
+import { RECEIVER_ENV, subscribeToEnds } from "../webhooks/subscribe";
 
 let t: TestServer;
 let key: string;
+let ends: Receiver;
 const ids: Record<string, string> = {};
 
 async function pdfOf(...texts: string[]): Promise<Uint8Array<ArrayBuffer>> {
@@ -58,9 +61,11 @@ async function photoPdf(): Promise<Uint8Array<ArrayBuffer>> {
 const pdfAsset = async (name: string, bytes: Uint8Array<ArrayBuffer>) => (await uploadSample(t, key, { kind: "pdf", mediaType: "application/pdf", filename: name, bytes })).id as string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RENDER_WORKERS: "1" });
+  t = await startTestServer({ RENDER_WORKERS: "1", ...RECEIVER_ENV });
   t.clock.set(new Date(Date.now() + 10 * 60_000));
   key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "asset:manage", "certificate:manage"]);
+  // A render's end event is written for the endpoints that receive it: this one makes the merge's end a row.
+  ends = await subscribeToEnds(t, t.defaultWorkspaceId);
   ids.three = await pdfAsset("three.pdf", await pdfOf("Page 1", "Page 2", "Page 3"));
   ids.two = await pdfAsset("two.pdf", await pdfOf("Other A", "Other B"));
   ids.form = await pdfAsset("form.pdf", await formPdf());
@@ -70,7 +75,10 @@ beforeAll(async () => {
   ids.png = (await uploadSample(t, key, { kind: "image", mediaType: "image/png", filename: "dot.png", bytes: PNG })).id;
   ids.xml = (await uploadSample(t, key, { kind: "pdf", mediaType: "text/xml", filename: "x.xml", bytes: new TextEncoder().encode("<a/>") as Uint8Array<ArrayBuffer> })).id;
 });
-afterAll(() => t.stop());
+afterAll(async () => {
+  ends.stop();
+  await t.stop();
+});
 beforeEach(() => t.clock.advance(61_000));
 
 /** run asks for an operation, waits for it and answers it with its result's PDF (and a split's parts). */

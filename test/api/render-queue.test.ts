@@ -3,19 +3,28 @@ import { StoreQueue } from "../../src/queue/store-queue";
 import { startTestServer, type TestServer } from "../harness";
 import { slowHtml } from "../render/fixtures";
 import { until } from "../wait";
+import type { Receiver } from "../webhooks/receiver";
+import { RECEIVER_ENV, subscribeToEnds } from "../webhooks/subscribe";
 
 // One page: renders run one at a time, so the order they end in is the order the scheduler picked them.
 let t: TestServer;
+const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  t = await startTestServer({ RENDER_WORKERS: "1" });
+  t = await startTestServer({ RENDER_WORKERS: "1", ...RECEIVER_ENV });
 });
-afterAll(() => t.stop());
+afterAll(async () => {
+  receivers.forEach((r) => r.stop());
+  await t.stop();
+});
 
 const status = async (server: TestServer, id: string) => (await server.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))?.status;
 
+// Each workspace's renders are ended with an end event (a row only for the endpoints that receive it): the order of
+// the events is the order the renders ended.
 async function workspaceKey(name: string, server = t): Promise<{ id: string; key: string }> {
   const ws = await server.makeWorkspace(name);
+  receivers.push(await subscribeToEnds(server, ws.id));
   return { id: ws.id, key: await server.makeKey(ws.id, ["render:create", "render:read", "render:cancel"]) };
 }
 
@@ -39,7 +48,7 @@ describe("fair scheduling (spec 8.1 (5))", () => {
   });
 
   test("an otherwise idle system lets one workspace use every worker", async () => {
-    const wide = await startTestServer({ RENDER_WORKERS: "2" });
+    const wide = await startTestServer({ RENDER_WORKERS: "2", ...RECEIVER_ENV });
     try {
       const ws = await workspaceKey("Alone", wide);
       const ids: string[] = [];
@@ -98,7 +107,7 @@ describe("crashes", () => {
 describe("leases (docs/architecture.md, the queue)", () => {
   test("the worker renews its claims while printing; a claim another process took back is dropped, nothing written", async () => {
     // A lease of 3 s: the worker renews every second (real time), each time to the manual clock's now + 3 s.
-    const leased = await startTestServer({ RENDER_WORKERS: "1", RENDER_LEASE_MS: "3000" });
+    const leased = await startTestServer({ RENDER_WORKERS: "1", RENDER_LEASE_MS: "3000", ...RECEIVER_ENV });
     try {
       const ws = await workspaceKey("Leased", leased);
       const id = (await leased.call("/v1/renders", { key: ws.key, body: { html: slowHtml(6, "leased") } })).body.id;

@@ -12,17 +12,25 @@ import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-d
 import { watchTx } from "../store/watch-tx";
 import { contentKey } from "../../src/store/files";
 import { sha256Hex } from "../../src/lib/hash";
+import type { Receiver } from "../webhooks/receiver";
+import { RECEIVER_ENV, subscribeToEnds } from "../webhooks/subscribe";
 
 let t: TestServer;
 let key: string;
 let logs = "";
+let ends: Receiver;
 
 beforeAll(async () => {
   const sink = new Writable({ write: (chunk, _enc, done) => ((logs += chunk.toString()), done()) });
-  t = await startTestServer({ RENDER_WORKERS: "2" }, undefined, { log: createLogger("info", sink) });
+  t = await startTestServer({ RENDER_WORKERS: "2", ...RECEIVER_ENV }, undefined, { log: createLogger("info", sink) });
   key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "render:cancel", "usage:read"]);
+  // A render's end event is written for the endpoints that receive it: this one makes every end here a row to read.
+  ends = await subscribeToEnds(t, t.defaultWorkspaceId);
 });
-afterAll(() => t.stop());
+afterAll(async () => {
+  ends.stop();
+  await t.stop();
+});
 
 const status = async (id: string) => (await t.server.store.get<{ status: string }>("SELECT status FROM renders WHERE id = $id", { id }))!.status;
 const events = (renderId: string) =>
@@ -264,9 +272,11 @@ describe("a render page reaches nothing (DESIGN.md 4)", () => {
 
 describe("failures carry the codes of 7.2", () => {
   test("a document over RENDER_MAX_PAGES fails with LIMIT_EXCEEDED; with ?wait the answer is that error with the renderId", async () => {
-    const limited = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_PAGES: "2", RENDER_MAX_OUTPUT_BYTES: "30000", RENDER_TIMEOUT_MS: "1000" });
+    const limited = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_PAGES: "2", RENDER_MAX_OUTPUT_BYTES: "30000", RENDER_TIMEOUT_MS: "1000", ...RECEIVER_ENV });
+    let receiver: Receiver | undefined;
     try {
       const k = await limited.makeKey(limited.defaultWorkspaceId, ["render:create", "render:read"]);
+      receiver = await subscribeToEnds(limited, limited.defaultWorkspaceId);
       const pages = (n: number) => Array.from({ length: n }, (_, i) => `<p style="page-break-after:always">page ${i}</p>`).join("");
       const over = await limited.call("/v1/renders?wait=30", { key: k, body: { html: pages(3) } });
       expect(over.status).toBe(413);
@@ -290,6 +300,7 @@ describe("failures carry the codes of 7.2", () => {
       expect(slow.status).toBe(504);
       expect(slow.body.error.code).toBe("RENDER_TIMEOUT");
     } finally {
+      receiver?.stop();
       await limited.stop();
     }
   });

@@ -5,6 +5,7 @@ import { local, PNG, uploadSample, type Sample } from "../fixtures/assets";
 import { pdfText } from "../render/fixtures";
 import { until } from "../wait";
 import { XLSX } from "../../src/modules/assets/model";
+import { RECEIVER_ENV, subscribeToEnds } from "../webhooks/subscribe";
 
 let t: TestServer;
 let key: string; // render:create, render:read, asset:manage in the default workspace
@@ -12,7 +13,7 @@ let templateKey: string; // the same with template:write and template:publish
 let admin: string; // the platform administrator's session cookie
 
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer(RECEIVER_ENV);
   key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "asset:manage"]);
   templateKey = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "template:write", "template:publish"]);
   admin = await t.signIn();
@@ -96,11 +97,16 @@ describe("POST /v1/reports (xlsx from sheets)", () => {
 
   test("creates no render, no usage and no event", async () => {
     const ws = await freshWorkspace("Quiet");
+    // An endpoint for every end event: a render's end would be a row of webhook_events and a request to the receiver.
+    const receiver = await subscribeToEnds(t, ws.id);
     expect((await report({ format: "xlsx", data, sheets }, { key: ws.key })).status).toBe(200);
     const store = t.server.store;
     expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders WHERE workspace_id = $ws", { ws: ws.id }))!.n).toBe(0);
     expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM usage_days WHERE workspace_id = $ws", { ws: ws.id }))!.n).toBe(0);
     expect((await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_events WHERE workspace_id = $ws", { ws: ws.id }))!.n).toBe(0);
+    await t.server.webhooks.runOnce();
+    expect(receiver.requests).toEqual([]);
+    receiver.stop();
   });
 });
 

@@ -311,10 +311,8 @@ describe("GET /v1/webhook-endpoints/{id}/deliveries", () => {
     const events: string[] = [];
     for (const [i, status] of (["succeeded", "failed", "cancelled"] as const).entries()) {
       t.clock.advance(1000);
-      events.push(
-        await t.server.store.tx(async (tx) => enqueueEndEvent(tx, t.clock, { workspaceId: ws.id, renderId: `rnd_records${i}`, status, test: i === 2, errorCode: "LIMIT_EXCEEDED" })
-        ),
-      );
+      const event = await t.server.store.tx(async (tx) => enqueueEndEvent(tx, t.clock, { workspaceId: ws.id, renderId: `rnd_records${i}`, status, test: i === 2, errorCode: "LIMIT_EXCEEDED" }));
+      events.push(event!);
     }
     await t.server.webhooks.runOnce();
     const first = await t.call(`/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=2`, { key: ws.key });

@@ -69,7 +69,7 @@ async function createEndpoint(s: Setup, body: Record<string, unknown> = {}, serv
 }
 
 /** endRender is the hand-off from rendering: the event is written inside the render's final-state transaction. */
-async function endRender(workspaceId: string, event: Partial<EndEvent> = {}, server = t): Promise<string> {
+async function endRender(workspaceId: string, event: Partial<EndEvent> = {}, server = t): Promise<string | null> {
   return server.server.store.tx(async (tx) =>
     enqueueEndEvent(tx, server.clock, { workspaceId, renderId: "rnd_test1", status: "succeeded", test: false, ...event }),
   );
@@ -381,6 +381,28 @@ describe("endpoint state and subscriptions (spec 3.1, 3.5, 6.2)", () => {
     other.receiver.stop();
   });
 
+  test("an end no endpoint receives is written nowhere: no event, no delivery; one an endpoint receives is written once", async () => {
+    const s = await setup("Unheard");
+    const rows = async (renderId: string) =>
+      (await t.server.store.get<{ n: number }>(
+        "SELECT (SELECT COUNT(*) FROM webhook_events WHERE render_id = $id) + (SELECT COUNT(*) FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.render_id = $id) AS n",
+        { id: renderId },
+      ))!.n;
+    expect(await endRender(s.workspaceId, { renderId: "rnd_unheard_none" })).toBeNull();
+    expect(await rows("rnd_unheard_none")).toBe(0);
+    const endpoint = await createEndpoint(s, { eventTypes: ["render.failed"] });
+    expect(await endRender(s.workspaceId, { status: "succeeded", renderId: "rnd_unheard_type" })).toBeNull();
+    expect(await rows("rnd_unheard_type")).toBe(0);
+    await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "PATCH", body: { enabled: false } });
+    expect(await endRender(s.workspaceId, { status: "failed", renderId: "rnd_unheard_disabled" })).toBeNull();
+    expect(await rows("rnd_unheard_disabled")).toBe(0);
+    await t.call(`/v1/webhook-endpoints/${endpoint.id}`, { key: s.key, method: "PATCH", body: { enabled: true } });
+    const heard = await endRender(s.workspaceId, { status: "failed", renderId: "rnd_heard" });
+    expect(heard).toMatch(/^evt_/);
+    expect(await rows("rnd_heard")).toBe(2);
+    s.receiver.stop();
+  });
+
   test("an endpoint that hangs holds at most 8 attempts; another endpoint's delivery goes out meanwhile", async () => {
     const slow = await setup("Hangs");
     const fast = await setup("Fast");
@@ -484,7 +506,7 @@ describe("durability", () => {
     expect(swept.deliveries).toBeGreaterThanOrEqual(1);
     const eventIds = (await deliveries(s, endpoint.id)).map((d) => d.eventId);
     expect(eventIds).toEqual([recentEvent]);
-    const exists = async (id: string) => (await t.server.store.get("SELECT id FROM webhook_events WHERE id = $id", { id })) !== null;
+    const exists = async (id: string | null) => (await t.server.store.get("SELECT id FROM webhook_events WHERE id = $id", { id })) !== null;
     expect(await exists(oldEvent)).toBe(false);
     expect(await exists(recentEvent)).toBe(true);
     // A pending delivery keeps its row and its event however old (its second attempt failed 29 days in).
