@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   server?.stop(true);
-  app?.close();
+  await app?.close();
 });
 
 test("the page carries a Content-Security-Policy that allows nothing from elsewhere", async () => {

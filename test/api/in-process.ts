@@ -28,7 +28,7 @@ export interface InProcessApi {
   files: SpooledFiles;
   queue: StoreQueue;
   /** close closes the store and removes DATA_DIR, unless `keepDataDir` (the caller removes it). */
-  close(keepDataDir?: boolean): void;
+  close(keepDataDir?: boolean): Promise<void>;
 }
 
 /** buildApi makes the API over a fresh, migrated store in a temporary DATA_DIR; `env` overrides settings. */

@@ -67,10 +67,10 @@ async function makeAppliance(): Promise<string> {
   try {
     await fill(app);
   } catch (e) {
-    app.close();
+    await app.close();
     throw e;
   }
-  app.close(true);
+  await app.close(true);
   return app.dataDir;
 }
 

@@ -20,9 +20,9 @@ let ui: ReturnType<typeof render>;
 beforeEach(async () => {
   s = await seedStore();
 });
-afterEach(() => {
+afterEach(async () => {
   ui?.unmount();
-  s.close();
+  await s.close();
 });
 
 async function open(tab: number, size = { columns: 80, rows: 24 }) {

@@ -25,7 +25,8 @@ export interface Seeded {
   queuedId: string;
   processingId: string;
   endpointId: string;
-  close(): void;
+  /** close closes the store and removes its DATA_DIR. */
+  close(): Promise<void>;
 }
 
 const NOW = "2026-03-10T10:00:00.000Z";

@@ -119,7 +119,7 @@ test("d then y drains the real serve: a render made meanwhile stays queued, the 
   expect(logs).toMatch(/info\s+render succeeded\s+renderId=/);
 
   // The lists use the width: a key's scopes run past column 100 at 200 columns.
-  serve.makeKey([...SCOPES]);
+  await serve.makeKey([...SCOPES]);
   tmux("send-keys", "-t", "wide", "5");
   const keys = await wide("audit:read");
   expect(Math.max(...keys.split("\n").map((l) => l.trimEnd().length))).toBeGreaterThan(100);
