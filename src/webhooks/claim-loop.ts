@@ -99,6 +99,10 @@ export abstract class ClaimLoop<R extends { id: string }, J, F> {
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
     this.unsubscribe?.();
+    // A round under way when stop() was called may still claim: once it has ended no round claims again, and only then
+    // is `inflight` every attempt there will be. Looked at before, an attempt claimed after the look outlived stop() and
+    // its outcome met a closed store.
+    await this.rounds.idle();
     while (this.inflight.size > 0) await Promise.all([...this.inflight.values()]);
     await this.rounds.run();
   }
