@@ -1,6 +1,7 @@
 /** subscribe: a workspace's endpoint for every end event, on a real receiver — what makes a render's end event a row
  * tests can read: renderd writes an event only for the endpoints that receive it. */
 import { expect } from "bun:test";
+import { EVENT_TYPES } from "../../src/webhooks/events";
 import type { TestServer } from "../harness";
 import { startReceiver, type Receiver } from "./receiver";
 
@@ -11,7 +12,7 @@ export const RECEIVER_ENV = { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1
 export async function subscribeToEnds(server: TestServer, workspaceId: string): Promise<Receiver> {
   const receiver = startReceiver();
   const key = await server.makeKey(workspaceId, ["webhook:manage"]);
-  const res = await server.call("/v1/webhook-endpoints", { key, body: { url: `${receiver.url}/ends`, eventTypes: ["render.succeeded", "render.failed", "render.cancelled"] } });
+  const res = await server.call("/v1/webhook-endpoints", { key, body: { url: `${receiver.url}/ends`, eventTypes: [...EVENT_TYPES] } });
   expect(res.status).toBe(201);
   return receiver;
 }
