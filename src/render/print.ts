@@ -1,7 +1,8 @@
 /** print: what a render job is, what the pool answers for it, and how a warm page prints it (Chromium's printToPDF with
  * the pool's options). */
-import type { CDPSession, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ApiError } from "../errors";
+import { pageSession, type CdpSession } from "./cdp";
 import { checkLayout } from "./layout";
 import type { ResourceWarning } from "../queue/warnings";
 
@@ -83,12 +84,13 @@ export async function print(page: Page, job: RenderJob, maxPages: number): Promi
   return Buffer.from(data, "base64");
 }
 
-/** Printer is a page's own CDP session (its Page domain enabled) and the page's main frame. Playwright's page.setContent
- * and page.pdf() cost the server's CPU for what one call each does here: setContent evaluates document.open/write/close
- * in a utility world and tracks the frame's lifecycle through Playwright's layers (~0.8 ms per render), and page.pdf()
- * asks for a stream it reads back with two more calls (~0.3 ms); the timeouts are the pool's deadline either way. */
+/** Printer is a page's own CDP session (its Page domain enabled, made on Playwright's server side: cdp.ts) and the
+ * page's main frame. Playwright's page.setContent and page.pdf() cost the server's CPU for what one call each does here:
+ * setContent evaluates document.open/write/close in a utility world and tracks the frame's lifecycle through
+ * Playwright's layers (~0.8 ms per render), and page.pdf() asks for a stream it reads back with two more calls
+ * (~0.3 ms); the timeouts are the pool's deadline either way. */
 interface Printer {
-  session: CDPSession;
+  session: CdpSession;
   frameId: string;
 }
 
@@ -98,7 +100,7 @@ function printerOf(page: Page): Promise<Printer> {
   let printer = printers.get(page);
   if (!printer) {
     printer = (async () => {
-      const session = await page.context().newCDPSession(page);
+      const session = await pageSession(page);
       await session.send("Page.enable");
       const { frameTree } = await session.send("Page.getFrameTree");
       return { session, frameId: frameTree.frame.id };
@@ -131,7 +133,7 @@ export async function blank(page: Page): Promise<void> {
  * resolved; that stale event ended the next job's wait before its stylesheet's font was asked for, and the text printed
  * invisible (test/render/pool.test.ts, "after a page moved to a new Document or was replaced").
  */
-async function untilLoaded(session: CDPSession, start: () => Promise<unknown>): Promise<void> {
+async function untilLoaded(session: CdpSession, start: () => Promise<unknown>): Promise<void> {
   const loaded = new Promise<void>((resolve) => session.once("Page.loadEventFired", () => resolve()));
   await start();
   await loaded;
