@@ -1,14 +1,16 @@
 /**
- * bench/print-path: what printing an invoice costs the process that drives Chromium, three ways, on 8 warm pages at
+ * bench/print-path: what printing an invoice costs the process that drives Chromium, four ways, on 8 warm pages at
  * once, in alternating rounds — the CPU per document of this process alone (Chromium's own processes are not counted):
  *
  *   (a) Playwright's page.setContent + page.pdf(): the client of the bench's pool floor (bench/floor.ts);
- *   (b) renderd's print path (src/render/print.ts): a CDP session per page through Playwright's client;
+ *   (b) renderd's print path (src/render/print.ts): a CDP session per page on Playwright's server side (cdp.ts);
  *   (c) a bare CDP client on Chromium's --remote-debugging-pipe, as Playwright itself starts it, with nothing between
- *       the pipe and the calls: what renderd would spend if its pool spoke to Chromium without Playwright.
+ *       the pipe and the calls: what renderd would spend if its pool spoke to Chromium without Playwright;
+ *   (d) the calls of (b) on a CDP session of Playwright's API (context.newCDPSession): renderd's print path until
+ *       2026-11-29, each call and event through Playwright's client.
  *
  * Issue 32's CPU goal compares renderd's CPU per invoice at concurrency 8 with (a); docs/performance.md "The print
- * path without Playwright" has the figures.
+ * path without Playwright" and "The print path on Playwright's server side" have the figures.
  *
  *   flock /tmp/renderd-chromium.lock node_modules/.bin/bun bench/print-path.ts [--docs 400] [--rounds 3]
  */
@@ -103,6 +105,13 @@ async function onPages<P>(pages: P[], docs: number, one: (page: P) => Promise<un
 const browser = await launchBrowser();
 const floorPages = await openPages(browser, PAGES);
 const renderdPages = await openPages(browser, PAGES);
+const apiPages = await openPages(browser, PAGES);
+const apiSessions = await Promise.all(apiPages.pages.map(async (page) => {
+  const session = await page.context().newCDPSession(page);
+  await session.send("Page.enable");
+  const { frameTree } = await session.send("Page.getFrameTree");
+  return { session, frameId: frameTree.frame.id };
+}));
 const pipe = new PipeClient();
 const pipePages = await Promise.all(Array.from({ length: PAGES }, () => pipe.page()));
 // What renderd's print() asks of printToPDF for a job that sets nothing (A4), at the server's default RENDER_MAX_PAGES.
@@ -114,12 +123,19 @@ const paths: [string, (docs: number) => Promise<{ docsPerS: number; cpuMs: numbe
     await page.setContent(INVOICE_HTML, { waitUntil: "load" });
     await page.pdf(PDF_OPTIONS);
   })],
-  ["(b) renderd: CDP session via Playwright", (docs) => onPages(renderdPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
+  ["(b) renderd: session on Playwright's server", (docs) => onPages(renderdPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
   ["(c) bare CDP on the pipe", (docs) => onPages(pipePages, docs, async ({ session, frameId }) => {
     const loaded = pipe.once(session, "Page.loadEventFired");
     await pipe.send("Page.setDocumentContent", { frameId, html: INVOICE_HTML }, session);
     await loaded;
     const { data } = await pipe.send("Page.printToPDF", PRINT, session);
+    return Buffer.from(data, "base64");
+  })],
+  ["(d) renderd's calls via Playwright's API", (docs) => onPages(apiSessions, docs, async ({ session, frameId }) => {
+    const loaded = new Promise((resolve) => session.once("Page.loadEventFired", resolve));
+    await session.send("Page.setDocumentContent", { frameId, html: INVOICE_HTML });
+    await loaded;
+    const { data } = await session.send("Page.printToPDF", PRINT);
     return Buffer.from(data, "base64");
   })],
 ];
@@ -138,6 +154,7 @@ try {
 } finally {
   await floorPages.close();
   await renderdPages.close();
+  await apiPages.close();
   await browser.close();
   pipe.close();
 }

@@ -3,13 +3,13 @@
  * Playwright's client API (`context.newCDPSession`) carries every call and every event across the client objects, the
  * protocol validators (client and server side), a dispatcher, a `setImmediate` hop each way and a captured stack per
  * call; the same session made server-side goes from the call to Chromium's pipe with one JSON message. On 8 warm pages
- * the driving process's CPU per printed invoice fell from 2.1–2.8 to 1.6–1.7 ms (docs/performance.md "The print path on
- * Playwright's server side").
+ * the driving process's CPU per printed invoice fell from 2.3–2.7 to 1.7–2.0 ms, the server's at c8 by 1.4–1.6 ms
+ * (docs/performance.md "The print path on Playwright's server side").
  *
  * This reaches past Playwright's public API: the client connection's `toImpl` (what Playwright's own tests use to
- * reach server objects) and the server context's `newCDPSession`. playwright-core is pinned in package-lock.json;
- * an upgrade that moves either fails here, with this message, when the pool opens its first page, and
- * test/render/cdp.test.ts fails with it.
+ * reach server objects) and the server context's `newCDPSession`. playwright-core is pinned to one version in
+ * package.json; an upgrade that moves either fails here, with the message below, when the pool opens its first page,
+ * and test/render/cdp.test.ts fails with it.
  */
 import type { CDPSession, Page } from "playwright-core";
 
@@ -33,5 +33,5 @@ export async function pageSession(page: Page): Promise<CdpSession> {
 }
 
 function changed(what: string): Error {
-  return new Error(`playwright-core no longer has ${what}, which the render pool's print path uses (src/render/cdp.ts); install the version package-lock.json pins.`);
+  return new Error(`playwright-core no longer has ${what}, which the render pool's print path uses (src/render/cdp.ts); install the version package.json pins.`);
 }

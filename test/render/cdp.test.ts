@@ -67,6 +67,6 @@ describe("the print path's CDP session", () => {
 
   test("a Playwright without the internals it uses is named, with what to do", async () => {
     const page = { _connection: {}, context: () => ({}) } as unknown as Page;
-    await expect(pageSession(page)).rejects.toThrow("install the version package-lock.json pins");
+    await expect(pageSession(page)).rejects.toThrow("install the version package.json pins");
   });
 });
