@@ -4,6 +4,7 @@ import { Writable } from "node:stream";
 import { createLogger } from "../src/logger";
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from "./harness";
 import { makePkcs12 } from "./pdf/certs";
+import { RECEIVER_ENV } from "./webhooks/receiver";
 
 const lines: string[] = [];
 let t: TestServer;
@@ -14,7 +15,7 @@ beforeAll(async () => {
       done();
     },
   });
-  t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }, undefined, { log: createLogger("trace", sink) });
+  t = await startTestServer({ ...RECEIVER_ENV }, undefined, { log: createLogger("trace", sink) });
 });
 afterAll(() => t.stop());
 

@@ -24,7 +24,7 @@ import { createWorkspace, replaceAllowances } from "../src/modules/workspaces/se
 import { sharedStoreEnv } from "./backends";
 import { ROOT, startServe, type ServeProcess } from "./serve-process";
 import { until } from "./wait";
-import { startReceiver, type Receiver } from "./webhooks/receiver";
+import { RECEIVER_ENV, startReceiver, type Receiver } from "./webhooks/receiver";
 
 const SERVE = [process.execPath, `${ROOT}/cli/main.ts`];
 const SCOPES: Scope[] = ["render:create", "render:read", "webhook:manage", "usage:read"];
@@ -196,7 +196,7 @@ function shuffled<T>(items: T[]): T[] {
 }
 
 test("300 renders of three workspaces on three processes, one killed with SIGKILL mid-run: each ends once, fairly, each webhook event delivered once", async () => {
-  const env: Record<string, string> = { ...(await sharedStoreEnv()), RENDER_WORKERS: "1", RENDER_LEASE_MS: "3000", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", API_RATE_LIMIT_PER_MINUTE: "100000" };
+  const env: Record<string, string> = { ...(await sharedStoreEnv()), RENDER_WORKERS: "1", RENDER_LEASE_MS: "3000", ...RECEIVER_ENV, API_RATE_LIMIT_PER_MINUTE: "100000" };
   serves = await startThree(env);
   sql = new SQL(env.DATABASE_URL!, { max: 1 });
   // Three processes started together on an empty store: one bootstrap among them.

@@ -12,8 +12,8 @@ import { poppler } from "../render/poppler";
 import { makePkcs12 } from "../pdf/certs";
 import { encodePng } from "../../src/pdf/rasterize";
 import { encryptPdf } from "../../src/pdf/encrypt";
-import type { Receiver } from "../webhooks/receiver";
-import { RECEIVER_ENV, subscribeToEnds } from "../webhooks/subscribe";
+import { RECEIVER_ENV, type Receiver } from "../webhooks/receiver";
+import { subscribeToEnds } from "../webhooks/subscribe";
 
 let t: TestServer;
 let key: string;

@@ -3,8 +3,8 @@ import { StoreQueue } from "../../src/queue/store-queue";
 import { startTestServer, type TestServer } from "../harness";
 import { slowHtml } from "../render/fixtures";
 import { until } from "../wait";
-import type { Receiver } from "../webhooks/receiver";
-import { RECEIVER_ENV, subscribeToEnds } from "../webhooks/subscribe";
+import { RECEIVER_ENV, type Receiver } from "../webhooks/receiver";
+import { subscribeToEnds } from "../webhooks/subscribe";
 
 // One page: renders run one at a time, so the order they end in is the order the scheduler picked them.
 let t: TestServer;

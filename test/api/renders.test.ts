@@ -12,8 +12,8 @@ import { FILE_DELETE_GRACE_MS, sweepFileDeletions } from "../../src/store/file-d
 import { watchTx } from "../store/watch-tx";
 import { contentKey } from "../../src/store/files";
 import { sha256Hex } from "../../src/lib/hash";
-import type { Receiver } from "../webhooks/receiver";
-import { RECEIVER_ENV, subscribeToEnds } from "../webhooks/subscribe";
+import { RECEIVER_ENV, type Receiver } from "../webhooks/receiver";
+import { subscribeToEnds } from "../webhooks/subscribe";
 
 let t: TestServer;
 let key: string;

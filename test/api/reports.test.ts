@@ -5,7 +5,8 @@ import { local, PNG, uploadSample, type Sample } from "../fixtures/assets";
 import { pdfText } from "../render/fixtures";
 import { until } from "../wait";
 import { XLSX } from "../../src/modules/assets/model";
-import { RECEIVER_ENV, subscribeToEnds } from "../webhooks/subscribe";
+import { subscribeToEnds } from "../webhooks/subscribe";
+import { RECEIVER_ENV } from "../webhooks/receiver";
 
 let t: TestServer;
 let key: string; // render:create, render:read, asset:manage in the default workspace

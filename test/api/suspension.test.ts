@@ -7,6 +7,7 @@ import { createUser, hashPassword } from "../../src/modules/users/service";
 import { local, PDF, PNG, put, registration } from "../fixtures/assets";
 import { makePkcs12 } from "../pdf/certs";
 import { startTestServer, type TestServer } from "../harness";
+import { RECEIVER_ENV } from "../webhooks/receiver";
 
 // The writes a suspended workspace's members may still make, with the reason each is allowed (docs/decisions.md).
 const ALLOWED_WRITES: Record<string, string> = {
@@ -35,7 +36,7 @@ let pendingUpload: { uploadUrl: string; uploadHeaders: Record<string, string> };
 beforeAll(async () => {
   // openssl makes the example certificate valid from now, so the server's clock must be past its making.
   const pkcs12 = Buffer.from(makePkcs12()).toString("base64");
-  t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", DESTINATION_ALLOW_PRIVATE: "1" });
+  t = await startTestServer({ ...RECEIVER_ENV, DESTINATION_ALLOW_PRIVATE: "1" });
   t.clock.set(new Date());
   admin = await t.signIn();
   owner = await t.makeWorkspace("Suspended Co");

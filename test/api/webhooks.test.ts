@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../harness";
-import { startReceiver, type Receiver } from "../webhooks/receiver";
+import { RECEIVER_ENV, startReceiver, type Receiver } from "../webhooks/receiver";
 import { enqueueEndEvent } from "../../src/webhooks/events";
 import type { Resolver } from "../../src/webhooks/destinations";
 import { CLI_ACTOR } from "../../src/auth/actor";
@@ -22,7 +22,7 @@ let strictKey: string;
 let workspaces = 0;
 
 beforeAll(async () => {
-  t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }, undefined, { resolve });
+  t = await startTestServer({ ...RECEIVER_ENV }, undefined, { resolve });
   strict = await startTestServer({}, undefined, { resolve });
   receiver = startReceiver();
   key = await t.makeKey(t.defaultWorkspaceId, ["webhook:manage", "audit:read"]);

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { startTestServer, type TestServer } from "../harness";
 import { local, PNG, uploadSample } from "../fixtures/assets";
 import { sha256Hex } from "../../src/lib/hash";
+import { RECEIVER_ENV } from "../webhooks/receiver";
 
 const ROOT = join(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "renderd-backup-"));
@@ -64,7 +65,7 @@ let restored: TestServer | undefined;
 const made: { key?: string; templateId?: string; renderId?: string; pdf?: Uint8Array<ArrayBuffer>; endpointId?: string; assetId?: string; pdfPath?: string } = {};
 
 beforeAll(async () => {
-  t = await startTestServer({ RENDER_WORKERS: "1", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  t = await startTestServer({ RENDER_WORKERS: "1", ...RECEIVER_ENV });
   const cookie = await t.signIn();
   const key = await t.call("/v1/api-keys", {
     cookie,

@@ -25,6 +25,7 @@ import { startRedis } from "../http/redis-server";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
 import { startServer } from "../../src/server";
+import { RECEIVER_ENV } from "../webhooks/receiver";
 
 const ROOT = join(import.meta.dir, "../..");
 const PUBLIC_URL = "http://console.example.test";
@@ -63,7 +64,7 @@ function withPassword(url: string): string {
 /** makeAppliance fills a DATA_DIR through the API and the services, then closes it (nothing holds the store open). */
 async function makeAppliance(): Promise<string> {
   // buildApi reads no secret.key: the session cookie is signed with this one.
-  const app = await buildApi({ PUBLIC_URL, SECRET_KEY: APPLIANCE_SECRET_KEY, WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  const app = await buildApi({ PUBLIC_URL, SECRET_KEY: APPLIANCE_SECRET_KEY, ...RECEIVER_ENV });
   try {
     await fill(app);
   } catch (e) {

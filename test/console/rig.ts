@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { freePort } from "../serve-process";
+import { RECEIVER_ENV } from "../webhooks/receiver";
 
 const root = resolve(import.meta.dir, "../..");
 /** SCREENSHOTS is where every page is saved (git-ignored; CI keeps it as an artifact). */
@@ -55,8 +56,7 @@ export async function startRig(): Promise<Rig> {
     RENDER_WORKERS: "1",
     LOG_LEVEL: "warn",
     // The webhook pages are tried against a local address that nobody answers.
-    WEBHOOK_ALLOW_HTTP: "1",
-    WEBHOOK_ALLOW_PRIVATE: "1",
+    ...RECEIVER_ENV,
     // The destinations page delivers to an HTTP receiver on loopback.
     DESTINATION_ALLOW_PRIVATE: "1",
   };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ok, startTestServer, type TestServer } from "../harness";
+import { RECEIVER_ENV } from "../webhooks/receiver";
 
 const DOCS = resolve(import.meta.dir, "../../docs/monitoring");
 // Prometheus adds these to every series it scrapes (and `up` for each target); /metrics cannot serve them.
@@ -16,7 +17,7 @@ let scrape = "";
 const receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { status: 204 }) });
 
 beforeAll(async () => {
-  t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", RENDER_WORKERS: "1" });
+  t = await startTestServer({ ...RECEIVER_ENV, RENDER_WORKERS: "1" });
   const key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "webhook:manage"]);
   ok(await t.call("/v1/webhook-endpoints", { key, body: { url: `http://127.0.0.1:${receiver.port}/in`, eventTypes: ["render.succeeded", "render.failed"] } }), 201);
   expect(ok(await t.call("/v1/renders?wait=30", { key, body: { html: "<p>ok</p>" } }), 200).status).toBe("succeeded");

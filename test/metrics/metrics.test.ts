@@ -3,7 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { startTestServer, type TestServer } from "../harness";
 import { LiveState } from "../../src/modules/health/internal";
 import { parseExposition, sampleValue, type Sample } from "./prometheus";
-import { startReceiver, type Receiver } from "../webhooks/receiver";
+import { RECEIVER_ENV, startReceiver, type Receiver } from "../webhooks/receiver";
 
 let t: TestServer;
 let key: string;
@@ -12,7 +12,7 @@ let samples: Sample[];
 let receiver: Receiver;
 
 beforeAll(async () => {
-  t = await startTestServer({ RENDER_WORKERS: "1", API_RATE_LIMIT_PER_MINUTE: "40", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  t = await startTestServer({ RENDER_WORKERS: "1", API_RATE_LIMIT_PER_MINUTE: "40", ...RECEIVER_ENV });
   key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "webhook:manage"]);
   // The endpoint answers 500: the render's event is attempted once and waits for its retry.
   receiver = startReceiver(() => new Response(null, { status: 500 }));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ok, startTestServer, type TestServer } from "../harness";
 import { startHttpReceiver } from "../destinations/servers";
 import { until } from "../wait";
+import { RECEIVER_ENV } from "../webhooks/receiver";
 
 interface OtlpSpan {
   traceId: string;
@@ -32,7 +33,7 @@ const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
 
 beforeAll(async () => {
-  t = await startTestServer({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`, OTEL_BSP_SCHEDULE_DELAY: "50", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", DESTINATION_ALLOW_PRIVATE: "1", RENDER_WORKERS: "1" });
+  t = await startTestServer({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`, OTEL_BSP_SCHEDULE_DELAY: "50", ...RECEIVER_ENV, DESTINATION_ALLOW_PRIVATE: "1", RENDER_WORKERS: "1" });
 });
 afterAll(async () => {
   await t?.stop();

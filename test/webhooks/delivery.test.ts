@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { startTestServer, type TestServer } from "../harness";
-import { closedPort, startReceiver, type Received, type Receiver } from "./receiver";
+import { RECEIVER_ENV, closedPort, startReceiver, type Received, type Receiver } from "./receiver";
 import { enqueueEndEvent, type EndEvent } from "../../src/webhooks/events";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/retry";
 import { sweepWebhookHistory } from "../../src/webhooks/retention";
@@ -41,7 +41,7 @@ let receiver: Receiver;
 let workspaces = 0;
 
 beforeAll(async () => {
-  t = await startTestServer({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }, undefined, { resolve, webhookTimeoutMs: TEST_TIMEOUT_MS });
+  t = await startTestServer({ ...RECEIVER_ENV }, undefined, { resolve, webhookTimeoutMs: TEST_TIMEOUT_MS });
   receiver = startReceiver();
 });
 afterAll(async () => {
@@ -541,7 +541,7 @@ describe("destination checked on every attempt (spec 6.5 (5))", () => {
 
 describe("secrets at rest", () => {
   test("after SECRET_KEY changes, attempts fail with the 6.6 text until the secret is rotated", async () => {
-    const env: Record<string, string> = { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", SECRET_KEY: "a".repeat(40) };
+    const env: Record<string, string> = { ...RECEIVER_ENV, SECRET_KEY: "a".repeat(40) };
     const server = await startTestServer(env);
     try {
       const s = await setup("Rekeyed", server);

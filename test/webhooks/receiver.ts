@@ -1,5 +1,8 @@
 /** receiver: a real HTTP webhook receiver on 127.0.0.1 that records every request (STYLE habit 10: no mocks of what we own). */
 
+/** RECEIVER_ENV lets a test server's endpoints be the plain-http receivers on 127.0.0.1 these tests start. */
+export const RECEIVER_ENV = { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" };
+
 export interface Received {
   path: string;
   headers: Record<string, string>;

@@ -5,7 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { startTestServer, type TestServer } from "../harness";
 import { slowHtml } from "../render/fixtures";
 import { until } from "../wait";
-import { startReceiver, type Received, type Receiver } from "./receiver";
+import { RECEIVER_ENV, startReceiver, type Received, type Receiver } from "./receiver";
 
 let t: TestServer;
 let receiver: Receiver;
@@ -13,7 +13,7 @@ let key: string;
 let secret: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_PAGES: "1", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+  t = await startTestServer({ RENDER_WORKERS: "1", RENDER_MAX_PAGES: "1", ...RECEIVER_ENV });
   receiver = startReceiver();
   key = await t.makeKey(t.defaultWorkspaceId, ["render:create", "render:read", "render:cancel", "webhook:manage"]);
   const endpoint = await t.call("/v1/webhook-endpoints", { key, body: { url: `${receiver.url}/hook`, eventTypes: ["render.succeeded", "render.failed", "render.cancelled"] } });

@@ -5,9 +5,6 @@ import { EVENT_TYPES } from "../../src/webhooks/events";
 import type { TestServer } from "../harness";
 import { startReceiver, type Receiver } from "./receiver";
 
-/** RECEIVER_ENV lets a test server's endpoints be the plain-http receivers on 127.0.0.1 these tests start. */
-export const RECEIVER_ENV = { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" };
-
 /** subscribeToEnds subscribes a new receiver to every end event of `workspaceId`; the caller stops the receiver. */
 export async function subscribeToEnds(server: TestServer, workspaceId: string): Promise<Receiver> {
   const receiver = startReceiver();
