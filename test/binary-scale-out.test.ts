@@ -31,7 +31,7 @@ beforeAll(async () => {
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     REDIS_URL: redis.url,
   });
-});
+}, 120_000);
 afterAll(async () => {
   await serve?.stop();
   await Promise.all([bucket?.stop(), redis?.stop()]);

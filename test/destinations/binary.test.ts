@@ -20,7 +20,7 @@ beforeAll(async () => {
   [s3, sshd, smtp] = await Promise.all([startS3(), startSftpTarget(), startSmtp()]);
   http = startHttpReceiver();
   serve = await startServe([binary], { DESTINATION_ALLOW_PRIVATE: "1" });
-});
+}, 120_000);
 afterAll(async () => {
   await serve?.stop();
   http?.stop();
