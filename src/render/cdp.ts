@@ -3,7 +3,7 @@
  * Playwright's client API (`context.newCDPSession`) carries every call and every event across the client objects, the
  * protocol validators (client and server side), a dispatcher, a `setImmediate` hop each way and a captured stack per
  * call; the same session made server-side goes from the call to Chromium's pipe with one JSON message. On 8 warm pages
- * the driving process's CPU per printed invoice fell from 2.3–2.7 to 1.7–2.0 ms, the server's at c8 by 1.4–1.6 ms
+ * the driving process's CPU per printed invoice fell from 2.3–2.7 to 1.7–2.0 ms, the server's at c8 by 1.0–1.6 ms
  * (docs/performance.md "The print path on Playwright's server side").
  *
  * This reaches past Playwright's public API: the client connection's `toImpl` (what Playwright's own tests use to
