@@ -106,17 +106,42 @@ const browser = await launchBrowser();
 const floorPages = await openPages(browser, PAGES);
 const renderdPages = await openPages(browser, PAGES);
 const apiPages = await openPages(browser, PAGES);
-const apiSessions = await Promise.all(apiPages.pages.map(async (page) => {
-  const session = await page.context().newCDPSession(page);
-  await session.send("Page.enable");
-  const { frameTree } = await session.send("Page.getFrameTree");
-  return { session, frameId: frameTree.frame.id };
-}));
 const pipe = new PipeClient();
 const pipePages = await Promise.all(Array.from({ length: PAGES }, () => pipe.page()));
 // What renderd's print() asks of printToPDF for a job that sets nothing (A4), at the server's default RENDER_MAX_PAGES.
 const MAX_PAGES = 500;
 const PRINT = printParameters({}, MAX_PAGES);
+
+/** A page's session as (c) and (d) call it: untyped sends, and the next load event. */
+interface Printer {
+  frameId: string;
+  send: (method: string, params: object) => Promise<any>;
+  loaded: () => Promise<unknown>;
+}
+const pipePrinters: Printer[] = pipePages.map(({ session, frameId }) => ({
+  frameId,
+  send: (method, params) => pipe.send(method, params, session),
+  loaded: () => pipe.once(session, "Page.loadEventFired"),
+}));
+const apiPrinters: Printer[] = await Promise.all(apiPages.pages.map(async (page) => {
+  const session = await page.context().newCDPSession(page);
+  await session.send("Page.enable");
+  const { frameTree } = await session.send("Page.getFrameTree");
+  return {
+    frameId: frameTree.frame.id,
+    send: session.send.bind(session) as Printer["send"],
+    loaded: () => new Promise((resolve) => session.once("Page.loadEventFired", resolve)),
+  };
+}));
+
+/** printWith loads the invoice and prints it with renderd's calls (print.ts) over a page's session. */
+async function printWith({ frameId, send, loaded: next }: Printer): Promise<Buffer> {
+  const loaded = next();
+  await send("Page.setDocumentContent", { frameId, html: INVOICE_HTML });
+  await loaded;
+  const { data } = await send("Page.printToPDF", PRINT);
+  return Buffer.from(data, "base64");
+}
 
 const paths: [string, (docs: number) => Promise<{ docsPerS: number; cpuMs: number }>][] = [
   ["(a) Playwright setContent + pdf()", (docs) => onPages(floorPages.pages, docs, async (page: Page) => {
@@ -124,20 +149,8 @@ const paths: [string, (docs: number) => Promise<{ docsPerS: number; cpuMs: numbe
     await page.pdf(PDF_OPTIONS);
   })],
   ["(b) renderd: session on Playwright's server", (docs) => onPages(renderdPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
-  ["(c) bare CDP on the pipe", (docs) => onPages(pipePages, docs, async ({ session, frameId }) => {
-    const loaded = pipe.once(session, "Page.loadEventFired");
-    await pipe.send("Page.setDocumentContent", { frameId, html: INVOICE_HTML }, session);
-    await loaded;
-    const { data } = await pipe.send("Page.printToPDF", PRINT, session);
-    return Buffer.from(data, "base64");
-  })],
-  ["(d) renderd's calls via Playwright's API", (docs) => onPages(apiSessions, docs, async ({ session, frameId }) => {
-    const loaded = new Promise((resolve) => session.once("Page.loadEventFired", resolve));
-    await session.send("Page.setDocumentContent", { frameId, html: INVOICE_HTML });
-    await loaded;
-    const { data } = await session.send("Page.printToPDF", PRINT);
-    return Buffer.from(data, "base64");
-  })],
+  ["(c) bare CDP on the pipe", (docs) => onPages(pipePrinters, docs, printWith)],
+  ["(d) renderd's calls via Playwright's API", (docs) => onPages(apiPrinters, docs, printWith)],
 ];
 
 try {

@@ -1,16 +1,16 @@
 /** cdp: a page's own CDP session on Playwright's server side — renderd's print path sends nothing through Playwright's client. */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { chromiumArgs } from "../../src/render/browser";
+import type { Browser, Page } from "playwright-core";
 import { pageSession } from "../../src/render/cdp";
 import { print } from "../../src/render/print";
+import { launchBrowser, RENDER_CONTEXT } from "./fixtures";
 
 setDefaultTimeout(30_000);
 
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: chromiumArgs({ asRoot: process.getuid?.() === 0 }) });
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
@@ -38,7 +38,7 @@ async function clientTraffic(page: Page, run: () => Promise<unknown>): Promise<{
 
 describe("the print path's CDP session", () => {
   test("a print sends no call through Playwright's client, and none of its session's answers or events come back through it", async () => {
-    const page = await (await browser.newContext({ javaScriptEnabled: false, offline: true })).newPage();
+    const page = await (await browser.newContext(RENDER_CONTEXT)).newPage();
     const html = "<!DOCTYPE html><p>invoice</p>";
     await print(page, { html }, 10);
     const { sent, received } = await clientTraffic(page, () => print(page, { html }, 10));

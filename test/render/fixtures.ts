@@ -1,7 +1,17 @@
-/** fixtures: documents and readers shared by the tests that render real PDFs through the real pool. */
+/** fixtures: documents, readers and a browser shared by the tests that render real PDFs (through the pool or on bare pages). */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { chromiumArgs } from "../../src/render/browser";
+
+/** launchBrowser starts Chromium with the pool's switches, for the tests that drive pages without the pool. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: "/usr/bin/chromium", args: chromiumArgs({ asRoot: process.getuid?.() === 0 }) });
+}
+
+/** RENDER_CONTEXT is the part of the pool's browser context (guard.ts) a printed page depends on: no scripts, offline. */
+export const RENDER_CONTEXT = { javaScriptEnabled: false, offline: true };
 
 /** slowHtml is raw HTML that takes Chromium about 1.4 s per page to print (blurred shadows): a render that stays
  * `processing` long enough to be cancelled, killed or interrupted by a restart. */

@@ -1,8 +1,8 @@
 /** print: a job prints through printToPDF exactly as it did through playwright's page.pdf() with the same settings. */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { chromiumArgs } from "../../src/render/browser";
+import type { Browser, Page } from "playwright-core";
 import { print, type PdfSettings } from "../../src/render/print";
+import { launchBrowser, RENDER_CONTEXT } from "./fixtures";
 
 setDefaultTimeout(30_000);
 
@@ -10,8 +10,8 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: chromiumArgs({ asRoot: process.getuid?.() === 0 }) });
-  page = await (await browser.newContext({ javaScriptEnabled: false, offline: true })).newPage();
+  browser = await launchBrowser();
+  page = await (await browser.newContext(RENDER_CONTEXT)).newPage();
 });
 
 afterAll(async () => {
