@@ -17,10 +17,14 @@
  * from /proc), bench/report.ts (the tables), bench/targets.ts.
  *
  *   node_modules/.bin/bun run scripts/build.ts     # first, when src/ changed: the bench runs dist/renderd
- *   bun bench/render.ts [--quick] [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]
+ *   bun bench/render.ts [--quick] [--settle N] [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]
  *
  * --quick: 3 blocks, 60 invoices at concurrency 1, 400 in all, 9 reports (under 3 minutes); it ends with issue 32's
  * table (ratios and renderd's own ms, PASS/MISS), which holds on any machine.
+ * --settle N: N more invoices at concurrency 8, untimed, before the memory sample that opens the concurrency 8 blocks
+ * (so every invoice count after it moves by N): the blocks then read a server whose JavaScript compilers have settled.
+ * Without it they fall in the compilers' warm-up, which lasts ~1,500 invoices and costs renderd ~1–2 ms of CPU per
+ * invoice there (docs/performance.md "Warm-up and the CPU target").
  * --workers: RENDER_WORKERS for the server (default: its own default, the CPU count). --docs: invoices at concurrency
  * 1, as a template and as {html} (concurrency 2 renders a quarter as many; concurrency 8 then makes the invoice count up
  * to 1000). --binary: another build (e.g. main's, for a before/after on the same machine). The server runs at its
@@ -39,7 +43,7 @@ import { cpuRow, LAPS_HEADER, lapsRow, mib, OWN_HEADER, ownOf, ownRow, slope, SP
 import { api, drive, publishTemplate, startServer, type Run, type Timing } from "./server";
 import { blockRatio, closenessLines, ISSUE_10, issue32Table } from "./targets";
 
-const USAGE = "bun bench/render.ts [--quick] [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]";
+const USAGE = "bun bench/render.ts [--quick] [--settle N] [--workers N] [--docs 200] [--report-docs 30] [--binary dist/renderd] [--help]";
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
@@ -48,6 +52,7 @@ const { values } = parseArgs({
     "report-docs": { type: "string", default: "30" },
     binary: { type: "string", default: "dist/renderd" },
     quick: { type: "boolean", default: false },
+    settle: { type: "string", default: "0" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -58,9 +63,11 @@ const BINARY = resolve(ROOT, values.binary!);
 const QUICK = values.quick!;
 const DOCS = QUICK ? 60 : Number(values.docs);
 const REPORT_DOCS = QUICK ? 9 : Number(values["report-docs"]);
-const TOTAL_INVOICES = QUICK ? 400 : 1000;
+const SETTLE = Number(values.settle);
+if (!Number.isInteger(SETTLE) || SETTLE < 0) throw new Error(`--settle ${values.settle}: give a whole number of invoices, 0 or more`);
+const TOTAL_INVOICES = (QUICK ? 400 : 1000) + SETTLE;
 const WARM_UP = 20;
-const MEMORY_AT = QUICK ? 200 : 500;
+const MEMORY_AT = (QUICK ? 200 : 500) + SETTLE;
 
 /** pdfOptionsOf maps a job's PDF settings onto page.pdf as the pool does (background on, untagged, page range to 501). */
 async function pdfOptionsOf(source: TemplateSource, data: unknown): Promise<PdfOptions> {
@@ -95,7 +102,7 @@ async function main() {
   const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
   console.log(
     `renderd render benchmark: ${BINARY}, Bun ${Bun.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ` +
-      `RENDER_WORKERS ${values.workers ?? `default (${cpus().length})`}, load average ${load()}`,
+      `RENDER_WORKERS ${values.workers ?? `default (${cpus().length})`}, ${SETTLE} invoices to settle before the concurrency 8 blocks, load average ${load()}`,
   );
   const server = await startServer({ ...values, binary: BINARY });
   const ours = () => serverProcesses(server);
@@ -147,7 +154,7 @@ async function main() {
       }
       c2 = await measureCpu(ours, server.pid, () => invoices(Math.ceil(DOCS / 4), 2));
       if (rendered > MEMORY_AT) throw new Error(`--docs ${DOCS} is too many: the ${MEMORY_AT}th invoice must come after the concurrency 2 series`);
-      // Up to the 500th invoice (untimed), then the pool's memory with the server idle.
+      // Up to the 500th invoice (200th with --quick; --settle more), untimed, then the pool's memory with the server idle.
       await invoices(MEMORY_AT - rendered, 8);
       await Bun.sleep(1500);
       at500 = memory(server);
