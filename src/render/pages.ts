@@ -5,6 +5,7 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import type { BrowserProcess } from "./browser";
+import { muteLifecycle } from "./cdp";
 import { guardedContext, type GuardedPage } from "./guard";
 import { blank, print } from "./print";
 import { PoolCrashError, type BrowserSlot, type BrowserSupervisor, type PoolLog, type PoolState } from "./supervisor";
@@ -266,9 +267,10 @@ export class PageSlots {
         context = await guardedContext(owner.browser, slot, log);
         const page = await context.newPage();
         page.on("crash", () => this.crashed(slot, page));
+        await muteLifecycle(page);
         // The layout check measures the document as it will be printed (@media print rules included).
         await page.emulateMedia({ media: "print" });
-        // A first print through the render's own path: the page's CDP session is made here, not in a render.
+        // A first print through the render's own path: the page's session and frame are looked up here, not in a render.
         await print(page, { html: WARM_UP_HTML }, 1);
         await blank(page);
         return page;

@@ -84,11 +84,11 @@ export async function print(page: Page, job: RenderJob, maxPages: number): Promi
   return Buffer.from(data, "base64");
 }
 
-/** Printer is a page's own CDP session (its Page domain enabled, made on Playwright's server side: cdp.ts) and the
- * page's main frame. Playwright's page.setContent and page.pdf() cost the server's CPU for what one call each does here:
- * setContent evaluates document.open/write/close in a utility world and tracks the frame's lifecycle through
- * Playwright's layers (~0.8 ms per render), and page.pdf() asks for a stream it reads back with two more calls
- * (~0.3 ms); the timeouts are the pool's deadline either way. */
+/** Printer is the page's CDP session (Playwright's own, taken on its server side: cdp.ts) and the page's main frame.
+ * Playwright's page.setContent and page.pdf() cost the server's CPU for what one call each does here: setContent
+ * evaluates document.open/write/close in a utility world and tracks the frame's lifecycle through Playwright's layers
+ * (~0.8 ms per render), and page.pdf() asks for a stream it reads back with two more calls (~0.3 ms); the timeouts are
+ * the pool's deadline either way. */
 interface Printer {
   session: CdpSession;
   frameId: string;
@@ -100,8 +100,8 @@ function printerOf(page: Page): Promise<Printer> {
   let printer = printers.get(page);
   if (!printer) {
     printer = (async () => {
-      const session = await pageSession(page);
-      await session.send("Page.enable");
+      // Playwright enabled the Page domain on its session when it opened the page.
+      const session = pageSession(page);
       const { frameTree } = await session.send("Page.getFrameTree");
       return { session, frameId: frameTree.frame.id };
     })();
@@ -129,9 +129,10 @@ export async function blank(page: Page): Promise<void> {
 /**
  * untilLoaded starts a load on the printer's session and resolves on the session's next load event. Every load of a
  * render page goes through here, so each load event is awaited by the call that caused it. A load made through
- * Playwright's own session (goto, setContent) fired its event on this session too, at times after Playwright had
- * resolved; that stale event ended the next job's wait before its stylesheet's font was asked for, and the text printed
- * invisible (test/render/pool.test.ts, "after a page moved to a new Document or was replaced").
+ * Playwright (goto, setContent) fired its event on the session too, at times after Playwright had resolved; that stale
+ * event ended the next job's wait before its stylesheet's font was asked for, and the text printed invisible
+ * (test/render/pool.test.ts, "after a page moved to a new Document or was replaced"). The pool never loads a page through
+ * Playwright.
  */
 async function untilLoaded(session: CdpSession, start: () => Promise<unknown>): Promise<void> {
   const loaded = new Promise<void>((resolve) => session.once("Page.loadEventFired", () => resolve()));

@@ -1,7 +1,8 @@
-/** cdp: a page's own CDP session on Playwright's server side — renderd's print path sends nothing through Playwright's client. */
+/** cdp: the print path speaks on Playwright's own session on the page, on its server side — nothing through Playwright's
+ * client, no second session — and that session takes in no lifecycle events on the pool's pages. */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { pageSession } from "../../src/render/cdp";
+import { muteLifecycle, pageSession } from "../../src/render/cdp";
 import { print } from "../../src/render/print";
 import { launchBrowser, RENDER_CONTEXT } from "./fixtures";
 
@@ -55,7 +56,7 @@ describe("the print path's CDP session", () => {
   test("a call in flight fails when its page closes, instead of waiting for ever", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const session = await pageSession(page);
+    const session = pageSession(page);
     const outcome = session.send("Runtime.evaluate", { expression: "new Promise(() => {})", awaitPromise: true }).then(
       () => "answered",
       (e: Error) => e.message,
@@ -67,6 +68,64 @@ describe("the print path's CDP session", () => {
 
   test("a Playwright without the internals it uses is named, with what to do", async () => {
     const page = { _connection: {}, context: () => ({}) } as unknown as Page;
-    await expect(pageSession(page)).rejects.toThrow("install the version package.json pins");
+    expect(() => pageSession(page)).toThrow("install the version package.json pins");
+    await expect(muteLifecycle(page)).rejects.toThrow("install the version package.json pins");
+  });
+});
+
+/** lifecycleEvents counts the lifecycle events Playwright's own session on `page` takes in while `run` runs. */
+async function lifecycleEvents(page: Page, run: () => Promise<unknown>): Promise<number> {
+  const own = pageSession(page) as unknown as { on: (e: string, f: () => void) => void; off: (e: string, f: () => void) => void };
+  let seen = 0;
+  const count = () => void seen++;
+  own.on("Page.lifecycleEvent", count);
+  try {
+    await run();
+  } finally {
+    own.off("Page.lifecycleEvent", count);
+  }
+  return seen;
+}
+
+/** pipeEvents lists the events Chromium's pipe brings Playwright's connection while `run` runs. */
+async function pipeEvents(page: Page, run: () => Promise<unknown>): Promise<string[]> {
+  const session = pageSession(page) as unknown as { _connection: { _transport: { onmessage: (m: { method?: string }) => void } } };
+  const transport = session._connection._transport;
+  const { onmessage } = transport;
+  const methods: string[] = [];
+  transport.onmessage = (message) => (message.method && methods.push(message.method), onmessage(message));
+  try {
+    await run();
+  } finally {
+    transport.onmessage = onmessage;
+  }
+  return methods;
+}
+
+describe("Playwright's own session on a render page", () => {
+  test("a print's load event comes over the pipe once: the print speaks on Playwright's session, not a second one", async () => {
+    const context = await browser.newContext(RENDER_CONTEXT);
+    const page = await context.newPage();
+    const html = "<!DOCTYPE html><p>invoice</p>";
+    await print(page, { html }, 10);
+    expect((await pipeEvents(page, () => print(page, { html }, 10))).filter((method) => method === "Page.loadEventFired")).toEqual(["Page.loadEventFired"]);
+    // A second session with its Page domain on gets every event again.
+    const second = await context.newCDPSession(page);
+    await second.send("Page.enable");
+    expect((await pipeEvents(page, () => print(page, { html }, 10))).filter((method) => method === "Page.loadEventFired")).toHaveLength(2);
+    await context.close();
+  });
+
+  test("a muted page's prints send Playwright's session no lifecycle events; they still print, and a page not muted gets them", async () => {
+    const html = "<!DOCTYPE html><p>invoice</p>";
+    const context = await browser.newContext(RENDER_CONTEXT);
+    const [muted, loud] = [await context.newPage(), await context.newPage()];
+    await muteLifecycle(muted);
+    for (const page of [muted, loud]) await print(page, { html }, 10);
+    let pdf: Buffer | undefined;
+    expect(await lifecycleEvents(muted, async () => (pdf = await print(muted, { html }, 10)))).toBe(0);
+    expect(pdf?.subarray(0, 5).toString()).toBe("%PDF-");
+    expect(await lifecycleEvents(loud, () => print(loud, { html }, 10))).toBeGreaterThan(0);
+    await context.close();
   });
 });
