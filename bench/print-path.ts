@@ -1,16 +1,21 @@
 /**
- * bench/print-path: what printing an invoice costs the process that drives Chromium, four ways, on 8 warm pages at
+ * bench/print-path: what printing an invoice costs the process that drives Chromium, six ways, on 8 warm pages at
  * once, in alternating rounds — the CPU per document of this process alone (Chromium's own processes are not counted):
  *
  *   (a) Playwright's page.setContent + page.pdf(): the client of the bench's pool floor (bench/floor.ts);
- *   (b) renderd's print path (src/render/print.ts): a CDP session per page on Playwright's server side (cdp.ts);
+ *   (b) renderd's print path (src/render/print.ts): Playwright's own session on the page, taken on its server side, the
+ *       page's lifecycle events turned off as on the pool's pages (cdp.ts);
+ *   (b′) the same with the lifecycle events on;
  *   (c) a bare CDP client on Chromium's --remote-debugging-pipe, as Playwright itself starts it, with nothing between
  *       the pipe and the calls: what renderd would spend if its pool spoke to Chromium without Playwright;
  *   (d) the calls of (b) on a CDP session of Playwright's API (context.newCDPSession): renderd's print path until
- *       2026-11-29, each call and event through Playwright's client.
+ *       2026-11-29, each call and event through Playwright's client;
+ *   (e) the calls of (b) on a second session of their own, opened on Playwright's server side (renderd's print path on
+ *       2026-11-29 until the morning), lifecycle events off as in (b): Chromium sends each page event to both sessions.
  *
  * Issue 32's CPU goal compares renderd's CPU per invoice at concurrency 8 with (a); docs/performance.md "The print
- * path without Playwright" and "The print path on Playwright's server side" have the figures.
+ * path without Playwright", "The print path on Playwright's server side" and "One session per page; the compilers'
+ * warm-up" have the figures.
  *
  *   flock /tmp/renderd-chromium.lock node_modules/.bin/bun bench/print-path.ts [--docs 400] [--rounds 3]
  */
@@ -21,6 +26,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { chromiumArgs } from "../src/render/browser";
+import { muteLifecycle } from "../src/render/cdp";
 import { print, printParameters } from "../src/render/print";
 import { CHROMIUM, INVOICE_HTML, launchBrowser, openPages, PDF_OPTIONS } from "./floor";
 import { median } from "./report";
@@ -105,6 +111,8 @@ async function onPages<P>(pages: P[], docs: number, one: (page: P) => Promise<un
 const browser = await launchBrowser();
 const floorPages = await openPages(browser, PAGES);
 const renderdPages = await openPages(browser, PAGES);
+for (const page of renderdPages.pages) await muteLifecycle(page);
+const loudPages = await openPages(browser, PAGES);
 const apiPages = await openPages(browser, PAGES);
 const pipe = new PipeClient();
 const pipePages = await Promise.all(Array.from({ length: PAGES }, () => pipe.page()));
@@ -122,6 +130,19 @@ const pipePrinters: Printer[] = pipePages.map(({ session, frameId }) => ({
   frameId,
   send: (method, params) => pipe.send(method, params, session),
   loaded: () => pipe.once(session, "Page.loadEventFired"),
+}));
+const secondPages = await openPages(browser, PAGES);
+const secondPrinters: Printer[] = await Promise.all(secondPages.pages.map(async (page) => {
+  await muteLifecycle(page);
+  const toImpl = (page as unknown as { _connection: { toImpl: (object: unknown) => any } })._connection.toImpl;
+  const session = (await toImpl(page.context()).newCDPSession(toImpl(page)))._session;
+  await session.send("Page.enable");
+  const { frameTree } = await session.send("Page.getFrameTree");
+  return {
+    frameId: frameTree.frame.id,
+    send: (method, params) => session.send(method, params),
+    loaded: () => new Promise((resolve) => session.once("Page.loadEventFired", resolve)),
+  };
 }));
 const apiPrinters: Printer[] = await Promise.all(apiPages.pages.map(async (page) => {
   const session = await page.context().newCDPSession(page);
@@ -148,9 +169,11 @@ const paths: [string, (docs: number) => Promise<{ docsPerS: number; cpuMs: numbe
     await page.setContent(INVOICE_HTML, { waitUntil: "load" });
     await page.pdf(PDF_OPTIONS);
   })],
-  ["(b) renderd: session on Playwright's server", (docs) => onPages(renderdPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
+  ["(b) renderd: Playwright's session, server side", (docs) => onPages(renderdPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
+  ["(b′) the same, lifecycle events not muted", (docs) => onPages(loudPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
   ["(c) bare CDP on the pipe", (docs) => onPages(pipePrinters, docs, printWith)],
   ["(d) renderd's calls via Playwright's API", (docs) => onPages(apiPrinters, docs, printWith)],
+  ["(e) a second session, server side", (docs) => onPages(secondPrinters, docs, printWith)],
 ];
 
 try {
@@ -167,6 +190,8 @@ try {
 } finally {
   await floorPages.close();
   await renderdPages.close();
+  await loudPages.close();
+  await secondPages.close();
   await apiPages.close();
   await browser.close();
   pipe.close();

@@ -24,7 +24,7 @@
  * --settle N: N more invoices at concurrency 8, untimed, before the memory sample that opens the concurrency 8 blocks
  * (so every invoice count after it moves by N): the blocks then read a server whose JavaScript compilers have settled.
  * Without it they fall in the compilers' warm-up, which lasts ~1,500 invoices and costs renderd ~1–2 ms of CPU per
- * invoice there (docs/performance.md "Warm-up and the CPU target").
+ * invoice there (docs/performance.md "One session per page; the compilers' warm-up").
  * --workers: RENDER_WORKERS for the server (default: its own default, the CPU count). --docs: invoices at concurrency
  * 1, as a template and as {html} (concurrency 2 renders a quarter as many; concurrency 8 then makes the invoice count up
  * to 1000). --binary: another build (e.g. main's, for a before/after on the same machine). The server runs at its
