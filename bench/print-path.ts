@@ -120,7 +120,7 @@ const pipePages = await Promise.all(Array.from({ length: PAGES }, () => pipe.pag
 const MAX_PAGES = 500;
 const PRINT = printParameters({}, MAX_PAGES);
 
-/** A page's session as (c) and (d) call it: untyped sends, and the next load event. */
+/** A page's session as (c), (d) and (e) call it: untyped sends, and the next load event. */
 interface Printer {
   frameId: string;
   send: (method: string, params: object) => Promise<any>;
@@ -131,11 +131,15 @@ const pipePrinters: Printer[] = pipePages.map(({ session, frameId }) => ({
   send: (method, params) => pipe.send(method, params, session),
   loaded: () => pipe.once(session, "Page.loadEventFired"),
 }));
-const secondPages = await openPages(browser, PAGES);
-const secondPrinters: Printer[] = await Promise.all(secondPages.pages.map(async (page) => {
-  await muteLifecycle(page);
-  const toImpl = (page as unknown as { _connection: { toImpl: (object: unknown) => any } })._connection.toImpl;
-  const session = (await toImpl(page.context()).newCDPSession(toImpl(page)))._session;
+
+/** A Playwright CDP session, of its client API or of its server side: both send and emit by the method's name. */
+interface PlaywrightSession {
+  send(method: string, params?: object): Promise<any>;
+  once(event: string, listener: (params: unknown) => void): unknown;
+}
+
+/** printerOn turns the Page domain on in a second session of a page and answers it as a Printer. */
+async function printerOn(session: PlaywrightSession): Promise<Printer> {
   await session.send("Page.enable");
   const { frameTree } = await session.send("Page.getFrameTree");
   return {
@@ -143,17 +147,14 @@ const secondPrinters: Printer[] = await Promise.all(secondPages.pages.map(async 
     send: (method, params) => session.send(method, params),
     loaded: () => new Promise((resolve) => session.once("Page.loadEventFired", resolve)),
   };
+}
+const secondPages = await openPages(browser, PAGES);
+const secondPrinters = await Promise.all(secondPages.pages.map(async (page) => {
+  await muteLifecycle(page);
+  const toImpl = (page as unknown as { _connection: { toImpl: (object: unknown) => any } })._connection.toImpl;
+  return printerOn((await toImpl(page.context()).newCDPSession(toImpl(page)))._session);
 }));
-const apiPrinters: Printer[] = await Promise.all(apiPages.pages.map(async (page) => {
-  const session = await page.context().newCDPSession(page);
-  await session.send("Page.enable");
-  const { frameTree } = await session.send("Page.getFrameTree");
-  return {
-    frameId: frameTree.frame.id,
-    send: session.send.bind(session) as Printer["send"],
-    loaded: () => new Promise((resolve) => session.once("Page.loadEventFired", resolve)),
-  };
-}));
+const apiPrinters = await Promise.all(apiPages.pages.map(async (page) => printerOn((await page.context().newCDPSession(page)) as unknown as PlaywrightSession)));
 
 /** printWith loads the invoice and prints it with renderd's calls (print.ts) over a page's session. */
 async function printWith({ frameId, send, loaded: next }: Printer): Promise<Buffer> {
@@ -164,13 +165,16 @@ async function printWith({ frameId, send, loaded: next }: Printer): Promise<Buff
   return Buffer.from(data, "base64");
 }
 
+/** printInvoice prints the invoice with renderd's own print(). */
+const printInvoice = (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES);
+
 const paths: [string, (docs: number) => Promise<{ docsPerS: number; cpuMs: number }>][] = [
   ["(a) Playwright setContent + pdf()", (docs) => onPages(floorPages.pages, docs, async (page: Page) => {
     await page.setContent(INVOICE_HTML, { waitUntil: "load" });
     await page.pdf(PDF_OPTIONS);
   })],
-  ["(b) renderd: Playwright's session, server side", (docs) => onPages(renderdPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
-  ["(b′) the same, lifecycle events not muted", (docs) => onPages(loudPages.pages, docs, (page: Page) => print(page, { html: INVOICE_HTML }, MAX_PAGES))],
+  ["(b) renderd: Playwright's session, server side", (docs) => onPages(renderdPages.pages, docs, printInvoice)],
+  ["(b′) the same, lifecycle events not muted", (docs) => onPages(loudPages.pages, docs, printInvoice)],
   ["(c) bare CDP on the pipe", (docs) => onPages(pipePrinters, docs, printWith)],
   ["(d) renderd's calls via Playwright's API", (docs) => onPages(apiPrinters, docs, printWith)],
   ["(e) a second session, server side", (docs) => onPages(secondPrinters, docs, printWith)],
