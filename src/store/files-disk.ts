@@ -3,13 +3,15 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { mkdir, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileStore, type ListedFile, type StoredFile } from "./files";
+import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileBytes, type FileStore, type ListedFile, type StoredFile } from "./files";
+import { BatchWriter } from "./files-disk-batch";
 import { fsyncOffLoop, StagedFiles, type TempFile } from "./files-staging";
 
 /** DiskFiles keeps the files of both areas under DATA_DIR, beside the SQLite store. */
 export class DiskFiles extends StagedFiles implements FileStore {
   /** The two-level folders known to exist (sweep empties them, never removes them). */
   private readonly folders = new Set<string>();
+  private readonly batchWriter = new BatchWriter();
 
   constructor(private readonly dataDir: string) {
     super(dataDir);
@@ -44,6 +46,20 @@ export class DiskFiles extends StagedFiles implements FileStore {
     return temp.sha256;
   }
 
+  async putMany(area: FileArea, owner: string, files: readonly FileBytes[]): Promise<void> {
+    const batch = files.map(({ sha256, bytes }) => {
+      const target = this.path(area, sha256);
+      const folder = dirname(target);
+      return { temp: this.staging.hold(owner), target, folder: this.folders.has(folder) ? undefined : folder, bytes };
+    });
+    try {
+      await this.batchWriter.write(this.dataDir, batch);
+      for (const { folder } of batch) if (folder) this.folders.add(folder);
+    } finally {
+      for (const { temp } of batch) this.staging.release({ path: temp });
+    }
+  }
+
   open(area: FileArea, sha256: string): StoredFile {
     const file = Bun.file(this.path(area, sha256));
     // A BunFile body is sent with its length, straight from the file.
@@ -67,6 +83,10 @@ export class DiskFiles extends StagedFiles implements FileStore {
 
   async delete(area: FileArea, sha256: string): Promise<void> {
     rmSync(this.path(area, sha256), { force: true });
+  }
+
+  close(): void {
+    this.batchWriter.close();
   }
 
   async *list(area: FileArea): AsyncIterable<ListedFile[]> {

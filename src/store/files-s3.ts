@@ -3,7 +3,7 @@
  * on disk. Uploads are staged and checked on local disk first (files-staging.ts), then sent to the bucket. */
 import { S3Client } from "bun";
 import { sha256Hex } from "../lib/hash";
-import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileStore, type ListedFile, type StoredFile } from "./files";
+import { contentKey, isSha256, LIST_PAGE, type FileArea, type FileBytes, type FileStore, type ListedFile, type StoredFile } from "./files";
 import { StagedFiles, type TempFile } from "./files-staging";
 
 /** S3Settings are the bucket and its credentials (the runtime's own S3_* names). */
@@ -35,6 +35,11 @@ export class S3Files extends StagedFiles implements FileStore {
     return sha256;
   }
 
+  async putMany(area: FileArea, owner: string, files: readonly FileBytes[]): Promise<void> {
+    // Each object is whole once written: a batch is its objects sent side by side.
+    await Promise.all(files.map(({ sha256, bytes }) => this.put(area, owner, bytes, sha256)));
+  }
+
   open(area: FileArea, sha256: string): StoredFile {
     const file = this.client.file(contentKey(area, sha256));
     // An S3File given to a Response would answer a redirect to the bucket: stream it through instead.
@@ -63,6 +68,10 @@ export class S3Files extends StagedFiles implements FileStore {
   async delete(area: FileArea, sha256: string): Promise<void> {
     // Deleting a key that is not there succeeds (S3 semantics), as rm -f does.
     await this.client.delete(contentKey(area, sha256));
+  }
+
+  close(): void {
+    // Nothing to let go: Bun's S3Client has no close, its requests share the runtime's HTTP connections.
   }
 
   async *list(area: FileArea): AsyncIterable<ListedFile[]> {

@@ -84,9 +84,11 @@ export class Staging {
     mkdirSync(this.tempDir, { recursive: true });
   }
 
-  /** newPath names a new temporary file of `owner`. */
-  private newPath(owner: string): string {
-    return join(this.tempDir, `${owner.replace(/[^A-Za-z0-9_-]/g, "_")}.${randomBase62(12)}.part`);
+  /** hold names a new temporary file of `owner` and holds it (the sweep spares it) until it is released. */
+  hold(owner: string): string {
+    const path = join(this.tempDir, `${owner.replace(/[^A-Za-z0-9_-]/g, "_")}.${randomBase62(12)}.part`);
+    this.held.set(path, owner);
+    return path;
   }
 
   /** isHeldBy tells whether a temporary file of this owner is being written or waits to be committed. */
@@ -98,8 +100,7 @@ export class Staging {
   /** writeTemp streams `source` into a new temporary file, hashing as it goes, never holding the whole body in memory.
    * It stops as soon as more than `maxBytes` arrive. On any failure the file is deleted before the error propagates. */
   async writeTemp(owner: string, source: AsyncIterable<Uint8Array> | null, options: WriteOptions): Promise<TempFile> {
-    const path = this.newPath(owner);
-    this.held.set(path, owner);
+    const path = this.hold(owner);
     const hash = createHash("sha256");
     let bytes = 0;
     let fd: number | undefined;
@@ -148,8 +149,7 @@ export class Staging {
 
   /** writeBytes writes bytes already in memory (a printed PDF) into a new temporary file, flushed to the device. */
   async writeBytes(owner: string, bytes: Uint8Array, sha256 = sha256Hex(bytes)): Promise<TempFile> {
-    const path = this.newPath(owner);
-    this.held.set(path, owner);
+    const path = this.hold(owner);
     try {
       // One trip to the thread pool for the open, the write, the fsync and the close, where writeTemp makes two and
       // writes on the event loop: at concurrency 1 each trip waited ~0.3-0.5 ms for a pool thread on two cores busy
@@ -183,7 +183,7 @@ export class Staging {
   }
 
   /** release forgets a temporary file that was moved or deleted by the store. */
-  release(temp: TempFile): void {
+  release(temp: Pick<TempFile, "path">): void {
     this.held.delete(temp.path);
   }
 }

@@ -35,6 +35,9 @@ export interface FileStore {
   /** put stores `bytes` durably in `area` under their sha256 and answers the sha256; a caller that has hashed them
    * already passes it (a PDF is hashed once). */
   put(area: FileArea, owner: string, bytes: Uint8Array, sha256?: string): Promise<string>;
+  /** putMany stores several files durably in `area` under their sha256, together: it answers once all of them are
+   * stored, or fails (some may be stored then, whole). The output spool writes its PDFs so (output-spool.ts). */
+  putMany(area: FileArea, owner: string, files: readonly FileBytes[]): Promise<void>;
   /** open answers the stored file, to stream (it may not exist: check `exists()`). */
   open(area: FileArea, sha256: string): StoredFile;
   /** read answers the whole stored file, or null when there is none. */
@@ -45,6 +48,14 @@ export interface FileStore {
   delete(area: FileArea, sha256: string): Promise<void>;
   /** list answers the stored files of `area`, a page at a time, each with when it was last written; it walks the whole area. */
   list(area: FileArea): AsyncIterable<ListedFile[]>;
+  /** close lets go of what the store holds open (a thread, connections); a server's stop calls it last. */
+  close(): void;
+}
+
+/** FileBytes is a file's bytes in memory with their sha256. */
+export interface FileBytes {
+  sha256: string;
+  bytes: Uint8Array;
 }
 
 /** ListedFile is a stored file as `list` finds it: its sha256 and when it was last written (mtime; S3's LastModified). */

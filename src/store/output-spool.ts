@@ -1,15 +1,26 @@
 /** store/output-spool: a printed PDF committed with the row that names it. Its bytes go into the transaction that ends
  * the render, so one flush of the store's log makes both durable, where writing the file first cost two flushes more
- * (the file's, then its folder's after the rename) on the render's path (docs/performance.md "The output spool"). Just
- * after the commit the bytes are written to the file store, off the render's path, and their row is deleted; until then
- * every read of the output finds them in the store. SpooledFiles is the FileStore the server works with. */
+ * (the file's, then its folder's after the rename) on the render's path (docs/performance.md "The output spool"). After
+ * the commit the bytes are written to the file store with the others of their batch, off the render's path, and their
+ * rows are deleted; until then every read of the output finds them in the store. SpooledFiles is the FileStore the
+ * server works with. */
 import type { Clock } from "../lib/clock";
-import type { FileArea, FileStore, ListedFile, StoredFile, TempFile, WriteOptions } from "./files";
+import type { FileArea, FileBytes, FileStore, ListedFile, StoredFile, TempFile, WriteOptions } from "./files";
+import { inList } from "./sql-list";
 import type { Store, Tx } from "./store";
 
 /** SPOOL_MAX_BYTES: a larger PDF is written to the file store before its transaction, as before the spool; a few MB
  * in the log's flush cost more than the two flushes they would spare. */
 export const SPOOL_MAX_BYTES = 4 * 2 ** 20;
+
+/** SPILL_BATCH_MS: how long a spooled PDF waits for others to be written with it. A batch reaches the disk with two
+ * flushes of the filesystem in all (files-disk.ts putMany), where a PDF written alone took two fsyncs of its own: ~1 ms
+ * of renderd's CPU per invoice at concurrency 8 (docs/performance.md "The spill in batches"). */
+export const SPILL_BATCH_MS = 500;
+
+/** SPILL_BATCH_PDFS, SPILL_BATCH_BYTES: a batch this full is written at once. */
+export const SPILL_BATCH_PDFS = 64;
+export const SPILL_BATCH_BYTES = 4 * SPOOL_MAX_BYTES;
 
 /** SPILL_LATE_MS: a spooled PDF older than this was not written by the process that spooled it (it stopped, or the
  * write failed): the cleanup writes it. */
@@ -25,14 +36,25 @@ function firstLook<T>(look: Promise<T>, missing: T): Promise<T> {
   return look.catch(() => missing);
 }
 
+/** Batch is the PDFs spilled since the last batch left, written together when it is full or SPILL_BATCH_MS old. */
+interface Batch {
+  pdfs: Map<string, Uint8Array>;
+  bytes: number;
+  /** go sends the batch on its way (once; later calls do nothing). */
+  go: () => void;
+  written: Promise<void>;
+}
+
 /** SpooledFiles is a FileStore that also keeps outputs spooled in the store until they are written to it. */
 export class SpooledFiles implements FileStore {
   private readonly spilling = new Set<Promise<void>>();
+  private batch?: Batch;
 
   constructor(
     private readonly files: FileStore,
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly batchMs = SPILL_BATCH_MS,
   ) {}
 
   /** spool adds an output's bytes, SPOOL_MAX_BYTES at most, to `tx`, the transaction that will name them (larger ones
@@ -45,17 +67,37 @@ export class SpooledFiles implements FileStore {
     });
   }
 
-  /** spill writes spooled bytes to the file store once their transaction has committed; the render is not kept
-   * waiting for it. A failure leaves them spooled, and served, until a later spillLate writes them. */
+  /** spill writes spooled bytes to the file store once their transaction has committed, in the next batch; the render
+   * is not kept waiting for it. The promise settles with the batch. A failure leaves them spooled, and served, until a
+   * later spillLate writes them. */
   spill(sha256: string, bytes: Uint8Array): Promise<void> {
-    const written = this.write(sha256, bytes);
-    const settled: Promise<void> = written.then(
+    const batch = (this.batch ??= this.nextBatch());
+    if (!batch.pdfs.has(sha256)) batch.bytes += bytes.byteLength;
+    batch.pdfs.set(sha256, bytes);
+    if (batch.pdfs.size >= SPILL_BATCH_PDFS || batch.bytes >= SPILL_BATCH_BYTES) batch.go();
+    return batch.written;
+  }
+
+  private nextBatch(): Batch {
+    const { promise: leaves, resolve } = Promise.withResolvers<void>();
+    const timer = setTimeout(() => batch.go(), this.batchMs);
+    const batch: Batch = {
+      pdfs: new Map(),
+      bytes: 0,
+      go: () => {
+        clearTimeout(timer);
+        if (this.batch === batch) this.batch = undefined;
+        resolve();
+      },
+      written: leaves.then(() => this.write([...batch.pdfs].map(([sha256, bytes]) => ({ sha256, bytes })))),
+    };
+    const settled = batch.written.then(
       () => undefined,
       () => undefined,
     );
     this.spilling.add(settled);
     void settled.finally(() => this.spilling.delete(settled));
-    return written;
+    return batch;
   }
 
   /** spillLate writes the spooled outputs older than `olderThanMs` — all of them with 0, as at start, after a crash or
@@ -65,12 +107,21 @@ export class SpooledFiles implements FileStore {
     const before = new Date(this.clock.now().getTime() - olderThanMs).toISOString();
     const rows = await this.store.all<{ sha256: string }>("SELECT sha256 FROM output_spool WHERE spooled_at <= $before ORDER BY spooled_at", { before });
     let written = 0;
+    let batch: FileBytes[] = [];
+    let bytes = 0;
+    const write = async () => {
+      await this.write(batch);
+      written += batch.length;
+      [batch, bytes] = [[], 0];
+    };
     for (const { sha256 } of rows) {
-      const bytes = await this.spooled(sha256);
-      if (!bytes) continue;
-      await this.write(sha256, bytes);
-      written += 1;
+      const spooled = await this.spooled(sha256);
+      if (!spooled) continue;
+      batch.push({ sha256, bytes: spooled });
+      bytes += spooled.byteLength;
+      if (batch.length >= SPILL_BATCH_PDFS || bytes >= SPILL_BATCH_BYTES) await write();
     }
+    if (batch.length) await write();
     return written;
   }
 
@@ -82,16 +133,19 @@ export class SpooledFiles implements FileStore {
     return { pdfs: Number(row?.n ?? 0), bytes: Number(row?.b ?? 0) };
   }
 
-  /** settled resolves once the writes under way have ended: a stop waits for them before it closes the store. */
+  /** settled sends the batch being gathered at once and resolves once the writes under way have ended: a stop waits
+   * for them before it closes the store. */
   async settled(): Promise<void> {
+    this.batch?.go();
     await Promise.all(this.spilling);
   }
 
-  // The row goes only once the file is durable, so a reader that misses the file and then the row finds the file.
-  private async write(sha256: string, bytes: Uint8Array): Promise<void> {
-    await this.files.put("outputs", OWNER, bytes, sha256);
-    // Not waited onto the disk: a deletion lost in a power cut leaves a row whose bytes are written again at start.
-    await this.store.tx((tx) => tx.run("DELETE FROM output_spool WHERE sha256 = $sha", { sha: sha256 }), { durable: false });
+  // The rows go only once the files are durable, so a reader that misses a file and then its row finds the file.
+  private async write(pdfs: FileBytes[]): Promise<void> {
+    await this.files.putMany("outputs", OWNER, pdfs);
+    // Not waited onto the disk: a deletion lost in a power cut leaves rows whose bytes are written again at start.
+    const { sql, params } = inList("sha256", pdfs.map((pdf) => pdf.sha256), "sha");
+    await this.store.tx((tx) => tx.run(`DELETE FROM output_spool WHERE ${sql}`, params), { durable: false });
   }
 
   private async spooled(sha256: string): Promise<Uint8Array | null> {
@@ -174,6 +228,14 @@ export class SpooledFiles implements FileStore {
 
   put(area: FileArea, owner: string, bytes: Uint8Array, sha256?: string): Promise<string> {
     return this.files.put(area, owner, bytes, sha256);
+  }
+
+  putMany(area: FileArea, owner: string, files: readonly FileBytes[]): Promise<void> {
+    return this.files.putMany(area, owner, files);
+  }
+
+  close(): void {
+    this.files.close();
   }
 
   list(area: FileArea): AsyncIterable<ListedFile[]> {

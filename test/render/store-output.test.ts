@@ -1,7 +1,7 @@
 /** storeOutputs (src/render/store-output.ts) on a real SQLite store and DATA_DIR: a PDF ends its render spooled in one
  * transaction and takes no hold; a sweep deleting the same bytes makes the render wait and store them held; a large PDF
  * is written before the end; a cancelled render stores nothing. */
-import { expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { ManualClock } from "../../src/lib/clock";
 import { sha256Hex } from "../../src/lib/hash";
@@ -15,6 +15,10 @@ import { testStores } from "../store/engines";
 import { watchTx } from "../store/watch-tx";
 
 const stores = testStores("store-output");
+const opened: SpooledFiles[] = [];
+afterEach(() => {
+  for (const files of opened.splice(0)) files.close();
+});
 
 async function setUp() {
   const clock = new ManualClock("2026-03-10T10:00:00.000Z");
@@ -22,6 +26,7 @@ async function setUp() {
   const store = await stores.open(place, clock);
   const disk = new DiskFiles(place.dataDir);
   const files = new SpooledFiles(disk, store, clock);
+  opened.push(files);
   const now = clock.now().toISOString();
   await store.tx((tx) => tx.run("INSERT INTO workspaces (id, name, slug, suspended, max_storage_bytes, created_at) VALUES ('ws_a', 'A', 'a', 0, 1000000, $now)", { now }));
   // Every statement of every transaction, and how many transactions there were.

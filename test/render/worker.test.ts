@@ -21,14 +21,21 @@ import type { Claim } from "../../src/queue/queue";
 import { rejection, until } from "../wait";
 
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+// The file stores the workers wrote to: closed at the end, which ends their batch writers' threads.
+const opened: SpooledFiles[] = [];
+afterAll(() => {
+  for (const files of opened) files.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 /** workerOn answers a worker of `concurrency` pages (one unless told) on `store` and the files under `dir`, printing in
  * `printMs` (the stub pool). */
 function workerOn(dir: string, store: Store, clock: ManualClock, queue: StoreQueue, printMs = 0, concurrency = 1): RenderWorker {
   const log = createLogger("silent");
   const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), printMs);
-  return new RenderWorker({ store, clock, log, files: new SpooledFiles(new DiskFiles(dir), store, clock), queue, pool, concurrency, retentionDays: 30 });
+  const files = new SpooledFiles(new DiskFiles(dir), store, clock);
+  opened.push(files);
+  return new RenderWorker({ store, clock, log, files, queue, pool, concurrency, retentionDays: 30 });
 }
 
 /** claimsThrough answers `queue` with its claims made by `claim`, which is given the transaction (none for the worker's

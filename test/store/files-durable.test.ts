@@ -1,6 +1,7 @@
 /** files-durable: the disk store's promise, read from the system calls a put makes (strace): the bytes are flushed
  * before the file takes its content address, and the address itself is flushed before put answers — so no row can
- * point at a file a power cut would lose or leave half-written (DESIGN.md 1, synchronous=FULL). */
+ * point at a file a power cut would lose or leave half-written (DESIGN.md 1, synchronous=FULL); putMany keeps the same
+ * promise for a batch with two flushes of the filesystem in all. */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,6 +41,39 @@ test("put: the temporary file is written and fsynced, closed, renamed to its add
   const folder = at(new RegExp(`openat\\(.*/${dirname(key)}", O_RDONLY.*= (\\d+)$`), renamed);
   const folderFd = /= (\d+)$/.exec(lines[folder]!)![1];
   at(new RegExp(`\\sfsync\\(${folderFd}\\)\\s+= 0$`), folder);
+});
+
+test("putMany: every temporary file is written and closed, one syncfs, then every rename, then another syncfs", () => {
+  const trace = join(dir, "trace-many");
+  const run = Bun.spawnSync(
+    ["strace", "-f", "-o", trace, "-e", "trace=openat,write,fsync,fdatasync,syncfs,close,rename,renameat,renameat2",
+      process.execPath, join(import.meta.dir, "durable-put.ts"), join(dir, "data-many"), "many"],
+    { stderr: "pipe" },
+  );
+  expect(run.exitCode).toBe(0);
+  const sha256s = run.stdout.toString().trim().split("\n");
+  expect(sha256s).toHaveLength(2);
+  const lines = finishedCalls(readFileSync(trace, "utf8").split("\n"));
+  const all = (pattern: RegExp) => lines.flatMap((line, i) => (pattern.test(line) ? [i] : []));
+  // Each temporary file: opened, written and closed, by the thread that opened it.
+  const closedAt = all(/openat\(.*tmp\/uploads\/rnd_traced\.[^"]*\.part", O_WRONLY\|O_CREAT\|O_EXCL.*= (\d+)$/).map((opened) => {
+    const fd = /= (\d+)$/.exec(lines[opened]!)![1];
+    const thread = lines[opened]!.split(" ")[0];
+    const after = (pattern: RegExp, from: number) => lines.findIndex((line, n) => n > from && line.startsWith(`${thread} `) && pattern.test(line));
+    const written = after(new RegExp(`\\swrite\\(${fd},`), opened);
+    expect(written).toBeGreaterThan(opened);
+    const closed = after(new RegExp(`\\sclose\\(${fd}\\)\\s+= 0$`), written);
+    expect(closed).toBeGreaterThan(written);
+    return closed;
+  });
+  expect(closedAt).toHaveLength(2);
+  const syncs = all(/\ssyncfs\(\d+\)\s+= 0$/);
+  const renames = sha256s.map((sha256) => all(new RegExp(`rename(at2?)?\\(.*rnd_traced\\.[^"]*\\.part", ".*/${contentKey("outputs", sha256)}"`))[0] ?? -1);
+  expect(syncs).toHaveLength(2);
+  // The bytes are flushed before any name points at them, and the names before putMany answers.
+  expect(syncs[0]!).toBeGreaterThan(Math.max(...closedAt));
+  for (const renamed of renames) expect(renamed).toBeGreaterThan(syncs[0]!);
+  expect(syncs[1]!).toBeGreaterThan(Math.max(...renames));
 });
 
 /** finishedCalls answers strace -f's lines with every call another thread interrupted — "name(args <unfinished ...>",

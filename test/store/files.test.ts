@@ -43,7 +43,10 @@ describe.each(backends)("FileStore contract: $name", ({ make, stray }) => {
     // The bucket outlives a test: each starts from an empty store.
     for (const area of ["assets", "outputs"] as const) for (const f of await listed(files, area)) await files.delete(area, f.sha256);
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => {
+    files.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   test("writeTemp streams chunks to a held local file, hashing as it goes; commit stores it under its sha256", async () => {
     const seen: number[] = [];
@@ -66,6 +69,17 @@ describe.each(backends)("FileStore contract: $name", ({ make, stray }) => {
     expect(await new Response(opened.body()).text()).toBe("hello world");
     // The areas are apart: the same sha256 is not an output.
     expect(await files.stat("outputs", temp.sha256)).toBeNull();
+  });
+
+  test("putMany stores every file of a batch under its sha256, new folders and old, and leaves no temporary file", async () => {
+    const batch = ["%PDF-1.7 first", "%PDF-1.7 second", "%PDF-1.7 third"].map((t) => ({ sha256: sha(text(t)), bytes: text(t) }));
+    await files.putMany("outputs", "output-spool", batch.slice(0, 1));
+    // The first file's folder exists now; the same file again is the same file.
+    await files.putMany("outputs", "output-spool", batch);
+    for (const { sha256, bytes } of batch) expect(await files.read("outputs", sha256)).toEqual(bytes);
+    expect(files.isHeldBy("output-spool")).toBe(false);
+    expect(temps()).toEqual([]);
+    expect((await listed(files, "outputs")).map((f) => f.sha256).sort()).toEqual(batch.map((f) => f.sha256).sort());
   });
 
   test("put stores bytes and answers their sha256; the same bytes twice are one file; delete deletes, twice is fine", async () => {
@@ -150,6 +164,44 @@ describe.each(backends)("FileStore contract: $name", ({ make, stray }) => {
 });
 
 describe("DiskFiles", () => {
+  test("putMany: a batch that cannot be written fails with the reason and keeps no temporary file; one cut by close() fails too; the next batch is written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "renderd-files-"));
+    const files = new DiskFiles(dir);
+    try {
+      const good = { sha256: sha(text("good")), bytes: text("good") };
+      const blocked = { sha256: sha(text("blocked")), bytes: text("blocked") };
+      // A file where the blocked PDF's folder should be: its rename cannot happen.
+      const folder = dirname(files.path("outputs", blocked.sha256));
+      mkdirSync(dirname(folder), { recursive: true });
+      writeFileSync(folder, "in the way");
+      const failure = await files.putMany("outputs", "output-spool", [good, blocked]).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(failure?.message).toContain("EEXIST");
+      expect(readdirSync(join(dir, "tmp", "uploads"))).toEqual([]);
+      expect(files.isHeldBy("output-spool")).toBe(false);
+      rmSync(folder);
+      await files.putMany("outputs", "output-spool", [good, blocked]);
+      expect(readFileSync(files.path("outputs", blocked.sha256), "utf8")).toBe("blocked");
+      expect(readFileSync(files.path("outputs", good.sha256), "utf8")).toBe("good");
+      // Closed while a batch is on its way: the batch fails, and the next one starts a writer again.
+      const cut = files.putMany("outputs", "output-spool", [{ sha256: sha(text("cut")), bytes: text("cut") }]).then(
+        () => null,
+        (e: Error) => e,
+      );
+      files.close();
+      expect((await cut)?.message).toBe("the file store was closed while a batch was being written");
+      const after = { sha256: sha(text("after")), bytes: text("after") };
+      await files.putMany("outputs", "output-spool", [after]);
+      expect(readFileSync(files.path("outputs", after.sha256), "utf8")).toBe("after");
+    } finally {
+      files.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+
   test("keeps a file at DATA_DIR/<area>/ab/cd/<sha256>, moved in from the staging folder inside DATA_DIR", async () => {
     const dir = mkdtempSync(join(tmpdir(), "renderd-files-"));
     try {

@@ -1,13 +1,13 @@
 /** The output spool (src/store/output-spool.ts), on SQLite and on PostgreSQL: a PDF committed in a transaction is read
  * from the store until its file is written, the write lets the row go, and what a stopped process or a failed write
  * left is written later. */
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { ManualClock } from "../../src/lib/clock";
 import { sha256Hex } from "../../src/lib/hash";
-import type { FileArea, StoredFile } from "../../src/store/files";
+import type { FileArea, FileBytes, StoredFile } from "../../src/store/files";
 import { DiskFiles } from "../../src/store/files-disk";
-import { SpooledFiles, SPILL_LATE_MS } from "../../src/store/output-spool";
+import { SPILL_BATCH_PDFS, SpooledFiles, SPILL_LATE_MS } from "../../src/store/output-spool";
 import type { Store } from "../../src/store/store";
 import { rejection } from "../wait";
 import { ENGINES, testStores } from "./engines";
@@ -19,9 +19,12 @@ const stores = testStores("spool");
 class FailingFiles extends DiskFiles {
   failing = false;
   looksFail = false;
-  override async put(area: FileArea, owner: string, bytes: Uint8Array, sha256?: string): Promise<string> {
+  /** Each batch the spool wrote, by its PDFs' sha256. */
+  readonly batches: string[][] = [];
+  override async putMany(area: FileArea, owner: string, files: readonly FileBytes[]): Promise<void> {
     if (this.failing) throw new Error("the disk is full");
-    return super.put(area, owner, bytes, sha256);
+    this.batches.push(files.map((file) => file.sha256));
+    return super.putMany(area, owner, files);
   }
   override open(area: FileArea, sha256: string): StoredFile {
     const file = super.open(area, sha256);
@@ -44,12 +47,19 @@ const rows = async (store: Store) => (await store.all<{ sha256: string }>("SELEC
 
 for (const engine of ENGINES) {
   describe(`the output spool on ${engine}`, () => {
-    async function setUp() {
+    const opened: FailingFiles[] = [];
+    afterEach(() => {
+      for (const disk of opened.splice(0)) disk.close();
+    });
+
+    /** setUp answers a spool whose batches wait `batchMs` (short: the tests wait for them). */
+    async function setUp(batchMs = 20) {
       const clock = new ManualClock("2026-03-10T10:00:00.000Z");
       const place = await stores.place(engine);
       const store = await stores.open(place, clock);
       const disk = new FailingFiles(place.dataDir);
-      return { clock, store, disk, files: new SpooledFiles(disk, store, clock) };
+      opened.push(disk);
+      return { clock, store, disk, files: new SpooledFiles(disk, store, clock, batchMs) };
     }
 
     test("a spooled PDF is read from the store until it is written, then from its file, and its row goes; the backlog counts it", async () => {
@@ -94,11 +104,11 @@ for (const engine of ENGINES) {
       const get = store.get.bind(store);
       const racing = Object.assign(Object.create(store), {
         get: async (sql: string, params?: Parameters<Store["get"]>[1]) => {
-          if (sql.includes("FROM output_spool")) await new SpooledFiles(disk, store, new ManualClock()).spill(sha, bytes);
+          if (sql.includes("FROM output_spool")) await new SpooledFiles(disk, store, new ManualClock(), 0).spill(sha, bytes);
           return get(sql, params);
         },
       }) as Store;
-      const reader = new SpooledFiles(disk, racing, new ManualClock());
+      const reader = new SpooledFiles(disk, racing, new ManualClock(), 0);
       expect(await reader.read("outputs", sha)).toEqual(bytes);
       expect(await rows(store)).toEqual([]);
       expect(await reader.stat("outputs", sha)).toEqual({ size: bytes.byteLength });
@@ -122,6 +132,42 @@ for (const engine of ENGINES) {
       expect((await rejection(files.read("outputs", other))).message).toBe(failure);
       expect((await rejection(files.stat("outputs", other))).message).toBe(failure);
       expect((await rejection(files.open("outputs", other).exists())).message).toBe(failure);
+    });
+
+    test("PDFs spilled close together are written in one batch: it leaves when full, when settled() asks, or after its wait", async () => {
+      const { store, disk, files } = await setUp(60_000);
+      const some = ["one", "two", "three"].map(pdf);
+      await store.tx(async (tx) => some.forEach((bytes) => files.spool(tx, sha256Hex(bytes), bytes)));
+      let written = 0;
+      const spills = some.map((bytes) => files.spill(sha256Hex(bytes), bytes).then(() => (written += 1)));
+      // The same PDF spilled twice (two renders of the same bytes) is written once.
+      spills.push(files.spill(sha256Hex(some[0]!), some[0]!).then(() => (written += 1)));
+      await Bun.sleep(50);
+      expect(disk.batches).toEqual([]);
+      expect(written).toBe(0);
+      await files.settled();
+      expect(written).toBe(4);
+      expect(disk.batches).toEqual([some.map(sha256Hex)]);
+      expect(await rows(store)).toEqual([]);
+      for (const bytes of some) expect(new Uint8Array(await Bun.file(disk.path("outputs", sha256Hex(bytes))).bytes())).toEqual(bytes);
+
+      // A full batch leaves at once, without settled() and an hour before its wait is over; the next PDF starts another.
+      const many = Array.from({ length: SPILL_BATCH_PDFS + 1 }, (_, i) => pdf(`many ${i}`));
+      await store.tx(async (tx) => many.forEach((bytes) => files.spool(tx, sha256Hex(bytes), bytes)));
+      const full = many.slice(0, SPILL_BATCH_PDFS).map((bytes) => files.spill(sha256Hex(bytes), bytes));
+      const next = files.spill(sha256Hex(many.at(-1)!), many.at(-1)!);
+      await Promise.all(full);
+      expect(disk.batches.slice(1)).toEqual([many.slice(0, SPILL_BATCH_PDFS).map(sha256Hex)]);
+      expect(await rows(store)).toEqual([sha256Hex(many.at(-1)!)]);
+      await files.settled();
+      await next;
+      expect(disk.batches.slice(2)).toEqual([[sha256Hex(many.at(-1)!)]]);
+
+      // What a stopped process left is written in batches as full as that.
+      await store.tx(async (tx) => many.forEach((bytes) => files.spool(tx, sha256Hex(`late ${bytes}`), bytes)));
+      expect(await files.spillLate(0)).toBe(SPILL_BATCH_PDFS + 1);
+      expect(disk.batches.slice(3).map((batch) => batch.length)).toEqual([SPILL_BATCH_PDFS, 1]);
+      expect(await rows(store)).toEqual([]);
     });
 
     test("a failed write leaves the PDF spooled and served; spillLate writes it once late, and at start whatever its age", async () => {
