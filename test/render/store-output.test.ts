@@ -16,8 +16,11 @@ import { watchTx } from "../store/watch-tx";
 
 const stores = testStores("store-output");
 const opened: SpooledFiles[] = [];
-afterEach(() => {
-  for (const files of opened.splice(0)) files.close();
+afterEach(async () => {
+  for (const files of opened.splice(0)) {
+    await files.settled();
+    files.close();
+  }
 });
 
 async function setUp() {

@@ -21,10 +21,13 @@ import type { Claim } from "../../src/queue/queue";
 import { rejection, until } from "../wait";
 
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
-// The file stores the workers wrote to: closed at the end, which ends their batch writers' threads.
+// The file stores the workers wrote to: their last batches written, then closed, which ends their writers' threads.
 const opened: SpooledFiles[] = [];
-afterAll(() => {
-  for (const files of opened) files.close();
+afterAll(async () => {
+  for (const files of opened) {
+    await files.settled();
+    files.close();
+  }
   rmSync(dataDir, { recursive: true, force: true });
 });
 
