@@ -1,10 +1,13 @@
 /** readme: README.md's quick start, read from the README itself and run as written against dist/renderd — the serve
  * line, each curl line with real curl, and the CLI line — so the test fails when the README and the code drift apart. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { contentKey } from "../src/store/files";
 import { freePort, readUntil } from "./serve-process";
+import { until } from "./wait";
 
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "renderd-readme-"));
@@ -27,7 +30,7 @@ function quickStart(): { blocks: string[]; prose: string } {
   return { blocks, prose: section.replace(/^```sh\n[\s\S]*?^```/gm, "") };
 }
 
-test("the README's quick start works as written on other ports: serve, sign in, make a key, read the limits, render a PDF and download it, the CLI key", async () => {
+test("the README's quick start works as written on other ports: serve, sign in, make a key, read the limits, render a PDF, download it and find its file, the CLI key", async () => {
   const { blocks, prose } = quickStart();
   expect(blocks).toHaveLength(2);
   const serve = /(dist\/renderd serve[^#&\n]*)/.exec(blocks[0]!)?.[1]?.trim();
@@ -72,6 +75,9 @@ test("the README's quick start works as written on other ports: serve, sign in, 
     const pdf = readFileSync(join(work, "hello.pdf"));
     expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
     expect(pdf.length).toBe(rendered.result.bytes);
+    // The binary writes the PDF to its file from its batch writer's thread (store/files-disk-batch.ts), after the batch's
+    // wait: a worker started from its text, which a compiled binary runs differently from the tests.
+    await until(() => existsSync(join(dataDir, contentKey("outputs", createHash("sha256").update(pdf).digest("hex")))), 10_000);
 
     const cli = /`(dist\/renderd keys create [^`]+)`/.exec(prose)?.[1];
     expect(cli).toBeTruthy();

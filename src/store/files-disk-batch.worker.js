@@ -1,6 +1,6 @@
-// store/files-disk-batch.worker: the disk store's batch writer, run in a thread of its own by files-disk-batch.ts. Plain
-// JavaScript, loaded from its text (the compiled binary can start a worker from no other path both there and in
-// tests), so it imports nothing of renderd's.
+// store/files-disk-batch.worker: the disk store's batch writer, run in a thread of its own by files-disk-batch.ts. It
+// is started from its text (a Worker given a path finds its file in tests but not inside the compiled binary), so it
+// is plain JavaScript and imports nothing of renderd's.
 //
 // A batch of files reaches the disk in four steps: every temporary file is written, one syncfs(2) flushes them all,
 // each is renamed to its content address, and a second syncfs(2) flushes the renames. A name therefore never points at
