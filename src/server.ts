@@ -258,8 +258,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await internal.stop(false);
         await renderPool.stop();
         // The PDFs of the last renders to end are being written to the file store; else the next start writes them.
-        await files.settled();
-        files.close();
+        await files.close();
         counters?.close();
         // The spans still buffered are sent before the process goes (at most the exporter's timeout).
         await tracing.shutdown().catch((err: unknown) => log.warn({ err }, "sending the last spans failed"));

@@ -85,7 +85,7 @@ export class DiskFiles extends StagedFiles implements FileStore {
     rmSync(this.path(area, sha256), { force: true });
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.batchWriter.close();
   }
 

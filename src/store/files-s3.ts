@@ -70,7 +70,7 @@ export class S3Files extends StagedFiles implements FileStore {
     await this.client.delete(contentKey(area, sha256));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     // Nothing to let go: Bun's S3Client has no close, its requests share the runtime's HTTP connections.
   }
 

@@ -48,8 +48,9 @@ export interface FileStore {
   delete(area: FileArea, sha256: string): Promise<void>;
   /** list answers the stored files of `area`, a page at a time, each with when it was last written; it walks the whole area. */
   list(area: FileArea): AsyncIterable<ListedFile[]>;
-  /** close lets go of what the store holds open (a thread, connections); a server's stop calls it last. */
-  close(): void;
+  /** close finishes the writes under way and lets go of what the store holds open (a thread); a server's stop calls
+   * it last. */
+  close(): Promise<void>;
 }
 
 /** FileBytes is a file's bytes in memory with their sha256. */

@@ -22,6 +22,8 @@ export const SPILL_BATCH_MS = 500;
 export const SPILL_BATCH_PDFS = 64;
 export const SPILL_BATCH_BYTES = 4 * SPOOL_MAX_BYTES;
 
+const isFull = (pdfs: number, bytes: number) => pdfs >= SPILL_BATCH_PDFS || bytes >= SPILL_BATCH_BYTES;
+
 /** SPILL_LATE_MS: a spooled PDF older than this was not written by the process that spooled it (it stopped, or the
  * write failed): the cleanup writes it. */
 export const SPILL_LATE_MS = 60_000;
@@ -74,7 +76,7 @@ export class SpooledFiles implements FileStore {
     const batch = (this.batch ??= this.nextBatch());
     if (!batch.pdfs.has(sha256)) batch.bytes += bytes.byteLength;
     batch.pdfs.set(sha256, bytes);
-    if (batch.pdfs.size >= SPILL_BATCH_PDFS || batch.bytes >= SPILL_BATCH_BYTES) batch.go();
+    if (isFull(batch.pdfs.size, batch.bytes)) batch.go();
     return batch.written;
   }
 
@@ -119,7 +121,7 @@ export class SpooledFiles implements FileStore {
       if (!spooled) continue;
       batch.push({ sha256, bytes: spooled });
       bytes += spooled.byteLength;
-      if (batch.length >= SPILL_BATCH_PDFS || bytes >= SPILL_BATCH_BYTES) await write();
+      if (isFull(batch.length, bytes)) await write();
     }
     if (batch.length) await write();
     return written;
@@ -234,8 +236,10 @@ export class SpooledFiles implements FileStore {
     return this.files.putMany(area, owner, files);
   }
 
-  close(): void {
-    this.files.close();
+  /** close writes the batch being gathered and waits for the writes under way (settled), then closes the file store. */
+  async close(): Promise<void> {
+    await this.settled();
+    await this.files.close();
   }
 
   list(area: FileArea): AsyncIterable<ListedFile[]> {

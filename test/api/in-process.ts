@@ -51,8 +51,7 @@ export async function buildApi(env: Record<string, string> = {}): Promise<InProc
     files,
     queue,
     async close(keepDataDir = false) {
-      await files.settled();
-      files.close();
+      await files.close();
       await store.close();
       if (!keepDataDir) rmSync(dataDir, { recursive: true, force: true });
     },

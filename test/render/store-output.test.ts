@@ -17,10 +17,7 @@ import { watchTx } from "../store/watch-tx";
 const stores = testStores("store-output");
 const opened: SpooledFiles[] = [];
 afterEach(async () => {
-  for (const files of opened.splice(0)) {
-    await files.settled();
-    files.close();
-  }
+  for (const files of opened.splice(0)) await files.close();
 });
 
 async function setUp() {

@@ -24,10 +24,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
 // The file stores the workers wrote to: their last batches written, then closed, which ends their writers' threads.
 const opened: SpooledFiles[] = [];
 afterAll(async () => {
-  for (const files of opened) {
-    await files.settled();
-    files.close();
-  }
+  for (const files of opened) await files.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -7,6 +7,6 @@ const files = new DiskFiles(process.argv[2]!);
 if (process.argv[3] === "many") {
   const batch = ["first", "second"].map((name) => new TextEncoder().encode(`%PDF-1.7 ${name} traced bytes\n%%EOF\n`)).map((bytes) => ({ sha256: sha256Hex(bytes), bytes }));
   await files.putMany("outputs", "rnd_traced", batch);
-  files.close();
+  await files.close();
   console.log(batch.map((file) => file.sha256).join("\n"));
 } else console.log(await files.put("outputs", "rnd_traced", new TextEncoder().encode("%PDF-1.7 traced bytes\n%%EOF\n")));

@@ -43,8 +43,8 @@ describe.each(backends)("FileStore contract: $name", ({ make, stray }) => {
     // The bucket outlives a test: each starts from an empty store.
     for (const area of ["assets", "outputs"] as const) for (const f of await listed(files, area)) await files.delete(area, f.sha256);
   });
-  afterEach(() => {
-    files.close();
+  afterEach(async () => {
+    await files.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -190,13 +190,13 @@ describe("DiskFiles", () => {
         () => null,
         (e: Error) => e,
       );
-      files.close();
+      await files.close();
       expect((await cut)?.message).toBe("the file store was closed while a batch was being written");
       const after = { sha256: sha(text("after")), bytes: text("after") };
       await files.putMany("outputs", "output-spool", [after]);
       expect(readFileSync(files.path("outputs", after.sha256), "utf8")).toBe("after");
     } finally {
-      files.close();
+      await files.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -48,8 +48,8 @@ const rows = async (store: Store) => (await store.all<{ sha256: string }>("SELEC
 for (const engine of ENGINES) {
   describe(`the output spool on ${engine}`, () => {
     const opened: FailingFiles[] = [];
-    afterEach(() => {
-      for (const disk of opened.splice(0)) disk.close();
+    afterEach(async () => {
+      for (const disk of opened.splice(0)) await disk.close();
     });
 
     /** setUp answers a spool whose batches wait `batchMs` (short: the tests wait for them). */
