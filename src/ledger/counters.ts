@@ -38,6 +38,18 @@ export function addToCounter(tx: Tx, workspaceId: string, counter: CounterName, 
   );
 }
 
+/** renderCounters answers the counters a render request is decided on — this UTC month's documents and today's test
+ * renders at `now` — in one read: every render request reads both (0 when nothing was counted). */
+export async function renderCounters(db: Reads, workspaceId: string, now: Date): Promise<{ documentsThisMonth: number; testRendersToday: number }> {
+  const rows = await db.all<{ counter: CounterName; value: number }>(
+    `SELECT counter, value FROM allowance_counters
+     WHERE workspace_id = $ws AND ((counter = 'documents' AND period = $month) OR (counter = 'test_renders' AND period = $day))`,
+    { ws: workspaceId, month: monthOf(now), day: dayOf(now) },
+  );
+  const value = (counter: CounterName) => rows.find((r) => r.counter === counter)?.value ?? 0;
+  return { documentsThisMonth: value("documents"), testRendersToday: value("test_renders") };
+}
+
 /** conversionsThisMonth answers the conversions created this UTC month, whatever became of them (spec 2.3). */
 export async function conversionsThisMonth(store: Reads, clock: Clock, workspaceId: string): Promise<number> {
   return readCounter(store, workspaceId, "template_conversions", monthOf(clock.now()));

@@ -3,7 +3,7 @@
  * renders add up) and the renders per minute (src/ledger/render-minutes.ts: the bound of the last 60 seconds, and its
  * sweep) — on SQLite and on PostgreSQL. */
 import { describe, expect, test } from "bun:test";
-import { addToCounter, readCounter } from "../../src/ledger/counters";
+import { addToCounter, readCounter, renderCounters } from "../../src/ledger/counters";
 import { countRenders, rendersAtMost, sweepRenderMinutes } from "../../src/ledger/render-minutes";
 import { recordRenderEnd } from "../../src/ledger/usage-days";
 import { ManualClock } from "../../src/lib/clock";
@@ -38,6 +38,23 @@ for (const engine of ENGINES) {
       await add(1);
       expect(await value()).toBe(2 ** 33 + 1);
       expect(await readCounter(store, "ws_a", "test_renders", "2026-03")).toBe(0);
+    });
+
+    test("a render request's counters in one read: this month's documents and today's test renders, no other period or counter", async () => {
+      const store = await open(engine);
+      const add = (counter: "documents" | "test_renders" | "template_conversions", period: string, delta: number) =>
+        store.tx(async (tx) => addToCounter(tx, "ws_a", counter, period, delta));
+      const now = new Date("2026-03-10T10:00:00.000Z");
+      expect(await renderCounters(store, "ws_a", now)).toEqual({ documentsThisMonth: 0, testRendersToday: 0 });
+      await add("documents", "2026-03", 7);
+      await add("documents", "2026-02", 100);
+      await add("test_renders", "2026-03-10", 3);
+      await add("test_renders", "2026-03-09", 50);
+      await add("template_conversions", "2026-03", 9);
+      expect(await renderCounters(store, "ws_a", now)).toEqual({ documentsThisMonth: 7, testRendersToday: 3 });
+      expect(await renderCounters(store, "ws_a", new Date("2026-03-09T23:59:59.999Z"))).toEqual({ documentsThisMonth: 7, testRendersToday: 50 });
+      await add("documents", "2026-03", 2 ** 33);
+      expect(await store.tx((tx) => renderCounters(tx, "ws_a", now))).toEqual({ documentsThisMonth: 2 ** 33 + 7, testRendersToday: 3 });
     });
 
     test("a day's usage adds up render by render", async () => {

@@ -3,7 +3,7 @@
 import { ApiError } from "../../errors";
 import type { Clock } from "../../lib/clock";
 import type { Reads, Tx } from "../../store/store";
-import { addToCounter, dayOf, monthOf, readCounter } from "../../ledger/counters";
+import { addToCounter, dayOf, monthOf, renderCounters } from "../../ledger/counters";
 import { countRenders, rendersAtMost } from "../../ledger/render-minutes";
 import type { CompanyAllowances } from "../workspaces/model";
 import { lockWorkspace } from "../workspaces/service";
@@ -96,16 +96,15 @@ async function lastMinuteAtMost(db: Reads, workspaceId: string, now: Date): Prom
  * (lastMinuteAtMost) rather than counted: enough to allow a request, not to refuse one. */
 export async function readUse(store: Reads, clock: Clock, workspaceId: string, minute: "exact" | "at most" = "exact"): Promise<Use> {
   const now = clock.now();
-  const [active, recent, documentsThisMonth, testRendersToday] = await Promise.all([
+  const [active, recent, counters] = await Promise.all([
     store.all<{ test: number; n: number }>("SELECT test, COUNT(*) AS n FROM renders WHERE workspace_id = $ws AND status IN ('queued', 'processing') GROUP BY test", {
       ws: workspaceId,
     }),
     minute === "exact" ? lastMinute(store, workspaceId, now) : lastMinuteAtMost(store, workspaceId, now),
-    readCounter(store, workspaceId, "documents", monthOf(now)),
-    readCounter(store, workspaceId, "test_renders", dayOf(now)),
+    renderCounters(store, workspaceId, now),
   ]);
   const count = (rows: { test: number; n: number }[], test: number) => rows.find((r) => r.test === test)?.n ?? 0;
-  return { activeReal: count(active, 0), activeTest: count(active, 1), ...recent, documentsThisMonth, testRendersToday };
+  return { activeReal: count(active, 0), activeTest: count(active, 1), ...recent, ...counters };
 }
 
 /** renderActivity answers the workspace's outstanding (queued or processing) renders, real and test apart. */
