@@ -51,8 +51,10 @@ export class RenderWaits {
   }
 
   /** waitEnded resolves when `isFinal()` holds — checked at once and again whenever the render ends — or after `ms`;
-   * with the render's final row when this process ended it (written and committed), so the answer needs no read back. */
-  waitEnded(renderId: string, ms: number, isFinal: () => Promise<boolean>): Promise<RenderRow | undefined> {
+   * with the render's final row when this process ended it (written and committed), so the answer needs no read back.
+   * `printingHere`: the render prints in this process, whose worker tells ended() when it ends: nothing can have ended
+   * it yet, so it is not read at once (a statement less per `?wait` render). */
+  waitEnded(renderId: string, ms: number, isFinal: () => Promise<boolean>, printingHere = false): Promise<RenderRow | undefined> {
     return new Promise((resolve) => {
       let set = this.waiters.get(renderId);
       if (!set) this.waiters.set(renderId, (set = new Set()));
@@ -65,6 +67,11 @@ export class RenderWaits {
       const waiter = { done, isFinal };
       const timer = setTimeout(() => done(), ms);
       set.add(waiter);
+      if (printingHere) {
+        // Another process can still take the render over (its lease lost): the shared store is asked as usual.
+        if (this.store.engine !== "sqlite") this.watchOtherProcesses();
+        return;
+      }
       isFinal().then(
         (final) => {
           if (final) done();

@@ -222,7 +222,7 @@ export class RenderWorker {
 
   /** waitEnded: see RenderWaits.waitEnded. */
   waitEnded(renderId: string, ms: number, isFinal: () => Promise<boolean>): Promise<RenderRow | undefined> {
-    return this.waits.waitEnded(renderId, ms, isFinal);
+    return this.waits.waitEnded(renderId, ms, isFinal, this.running.get(renderId)?.started === true);
   }
 
   private async fill(): Promise<void> {

@@ -63,3 +63,27 @@ test("the time running out answers the wait", async () => {
   const w = waits();
   expect(await w.waitEnded("rnd_4", 20, async () => false)).toBeUndefined();
 });
+
+test("a wait on a render printing in this process reads nothing when it starts; the worker's end answers it, with its row or by a read", async () => {
+  const w = waits();
+  let reads = 0;
+  const isFinal = async () => (reads++, true);
+  const withRow = w.waitEnded("rnd_6", 60_000, isFinal, true);
+  expect(await settled(withRow)).toBe(false);
+  expect(reads).toBe(0);
+  const row = { id: "rnd_6", status: "succeeded" } as RenderRow;
+  w.ended("rnd_6", row);
+  expect(await withRow).toBe(row);
+  // Ended without its row (cancelled meanwhile, its lease lost): read then, as any end without a row.
+  const withoutRow = w.waitEnded("rnd_7", 60_000, isFinal, true);
+  w.ended("rnd_7");
+  expect(await withoutRow).toBeUndefined();
+  expect(reads).toBe(1);
+});
+
+test("on a shared store a wait on a render printing here still watches the other processes, which may take it over", async () => {
+  let asked = 0;
+  const w = new RenderWaits({ engine: "postgres" }, { inStatusAmong: async (ids) => (asked++, asked >= 2 ? [...ids] : []) }, () => {});
+  expect(await w.waitEnded("rnd_8", 60_000, async () => false, true)).toBeUndefined();
+  expect(asked).toBe(2);
+});
