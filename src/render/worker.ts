@@ -93,6 +93,11 @@ export class RenderWorker {
   private wokenForNothing = false;
   /** Wake-ups for queued renders so far: a render's end that saw one since its own claim's look looks again. */
   private wakes = 0;
+  /** `wakes` when a look last found nothing to claim: while no wake-up has come since, the queue is known empty and a
+   * look is not sent (at concurrency 1 every render's end looked, in its transaction, for a render there could not be).
+   * Undefined when unknown: at the start, after a render was put back, on every poll (what another process queued
+   * without a wake-up here is found within a poll, as before). */
+  private emptyAt: number | undefined;
   /** Whether renders left processing by a dead process were taken back: claims wait for it (a full disk can delay it). */
   private recovered = false;
   /** Renders whose end could not be written (DATA_DIR full, the store away): put back in the queue once it takes writes. */
@@ -111,7 +116,7 @@ export class RenderWorker {
     this.ends = new GroupCommit(
       options.store,
       (tx, ending) => this.claimFree(ending, tx),
-      (claimed) => claimed.forEach(({ claim }) => this.running.delete(claim.renderId)),
+      (claimed) => this.rolledBack(claimed),
       (claimed) => this.startAll(claimed),
     );
   }
@@ -129,6 +134,7 @@ export class RenderWorker {
       this.kick();
     });
     this.poller = setInterval(() => {
+      this.emptyAt = undefined;
       void this.guarded(async () => {
         await this.stopCancelledElsewhere();
         // Only a shared store has other processes whose leases run out: a SQLite file is this process's alone, and
@@ -202,10 +208,10 @@ export class RenderWorker {
   async claimAccepted(tx: Tx, queued: readonly string[]): Promise<void> {
     if (this.options.store.engine !== "sqlite" || !this.recovered) return;
     // No more than the transaction queued: with pages to spare, a second look would find the queue empty.
-    const claimed = await this.claimFree(0, tx, queued.length);
+    const claimed = await this.claimFree(0, tx, queued.length, true);
     if (claimed.length === 0) return;
     tx.onEnd((committed) => {
-      if (!committed) return claimed.forEach(({ claim }) => this.running.delete(claim.renderId));
+      if (!committed) return this.rolledBack(claimed);
       this.startAll(claimed);
       // The commit's wake-up follows in this same turn (Store.listen); it has nothing to look for when the fair claim
       // took exactly the renders this transaction queued (it may have taken older ones of other workspaces instead).
@@ -230,6 +236,7 @@ export class RenderWorker {
     for (const id of this.unwritten) {
       if (!(await this.guarded(() => this.queue.requeue(id)))) return;
       this.unwritten.delete(id);
+      this.emptyAt = undefined;
     }
     this.startAll(await this.claimFree());
   }
@@ -255,16 +262,26 @@ export class RenderWorker {
 
   /** putBack returns a render whose end could not be written to the queue, or keeps it for fill to try again. */
   private async putBack(renderId: string): Promise<void> {
-    if (!(await this.guarded(() => this.queue.requeue(renderId)))) this.unwritten.add(renderId);
+    if (await this.guarded(() => this.queue.requeue(renderId))) this.emptyAt = undefined;
+    else this.unwritten.add(renderId);
+  }
+
+  /** rolledBack forgets renders claimed in a transaction that did not commit: they are queued again (or were never). */
+  private rolledBack(claimed: Claimed[]): void {
+    for (const { claim } of claimed) this.running.delete(claim.renderId);
+    this.emptyAt = undefined;
   }
 
   /** claimFree claims a render for every free page (`most` at most) — with `freeing` more pages whose renders are ending,
-   * in `tx` when given — and counts each as running at once. A claim that fails ends the round; what was claimed so far stays
+   * in `tx` when given, which `queuedNow` says queued renders (the queue is not empty then, whatever was known) — and
+   * counts each as running at once. A claim that fails ends the round; what was claimed so far stays
    * claimed, and the rest waits for the back-off. */
-  private async claimFree(freeing = 0, tx?: Tx, most = Infinity): Promise<Claimed[]> {
+  private async claimFree(freeing = 0, tx?: Tx, most = Infinity, queuedNow = false): Promise<Claimed[]> {
     const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
     while (claimed.length < most && !this.stopped && !this.paused && this.faults.ready() && this.running.size + this.claiming - freeing < concurrency) {
+      const wakes = this.wakes;
+      if (!queuedNow && this.emptyAt === wakes) break;
       let claim: Claim | null;
       this.claiming += 1;
       try {
@@ -275,7 +292,11 @@ export class RenderWorker {
       } finally {
         this.claiming -= 1;
       }
-      if (!claim) break;
+      if (!claim) {
+        // A wake-up that came while the look was out may be for a render it did not see: then the queue is not known empty.
+        this.emptyAt = wakes;
+        break;
+      }
       const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve(), started: false };
       this.running.set(claim.renderId, running);
       claimed.push({ claim, running });

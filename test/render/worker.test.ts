@@ -1,6 +1,7 @@
 /** RenderWorker (src/render/worker.ts) on a real SQLite store with the print stubbed (render/stub-pool.ts): a render whose
  * stored job cannot be read, a claim on its way when the worker stops, a lease renewal during a render's end, and the
- * claim made in the transaction that accepts a render. */
+ * claim made in the transaction that accepts a render, and the looks at the queue a render's end spares while the queue is
+ * known empty. */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -183,16 +184,17 @@ test("a render claimed inside another's end is not given up by a lease renewal m
   }
 });
 
-test("with pages to spare, a render costs two looks at the queue: its acceptance's claim and its end's, which finds the queue empty", async () => {
+test("with pages to spare, a render costs one look at the queue, its acceptance's claim: its end knows the queue empty and looks only after a wake-up", async () => {
   const { clock, dir, store, queue, workspace, render, status, close } = await queueOnStore("looks");
-  // Every look at the queue, whether it found a render or not.
+  // Every look at the queue, whether it found a render or not, and whether made in a transaction (an acceptance's, an
+  // end's) or alone (the worker's own: at its start, after a wake-up, on its 1 s poll).
   const looks: string[] = [];
   let holdOwnLooks = false;
   let heldLooks = 0;
   const watched = claimsThrough(queue, async (tx, real) => {
     if (holdOwnLooks && !tx) return (heldLooks += 1), null;
     const claim = await real();
-    looks.push(claim?.renderId ?? "none");
+    looks.push(`${claim?.renderId ?? "none"} ${tx ? "within" : "own"}`);
     return claim;
   });
   const worker = workerOn(dir, store, clock, watched, 300, 4);
@@ -201,23 +203,51 @@ test("with pages to spare, a render costs two looks at the queue: its acceptance
       for (const id of ids) await queue.enqueue(tx, render(id));
       await worker.claimAccepted(tx, ids);
     });
+  // The looks in transactions: a poll's own look may fall anywhere.
+  const within = () => looks.filter((look) => look.endsWith(" within"));
   try {
     await worker.start();
     await until(async () => looks.length === 1);
+    expect(looks).toEqual(["none own"]);
     looks.length = 0;
     await accept("rnd_one");
     await until(async () => (await status("rnd_one")) === "succeeded", 5_000);
     // Whatever else would look (the acceptance's wake-up, the worker after the end) has had its chance.
     await Bun.sleep(100);
-    expect(looks).toEqual(["rnd_one", "none"]);
-    // Two renders queued together: two claims, no third look; each end looks once.
+    expect(within()).toEqual(["rnd_one within"]);
+    // Two renders queued together: two claims, no third look; their ends look at nothing.
     looks.length = 0;
     await accept("rnd_two", "rnd_three");
     await until(async () => (await status("rnd_two")) === "succeeded" && (await status("rnd_three")) === "succeeded", 5_000);
     await Bun.sleep(100);
-    expect(looks.slice(0, 2).sort()).toEqual(["rnd_three", "rnd_two"]);
-    // Ended together, one look for both pages; one after the other, one each.
-    expect(looks.slice(2)).toEqual(looks.length === 3 ? ["none"] : ["none", "none"]);
+    expect(within().sort()).toEqual(["rnd_three within", "rnd_two within"]);
+    // A render queued while every page prints is found by an end's look: its queueing's wake-up made the queue not known
+    // empty (two pages here, both busy).
+    const { dir: dir2, store: store2, queue: queue2, render: render2, status: status2, close: close2 } = await queueOnStore("busy");
+    const looks2: string[] = [];
+    const worker2 = workerOn(dir2, store2, clock, claimsThrough(queue2, async (tx, real) => {
+      const claim = await real();
+      looks2.push(`${claim?.renderId ?? "none"} ${tx ? "within" : "own"}`);
+      return claim;
+    }), 300, 1);
+    try {
+      await worker2.start();
+      await until(async () => looks2.length === 1);
+      await store2.tx(async (tx) => {
+        await queue2.enqueue(tx, render2("rnd_first"));
+        await worker2.claimAccepted(tx, ["rnd_first"]);
+      });
+      await store2.tx(async (tx) => {
+        await queue2.enqueue(tx, render2("rnd_waiting"));
+        await worker2.claimAccepted(tx, ["rnd_waiting"]);
+      });
+      expect(await status2("rnd_waiting")).toBe("queued");
+      await until(async () => (await status2("rnd_waiting")) === "succeeded", 5_000);
+      // Claimed by the first one's end, in its transaction: not left for the poll.
+      expect(looks2.filter((look) => look.endsWith(" within"))).toContain("rnd_waiting within");
+    } finally {
+      await close2(worker2);
+    }
     // An older render of another workspace waits (the worker's own looks are held back for it): the acceptance's one
     // claim takes that one, fairly, and the wake-up it sends finds the new render at once.
     await workspace("b");
@@ -230,8 +260,25 @@ test("with pages to spare, a render costs two looks at the queue: its acceptance
     await accept("rnd_newer");
     // Within 250 ms: found neither by the older one's end (300 ms of print) nor by the next poll.
     await until(async () => (await status("rnd_newer")) !== "queued", 250);
-    expect(looks.slice(0, 2)).toEqual(["rnd_older", "rnd_newer"]);
+    expect(looks.slice(0, 2)).toEqual(["rnd_older within", "rnd_newer own"]);
   } finally {
+    await close(worker);
+  }
+});
+
+test("a render another process queued without a wake-up here is found by the worker's poll, though the queue was known empty", async () => {
+  const { clock, dir, store, queue, render, status, close } = await queueOnStore("elsewhere");
+  let looks = 0;
+  const worker = workerOn(dir, store, clock, claimsThrough(queue, async (_, real) => (looks++, real())), 0);
+  // A second connection to the same file: its commits wake this process's worker no more than another process's would.
+  const other = openStore(dir);
+  try {
+    await worker.start();
+    await until(async () => looks === 1);
+    await other.tx((tx) => new StoreQueue(other, clock, 30_000).enqueue(tx, render("rnd_elsewhere")));
+    await until(async () => (await status("rnd_elsewhere")) === "succeeded", 5_000);
+  } finally {
+    await other.close();
     await close(worker);
   }
 });
