@@ -3,7 +3,7 @@
  * back by poppler and checked by qpdf; files it does not read (a cross-reference stream, encryption, damage) answer null.
  */
 import { describe, expect, test } from "bun:test";
-import { PDFDocument } from "pdf-lib";
+import { PDFDocument, PDFName, PDFString } from "pdf-lib";
 import { Revision } from "../../src/pdf/revision";
 import { poppler } from "../render/poppler";
 
@@ -49,6 +49,19 @@ describe("Revision", () => {
     const out = revision.bytes();
     expect(poppler(out, (f) => ["pdfinfo", f])).toMatch(/Title:\s+new/);
     expect(qpdfCheck(out)).toContain("No syntax or stream encoding errors");
+  });
+
+  test("a catalog longer than the first read (1 KiB) is read whole all the same", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage();
+    doc.catalog.set(PDFName.of("Padding"), PDFString.of("x".repeat(3000)));
+    const revision = Revision.open(await doc.save({ useObjectStreams: false }))!;
+    expect(revision).not.toBeNull();
+    const catalog = revision.catalog();
+    expect(catalog.dict.get("Type")).toBe("/Catalog");
+    expect(catalog.dict.get("Padding")).toBe(`(${"x".repeat(3000)})`);
+    revision.replace(catalog.ref, new Map(catalog.dict).set("Lang", "(en)"));
+    expect(qpdfCheck(revision.bytes())).toContain("No syntax or stream encoding errors");
   });
 
   test("a cross-reference stream, an encrypted or a damaged file is left to the full parser", async () => {
