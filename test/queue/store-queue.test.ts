@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI_ACTOR } from "../../src/auth/actor";
 import { ManualClock } from "../../src/lib/clock";
-import { createWorkspace, setSuspended } from "../../src/modules/workspaces/service";
+import { createWorkspace, replaceAllowances, setSuspended } from "../../src/modules/workspaces/service";
 import { RENDER_COLUMNS, type NewRender, type RenderRow } from "../../src/queue/queue";
 import { StoreQueue } from "../../src/queue/store-queue";
 import { isReferenced } from "../../src/store/file-deletions";
@@ -46,7 +46,7 @@ async function add(id: string, workspaceId: string, test = false, createdAt?: st
 }
 
 describe("StoreQueue", () => {
-  test("claims take turns between workspaces (8.1 (5)), carry the job and test flag, and skip a suspended workspace", async () => {
+  test("claims take turns between workspaces (8.1 (5)), carry the job and test flag, and skip a suspended workspace, whose restoration wakes the workers", async () => {
     await add("rnd_a1", a);
     await add("rnd_a2", a, true);
     await add("rnd_b1", b);
@@ -54,9 +54,18 @@ describe("StoreQueue", () => {
     const first = await queue.claim();
     expect(first).toMatchObject({ renderId: "rnd_a1", workspaceId: a, test: false, job: JSON.stringify({ id: "rnd_a1" }) });
     expect(await queue.claim()).toMatchObject({ renderId: "rnd_b1" });
+    // Restoring wakes the render workers (their queue may be known empty); suspending does not.
+    let wakes = 0;
+    const unlisten = store.listen("renders", () => wakes++);
     await setSuspended(store, clock, ctx, a, true);
     expect(await queue.claim()).toBeNull();
+    expect(wakes).toBe(0);
     await setSuspended(store, clock, ctx, a, false);
+    expect(wakes).toBe(1);
+    await replaceAllowances(store, clock, ctx, a, { maxActiveRenders: 10, rendersPerMinute: 60, suspended: true });
+    await replaceAllowances(store, clock, ctx, a, { maxActiveRenders: 10, rendersPerMinute: 60, suspended: false });
+    expect(wakes).toBe(2);
+    unlisten();
     expect(await queue.claim()).toMatchObject({ renderId: "rnd_a2", test: true });
     expect(await queue.depth()).toEqual({ queued: 0, processing: 3 });
   });

@@ -137,12 +137,15 @@ export async function replaceAllowances(store: Store, clock: Clock, ctx: ChangeC
       if (previous[k] !== v) metadata[`previous.${k}`] = previous[k];
     }
     await recordAudit(tx, clock, ctx, { workspaceId: before.id, action: "workspace.allowances_updated", resourceType: "workspace", resourceId: before.id, resourceName: before.name, metadata });
-    if (previous.suspended !== next.suspended) await auditSuspension(tx, clock, ctx, before, next.suspended);
+    if (previous.suspended !== next.suspended) await suspensionChanged(tx, clock, ctx, before, next.suspended);
     return next;
   });
 }
 
-async function auditSuspension(store: Tx, clock: Clock, ctx: ChangeContext, ws: WorkspaceRow, suspended: boolean): Promise<void> {
+/** suspensionChanged audits a suspension or a restoration; a restored workspace's queued renders can be claimed again,
+ * so the render workers are woken (Store.listen) as for renders just queued, rather than left to their next poll. */
+async function suspensionChanged(store: Tx, clock: Clock, ctx: ChangeContext, ws: WorkspaceRow, suspended: boolean): Promise<void> {
+  if (!suspended) store.notify("renders");
   await recordAudit(store, clock, ctx, {
     workspaceId: ws.id,
     action: suspended ? "workspace.suspended" : "workspace.restored",
@@ -158,7 +161,7 @@ export async function setSuspended(store: Store, clock: Clock, ctx: ChangeContex
     const ws = await row(tx, idOrSlug);
     if ((ws.suspended === 1) === suspended) return false;
     await tx.run("UPDATE workspaces SET suspended = $s WHERE id = $id", { s: suspended ? 1 : 0, id: ws.id });
-    await auditSuspension(tx, clock, ctx, ws, suspended);
+    await suspensionChanged(tx, clock, ctx, ws, suspended);
     return true;
   });
 }
