@@ -24,6 +24,8 @@ import { producing as makeProducing } from "./producing";
 import { storeOutputs, type StoreOutputDeps } from "./store-output";
 import { recordOutputs } from "../store/render-outputs";
 import { GroupCommit } from "./group-commit";
+import { QueueWatch } from "./queue-watch";
+import { Cancelled, LeaseLost, Stopping, type Claimed, type Running } from "./running";
 import type { RenderPool } from "./pool";
 import { sweep } from "./sweep";
 import { RenderWaits } from "./waits";
@@ -54,25 +56,6 @@ export interface WorkerOptions {
 const POLL_MS = 1_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
 
-/** The abort reasons the worker tells apart: the render was cancelled, the process is stopping, or its lease was lost. */
-class Cancelled extends Error {}
-class Stopping extends Error {}
-/** The lease ran out and the render went back to the queue: another process prints it, this one writes nothing. */
-class LeaseLost extends Error {}
-
-interface Running {
-  workspaceId: string;
-  startedAt: Date;
-  controller: AbortController;
-  done: Promise<void>;
-  /** Its claim is committed and it prints: set by startAll. A claim made inside a render's end or its acceptance is
-   * counted at once but committed with that transaction, and its lease is not asked about before. */
-  started: boolean;
-}
-
-/** A render claimed for a free page, counted as running before it starts. */
-type Claimed = { claim: Claim; running: Running };
-
 /** RenderWorker owns the queue of one renderd process. */
 export class RenderWorker {
   private readonly running = new Map<string, Running>();
@@ -89,15 +72,7 @@ export class RenderWorker {
   private stopped = true;
   /** Held by the operator (`renderd tui`'s drain, pause()): renders are accepted but none is claimed until resumed. */
   paused = false;
-  /** Set while the wake-up of an acceptance whose renders claimAccepted took all of is under way: nothing is left to look for. */
-  private wokenForNothing = false;
-  /** Wake-ups for queued renders so far: a render's end that saw one since its own claim's look looks again. */
-  private wakes = 0;
-  /** `wakes` when a look last found nothing to claim: while no wake-up has come since, the queue is known empty and a
-   * look is not sent (at concurrency 1 every render's end looked, in its transaction, for a render there could not be).
-   * Undefined when unknown: at the start, after a render was put back, on every poll (what another process queued
-   * without a wake-up here is found within a poll, as before). */
-  private emptyAt: number | undefined;
+  private readonly watch = new QueueWatch();
   /** Whether renders left processing by a dead process were taken back: claims wait for it (a full disk can delay it). */
   private recovered = false;
   /** Renders whose end could not be written (DATA_DIR full, the store away): put back in the queue once it takes writes. */
@@ -129,12 +104,10 @@ export class RenderWorker {
     await this.recover();
     void sweep(this.options, 0);
     this.unlisten = this.options.store.listen("renders", () => {
-      if (this.wokenForNothing) return;
-      this.wakes += 1;
-      this.kick();
+      if (this.watch.woken()) this.kick();
     });
     this.poller = setInterval(() => {
-      this.emptyAt = undefined;
+      this.watch.mayHaveChanged();
       void this.guarded(async () => {
         await this.stopCancelledElsewhere();
         // Only a shared store has other processes whose leases run out: a SQLite file is this process's alone, and
@@ -213,10 +186,8 @@ export class RenderWorker {
     tx.onEnd((committed) => {
       if (!committed) return this.rolledBack(claimed);
       this.startAll(claimed);
-      // The commit's wake-up follows in this same turn (Store.listen); it has nothing to look for when the fair claim
-      // took exactly the renders this transaction queued (it may have taken older ones of other workspaces instead).
-      if (queued.every((id) => this.running.get(id)?.started)) this.wokenForNothing = true;
-      queueMicrotask(() => (this.wokenForNothing = false));
+      // The fair claim may have taken older renders of other workspaces instead of those this transaction queued.
+      if (queued.every((id) => this.running.get(id)?.started)) this.watch.tookAllAccepted();
     });
   }
 
@@ -236,7 +207,7 @@ export class RenderWorker {
     for (const id of this.unwritten) {
       if (!(await this.guarded(() => this.queue.requeue(id)))) return;
       this.unwritten.delete(id);
-      this.emptyAt = undefined;
+      this.watch.mayHaveChanged();
     }
     this.startAll(await this.claimFree());
   }
@@ -262,26 +233,25 @@ export class RenderWorker {
 
   /** putBack returns a render whose end could not be written to the queue, or keeps it for fill to try again. */
   private async putBack(renderId: string): Promise<void> {
-    if (await this.guarded(() => this.queue.requeue(renderId))) this.emptyAt = undefined;
+    if (await this.guarded(() => this.queue.requeue(renderId))) this.watch.mayHaveChanged();
     else this.unwritten.add(renderId);
   }
 
   /** rolledBack forgets renders claimed in a transaction that did not commit: they are queued again (or were never). */
   private rolledBack(claimed: Claimed[]): void {
     for (const { claim } of claimed) this.running.delete(claim.renderId);
-    this.emptyAt = undefined;
+    this.watch.mayHaveChanged();
   }
 
   /** claimFree claims a render for every free page (`most` at most) — with `freeing` more pages whose renders are ending,
-   * in `tx` when given, which `queuedNow` says queued renders (the queue is not empty then, whatever was known) — and
-   * counts each as running at once. A claim that fails ends the round; what was claimed so far stays
-   * claimed, and the rest waits for the back-off. */
+   * in `tx` when given, which `queuedNow` says queued renders (so the queue is not empty) — and counts each as running
+   * at once. A claim that fails ends the round; what was claimed so far stays claimed, the rest waits for the back-off. */
   private async claimFree(freeing = 0, tx?: Tx, most = Infinity, queuedNow = false): Promise<Claimed[]> {
     const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
     while (claimed.length < most && !this.stopped && !this.paused && this.faults.ready() && this.running.size + this.claiming - freeing < concurrency) {
-      const wakes = this.wakes;
-      if (!queuedNow && this.emptyAt === wakes) break;
+      if (!queuedNow && this.watch.knownEmpty()) break;
+      const wakes = this.watch.wakes;
       let claim: Claim | null;
       this.claiming += 1;
       try {
@@ -293,8 +263,7 @@ export class RenderWorker {
         this.claiming -= 1;
       }
       if (!claim) {
-        // A wake-up that came while the look was out may be for a render it did not see: then the queue is not known empty.
-        this.emptyAt = wakes;
+        this.watch.foundNothing(wakes);
         break;
       }
       const running: Running = { workspaceId: claim.workspaceId, startedAt: clock.now(), controller: new AbortController(), done: Promise.resolve(), started: false };
@@ -345,7 +314,7 @@ export class RenderWorker {
       });
       const made = isOperationJob(job) ? await operate(producing, head.workspaceId, job) : await printJob(producing, head.workspaceId, job, signal);
       storing = true;
-      const wakesBefore = this.faults.ready() ? this.wakes : undefined;
+      const wakesBefore = this.faults.ready() ? this.watch.wakes : undefined;
       laps.lap("finish");
       const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
       final = await spans.phase("render.store", () =>
@@ -379,7 +348,7 @@ export class RenderWorker {
       spans.end("not_ended");
       this.running.delete(id);
       this.ended(id, final ?? undefined);
-      if (endedAfterWakes !== this.wakes) this.kick();
+      if (endedAfterWakes !== this.watch.wakes) this.kick();
     }
   }
 
