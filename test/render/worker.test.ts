@@ -45,6 +45,26 @@ function claimsThrough(queue: StoreQueue, claim: (tx: Tx | undefined, real: () =
   return Object.assign(Object.create(queue), { claim: (tx?: Tx) => claim(tx, () => queue.claim(tx)) });
 }
 
+/** Looks records every look at a queue, whether it found a render or not — "<render id or none> within|own": made in a
+ * transaction (an acceptance's, an end's) or alone (the worker's own: at its start, after a wake-up, on its 1 s poll);
+ * while `hold` is set, the worker's own looks are answered with nothing and counted in `held`. */
+type Looks = { looks: string[]; hold: boolean; held: number };
+
+/** recordingLooks answers `queue` with its looks recorded in the Looks it answers beside it. */
+function recordingLooks(queue: StoreQueue): { watched: StoreQueue; record: Looks } {
+  const record: Looks = { looks: [], hold: false, held: 0 };
+  const watched = claimsThrough(queue, async (tx, real) => {
+    if (record.hold && !tx) return (record.held += 1), null;
+    const claim = await real();
+    record.looks.push(`${claim?.renderId ?? "none"} ${tx ? "within" : "own"}`);
+    return claim;
+  });
+  return { watched, record };
+}
+
+/** within answers the looks made in a transaction: a poll's own look may fall anywhere. */
+const within = (record: Looks) => record.looks.filter((look) => look.endsWith(" within"));
+
 /** queueOnStore opens a migrated store of its own holding workspace ws_a, and answers its queue, a render of ws_a to
  * queue by id, a render's status, another workspace made on demand, and the clean-up after the worker. */
 async function queueOnStore(name: string) {
@@ -186,25 +206,14 @@ test("a render claimed inside another's end is not given up by a lease renewal m
 
 test("with pages to spare, a render costs one look at the queue, its acceptance's claim: its end knows the queue empty and looks only after a wake-up", async () => {
   const { clock, dir, store, queue, workspace, render, status, close } = await queueOnStore("looks");
-  // Every look at the queue, whether it found a render or not, and whether made in a transaction (an acceptance's, an
-  // end's) or alone (the worker's own: at its start, after a wake-up, on its 1 s poll).
-  const looks: string[] = [];
-  let holdOwnLooks = false;
-  let heldLooks = 0;
-  const watched = claimsThrough(queue, async (tx, real) => {
-    if (holdOwnLooks && !tx) return (heldLooks += 1), null;
-    const claim = await real();
-    looks.push(`${claim?.renderId ?? "none"} ${tx ? "within" : "own"}`);
-    return claim;
-  });
+  const { watched, record } = recordingLooks(queue);
+  const { looks } = record;
   const worker = workerOn(dir, store, clock, watched, 300, 4);
   const accept = (...ids: string[]) =>
     store.tx(async (tx) => {
       for (const id of ids) await queue.enqueue(tx, render(id));
       await worker.claimAccepted(tx, ids);
     });
-  // The looks in transactions: a poll's own look may fall anywhere.
-  const within = () => looks.filter((look) => look.endsWith(" within"));
   try {
     await worker.start();
     await until(async () => looks.length === 1);
@@ -214,53 +223,49 @@ test("with pages to spare, a render costs one look at the queue, its acceptance'
     await until(async () => (await status("rnd_one")) === "succeeded", 5_000);
     // Whatever else would look (the acceptance's wake-up, the worker after the end) has had its chance.
     await Bun.sleep(100);
-    expect(within()).toEqual(["rnd_one within"]);
+    expect(within(record)).toEqual(["rnd_one within"]);
     // Two renders queued together: two claims, no third look; their ends look at nothing.
     looks.length = 0;
     await accept("rnd_two", "rnd_three");
     await until(async () => (await status("rnd_two")) === "succeeded" && (await status("rnd_three")) === "succeeded", 5_000);
     await Bun.sleep(100);
-    expect(within().sort()).toEqual(["rnd_three within", "rnd_two within"]);
-    // A render queued while every page prints is found by an end's look: its queueing's wake-up made the queue not known
-    // empty (two pages here, both busy).
-    const { dir: dir2, store: store2, queue: queue2, render: render2, status: status2, close: close2 } = await queueOnStore("busy");
-    const looks2: string[] = [];
-    const worker2 = workerOn(dir2, store2, clock, claimsThrough(queue2, async (tx, real) => {
-      const claim = await real();
-      looks2.push(`${claim?.renderId ?? "none"} ${tx ? "within" : "own"}`);
-      return claim;
-    }), 300, 1);
-    try {
-      await worker2.start();
-      await until(async () => looks2.length === 1);
-      await store2.tx(async (tx) => {
-        await queue2.enqueue(tx, render2("rnd_first"));
-        await worker2.claimAccepted(tx, ["rnd_first"]);
-      });
-      await store2.tx(async (tx) => {
-        await queue2.enqueue(tx, render2("rnd_waiting"));
-        await worker2.claimAccepted(tx, ["rnd_waiting"]);
-      });
-      expect(await status2("rnd_waiting")).toBe("queued");
-      await until(async () => (await status2("rnd_waiting")) === "succeeded", 5_000);
-      // Claimed by the first one's end, in its transaction: not left for the poll.
-      expect(looks2.filter((look) => look.endsWith(" within"))).toContain("rnd_waiting within");
-    } finally {
-      await close2(worker2);
-    }
+    expect(within(record).sort()).toEqual(["rnd_three within", "rnd_two within"]);
     // An older render of another workspace waits (the worker's own looks are held back for it): the acceptance's one
     // claim takes that one, fairly, and the wake-up it sends finds the new render at once.
     await workspace("b");
-    holdOwnLooks = true;
+    record.hold = true;
     await store.tx((tx) => queue.enqueue(tx, { ...render("rnd_older"), workspaceId: "ws_b" }));
     // Held: the look its queueing woke, then the worker's 1 s poll's — the next poll is a second away.
-    await until(() => heldLooks === 2, 5_000);
-    holdOwnLooks = false;
+    await until(() => record.held === 2, 5_000);
+    record.hold = false;
     looks.length = 0;
     await accept("rnd_newer");
     // Within 250 ms: found neither by the older one's end (300 ms of print) nor by the next poll.
     await until(async () => (await status("rnd_newer")) !== "queued", 250);
     expect(looks.slice(0, 2)).toEqual(["rnd_older within", "rnd_newer own"]);
+  } finally {
+    await close(worker);
+  }
+});
+
+test("a render queued while the one page prints is claimed by that render's end: its queueing's wake-up made the queue not known empty", async () => {
+  const { clock, dir, store, queue, render, status, close } = await queueOnStore("busy");
+  const { watched, record } = recordingLooks(queue);
+  const worker = workerOn(dir, store, clock, watched, 300, 1);
+  const accept = (id: string) =>
+    store.tx(async (tx) => {
+      await queue.enqueue(tx, render(id));
+      await worker.claimAccepted(tx, [id]);
+    });
+  try {
+    await worker.start();
+    await until(async () => record.looks.length === 1);
+    await accept("rnd_first");
+    await accept("rnd_waiting");
+    expect(await status("rnd_waiting")).toBe("queued");
+    await until(async () => (await status("rnd_waiting")) === "succeeded", 5_000);
+    // Claimed by the first one's end, in its transaction: not left for the poll.
+    expect(within(record)).toContain("rnd_waiting within");
   } finally {
     await close(worker);
   }
