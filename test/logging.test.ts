@@ -54,3 +54,28 @@ test("no password, key, one-time password, webhook secret, signing certificate o
   };
   for (const [name, secret] of Object.entries(secrets)) expect({ name, logged: log.includes(secret) }).toEqual({ name, logged: false });
 });
+
+test("a field named as a secret is censored at a line's top level and one level down, the logged objects left as they were", () => {
+  const written: string[] = [];
+  const log = createLogger("info", new Writable({ write: (chunk, _encoding, done) => (written.push(chunk.toString()), done()) }));
+  const endpoint = { id: "whe_1", secret: "whsec_abc" };
+  const headers = { cookie: "renderd_session=s3cret", "x-api-key": "rk_live_1", accept: "*/*" };
+  const failure = Object.assign(new Error("upload refused"), { password: "smtp-pass" });
+  const fields = { token: "t0k3n", endpoint, headers, asset: { uploadUrl: "https://s3/put?sig=1", downloadUrl: "https://s3/get?sig=2" }, err: failure, pages: 3, list: [{ secret: "kept in a list" }] };
+  log.info(fields, "line");
+  const line = JSON.parse(written[0]!);
+  expect(line.token).toBe("[redacted]");
+  expect(line.endpoint).toEqual({ id: "whe_1", secret: "[redacted]" });
+  expect(line.headers).toEqual({ cookie: "[redacted]", "x-api-key": "[redacted]", accept: "*/*" });
+  expect(line.asset).toEqual({ uploadUrl: "[redacted]", downloadUrl: "[redacted]" });
+  expect(line.err).toMatchObject({ type: "Error", message: "upload refused", password: "[redacted]" });
+  expect(line.err.stack).toContain("upload refused");
+  expect(line.pages).toBe(3);
+  // Not a field of a record: an array's items are not looked into (nor were they by the redaction paths before).
+  expect(line.list).toEqual([{ secret: "kept in a list" }]);
+  expect(fields.token).toBe("t0k3n");
+  expect(fields.endpoint).toBe(endpoint);
+  expect(endpoint.secret).toBe("whsec_abc");
+  expect(headers.cookie).toBe("renderd_session=s3cret");
+  expect(failure.password).toBe("smtp-pass");
+});
