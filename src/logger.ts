@@ -1,15 +1,12 @@
 /** logger: pino JSON lines; secrets are censored by field name so a careless field never reaches the log. */
 import pino, { type Logger } from "pino";
+import { isObject } from "./lib/is-object";
 import type { LogTail } from "./lib/log-tail";
 
 /** Fields that hold a secret, at a line's top level or one level down (`{ endpoint: { secret } }`,
  * `{ headers: { cookie } }`). */
 const SECRET_FIELDS = new Set(["secret", "password", "pkcs12", "token", "cookie", "x-api-key", "uploadUrl", "downloadUrl"]);
 const CENSOR = "[redacted]";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** copyOf answers a shallow copy of `value` with its prototype: an error stays an error for pino's error serializer,
  * with its message and stack (not enumerable, so a spread would lose them). */
@@ -23,13 +20,13 @@ function copyOf(value: Record<string, unknown>): Record<string, unknown> {
  * caller's objects are never written to); a line without one, nearly every line, is answered as given. pino's own
  * `redact` did this with `*.secret`-style paths, which its redactor parses again on every line: half the cost of a
  * render's two lines (docs/performance.md, "The log's redaction"). */
-export function censored(fields: Record<string, unknown>): Record<string, unknown> {
+function censored(fields: Record<string, unknown>): Record<string, unknown> {
   let out = fields;
   for (const key in fields) {
     const value = fields[key];
     let replaced: unknown = value;
     if (SECRET_FIELDS.has(key)) replaced = CENSOR;
-    else if (isRecord(value)) {
+    else if (isObject(value)) {
       for (const inner in value) {
         if (!SECRET_FIELDS.has(inner)) continue;
         if (replaced === value) replaced = copyOf(value);

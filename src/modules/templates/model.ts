@@ -9,7 +9,7 @@ import { SignatureSettings } from "../../pdf/sign";
 import { CompositionNode, DataSchema, PageSettings, TemplateSource } from "../../render/compile/model";
 import { pointer } from "../../render/compile/pointer";
 import { TemplatePdfOptions } from "../../render/pdf-options";
-import { isObject } from "../../render/compile/values";
+import { isObject } from "../../lib/is-object";
 import { literalUnion } from "../../lib/literals";
 import { DestinationIds } from "../destinations/model";
 

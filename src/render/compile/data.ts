@@ -2,7 +2,8 @@
 import type { ErrorDetail } from "../../errors";
 import type { DataSchema, DataType } from "./model";
 import { pointer } from "./pointer";
-import { isArrayIndex, isObject } from "./values";
+import { isObject } from "../../lib/is-object";
+import { isArrayIndex } from "./values";
 
 // A bad payload of a million rows must not answer a million details: the first ones are enough to fix it.
 export const MAX_DATA_PROBLEMS = 100;

@@ -12,7 +12,7 @@ import { Errors, ValueErrorType, type ValueError } from "@sinclair/typebox/error
 import type { ErrorDetail } from "../../errors";
 import { describeValueError } from "../../http/validation";
 import { pointer } from "./pointer";
-import { isObject } from "./values";
+import { isObject } from "../../lib/is-object";
 
 type JsKind = "string" | "number" | "boolean" | "null" | "array" | "object";
 

@@ -1,4 +1,5 @@
 /** values: reading the data at render time — paths, value references and visibleWhen conditions. */
+import { isObject } from "../../lib/is-object";
 import type { FormatterCache } from "./format";
 import type { Parts, Scope, TextValue, Value, ValueExpression, ValueReference, VisibleWhen } from "./model";
 
@@ -25,11 +26,6 @@ export function lookup(scopes: Scopes, path: string[], scope: Scope = "current")
     else return undefined;
   }
   return value;
-}
-
-/** isObject tells a JSON object from null, arrays and scalars. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** isReference tells a value reference from a literal, a computed value or parts. */
