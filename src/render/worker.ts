@@ -90,7 +90,7 @@ export class RenderWorker {
     this.waits = new RenderWaits(options.store, options.queue, (err) => this.faults.failed(err));
     this.ends = new GroupCommit(
       options.store,
-      (tx, ending) => this.claimFree(ending, tx),
+      (tx, ending) => this.claimFree({ tx, freeing: ending }),
       (claimed) => this.rolledBack(claimed),
       (claimed) => this.startAll(claimed),
     );
@@ -181,7 +181,7 @@ export class RenderWorker {
   async claimAccepted(tx: Tx, queued: readonly string[]): Promise<void> {
     if (this.options.store.engine !== "sqlite" || !this.recovered) return;
     // No more than the transaction queued: with pages to spare, a second look would find the queue empty.
-    const claimed = await this.claimFree(0, tx, queued.length, true);
+    const claimed = await this.claimFree({ tx, most: queued.length, queuedNow: true });
     if (claimed.length === 0) return;
     tx.onEnd((committed) => {
       if (!committed) return this.rolledBack(claimed);
@@ -246,7 +246,7 @@ export class RenderWorker {
   /** claimFree claims a render for every free page (`most` at most) — with `freeing` more pages whose renders are ending,
    * in `tx` when given, which `queuedNow` says queued renders (so the queue is not empty) — and counts each as running
    * at once. A claim that fails ends the round; what was claimed so far stays claimed, the rest waits for the back-off. */
-  private async claimFree(freeing = 0, tx?: Tx, most = Infinity, queuedNow = false): Promise<Claimed[]> {
+  private async claimFree({ freeing = 0, tx, most = Infinity, queuedNow = false }: { freeing?: number; tx?: Tx; most?: number; queuedNow?: boolean } = {}): Promise<Claimed[]> {
     const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
     while (claimed.length < most && !this.stopped && !this.paused && this.faults.ready() && this.running.size + this.claiming - freeing < concurrency) {
