@@ -18,7 +18,7 @@ export type AllowanceField = (typeof ALLOWANCE_FIELDS)[number];
 const NULLABLE: ReadonlySet<AllowanceField> = new Set(["documentsPerMonth", "maxStorageBytes", "testRendersPerDay", "templateConversionsPerMonth"]);
 
 // This process prints nothing: the serving process's worker notices a cancel in the store within its poll second.
-const NO_QUEUE: RenderQueue = { cancel() {}, ended() {}, waitEnded: async () => undefined, claimAccepted: async () => {} };
+const NO_QUEUE: RenderQueue = { cancel() {}, ended() {}, waitEnded: async () => undefined, claimAccepted: async () => {}, printAhead: () => undefined, letGo() {} };
 
 /** Actions is what the screens may change; every method throws ApiError with the API's message on bad input. */
 export class Actions {

@@ -21,13 +21,13 @@ export interface ProducingOptions {
 }
 
 /** producing answers produce.ts's dependencies, its steps timed as the render's spans; `printed` is told when Chromium's
- * PDF is ready, before finishing (the timeline's "printed"). */
-export function producing(options: ProducingOptions, phase: RenderSpans["phase"], printed: () => void): ProduceDeps {
+ * PDF is ready, before finishing (the timeline's "printed"). `ahead` is the print already begun for the job, if any. */
+export function producing(options: ProducingOptions, phase: RenderSpans["phase"], printed: () => void, ahead?: Promise<RenderOutput>): ProduceDeps {
   const { store, clock, files, pool, sealPdf } = options;
   return {
     phase,
     print: async (workspaceId, job, signal) => {
-      const out = await print(options, workspaceId, job, signal);
+      const out = await (ahead ?? print(options, workspaceId, job, signal));
       printed();
       return out;
     },
@@ -39,7 +39,7 @@ export function producing(options: ProducingOptions, phase: RenderSpans["phase"]
 }
 
 /** print prints on the pool, and once more when a crash lost the render (the pool has replaced what crashed). */
-async function print({ store, files, pool, log }: ProducingOptions, workspaceId: string, job: PrintJob, signal: AbortSignal): Promise<RenderOutput> {
+export async function print({ store, files, pool, log }: ProducingOptions, workspaceId: string, job: PrintJob, signal: AbortSignal): Promise<RenderOutput> {
   const renderJob = { ...job, assets: pageAssets(workspaceAsset(store, files, workspaceId)) };
   try {
     return await pool.render(renderJob, signal);

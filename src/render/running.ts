@@ -1,6 +1,8 @@
 /** running: a render a worker has claimed — the page it holds from its claim to its end — and why its print is stopped
  * before that end (the abort reasons the worker tells apart). */
 import type { Claim } from "../queue/queue";
+import type { PrintJob } from "./job";
+import type { RenderOutput } from "./pool";
 
 /** The render was cancelled: the cancel request wrote its final state already. */
 export class Cancelled extends Error {}
@@ -18,6 +20,19 @@ export interface Running {
   /** Its claim is committed and it prints: set by startAll. A claim made inside a render's end or its acceptance is
    * counted at once but committed with that transaction, and its lease is not asked about before. */
   started: boolean;
+  /** The print begun while its acceptance was written (RenderWorker.printAhead), which the render takes over. */
+  ahead?: Ahead;
+}
+
+/** Ahead is a print begun before its render was queued: it holds a page of its own until the claim in its acceptance's
+ * transaction adopts it, or until its print ends unused (let go). */
+export interface Ahead {
+  workspaceId: string;
+  job: PrintJob;
+  controller: AbortController;
+  printed: Promise<RenderOutput>;
+  /** Adopted or let go: either ends its own hold on the page. */
+  settled: boolean;
 }
 
 /** A render claimed for a free page, counted as running before it starts. */

@@ -20,12 +20,12 @@ import type { FinalStatus } from "../store/render-status";
 import type { PrintJob } from "./job";
 import { isOperationJob, type OperationJob } from "./operation";
 import { operate, printJob, type SealPdf } from "./produce";
-import { producing as makeProducing } from "./producing";
+import { producing as makeProducing, print } from "./producing";
 import { storeOutputs, type StoreOutputDeps } from "./store-output";
 import { recordOutputs } from "../store/render-outputs";
 import { GroupCommit } from "./group-commit";
 import { QueueWatch } from "./queue-watch";
-import { Cancelled, LeaseLost, Stopping, type Claimed, type Running } from "./running";
+import { Cancelled, LeaseLost, Stopping, type Ahead, type Claimed, type Running } from "./running";
 import type { RenderPool } from "./pool";
 import { sweep } from "./sweep";
 import { RenderWaits } from "./waits";
@@ -69,6 +69,11 @@ export class RenderWorker {
   private readonly fills = new SerialRunner({ job: () => this.fill(), failed: (err) => this.faults.failed(err), rerun: () => !this.stopped });
   /** Claims asked for and not answered yet: each holds a page, so that claims made at once never exceed the pages. */
   private claiming = 0;
+  /** Prints begun ahead of their acceptance (printAhead) and not adopted yet: each holds a page too. */
+  private aheads = 0;
+  /** Workspaces whose last print ahead was let go unused (an acceptance refused, rolled back): none is begun for them again
+   * until one of their renders is claimed in its acceptance, so a workspace over its allowance costs Chromium one print. */
+  private readonly noAhead = new Set<string>();
   private stopped = true;
   /** Held by the operator (`renderd tui`'s drain, pause()): renders are accepted but none is claimed until resumed. */
   paused = false;
@@ -178,16 +183,59 @@ export class RenderWorker {
    * queue's fair one, as any other. Only on SQLite, whose writes take turns anyway: on a shared store it would hold the
    * workspace's lock, which every acceptance of the workspace waits for, two round trips longer.
    */
-  async claimAccepted(tx: Tx, queued: readonly string[]): Promise<void> {
+  async claimAccepted(tx: Tx, queued: readonly string[], aheads?: ReadonlyMap<string, Ahead>): Promise<void> {
     if (this.options.store.engine !== "sqlite" || !this.recovered) return;
-    // No more than the transaction queued: with pages to spare, a second look would find the queue empty.
-    const claimed = await this.claimFree({ tx, most: queued.length, queuedNow: true });
+    // No more than the transaction queued: with pages to spare, a second look would find the queue empty. The pages the
+    // prints begun ahead hold are theirs to claim.
+    const claimed = await this.claimFree({ tx, most: queued.length, queuedNow: true, freeing: aheads?.size });
     if (claimed.length === 0) return;
+    for (const { claim, running } of claimed) {
+      const ahead = aheads?.get(claim.renderId);
+      // A cancel between the claim and the commit stops the print begun ahead.
+      if (ahead) Object.assign(running, { ahead, controller: ahead.controller });
+    }
     tx.onEnd((committed) => {
       if (!committed) return this.rolledBack(claimed);
+      for (const { running } of claimed) {
+        this.noAhead.delete(running.workspaceId);
+        if (!running.ahead) continue;
+        running.ahead.settled = true;
+        this.aheads -= 1;
+      }
       this.startAll(claimed);
       // The fair claim may have taken older renders of other workspaces instead of those this transaction queued.
       if (queued.every((id) => this.running.get(id)?.started)) this.watch.tookAllAccepted();
+    });
+  }
+
+  /**
+   * printAhead begins printing a render's job before its acceptance is written — the allowances, its row, its claim —
+   * so that at concurrency 1 those ~0.7 ms pass while Chromium prints (docs/performance.md). Only where the acceptance
+   * claims (claimAccepted: SQLite), for a print job, with a page free and the queue known empty, so that the fair claim
+   * takes this render; undefined otherwise. The acceptance hands it to claimAccepted, which adopts it for the render it
+   * claims; the caller lets it go (letGo) once the acceptance has ended, whatever became of it.
+   */
+  printAhead(workspaceId: string, job: PrintJob | OperationJob): Ahead | undefined {
+    if (this.options.store.engine !== "sqlite" || !this.recovered || this.stopped || this.paused || !this.faults.ready()) return undefined;
+    if (isOperationJob(job) || this.noAhead.has(workspaceId) || !this.watch.knownEmpty() || this.busy() >= this.options.concurrency) return undefined;
+    const controller = new AbortController();
+    const ahead: Ahead = { workspaceId, job, controller, printed: print(this.options, workspaceId, job, controller.signal), settled: false };
+    // Its failure is the render's, met when the render awaits it; let go unused, it is nobody's.
+    ahead.printed.catch(() => {});
+    this.aheads += 1;
+    return ahead;
+  }
+
+  /** letGo ends a print begun ahead that no claim adopted (the acceptance refused or rolled back): it is stopped, and its
+   * page is free again once the pool has it back. Adopted, it is the render's now, and nothing happens. */
+  letGo(ahead: Ahead): void {
+    if (ahead.settled) return;
+    ahead.settled = true;
+    this.noAhead.add(ahead.workspaceId);
+    ahead.controller.abort(new Cancelled("not accepted"));
+    void ahead.printed.catch(() => {}).finally(() => {
+      this.aheads -= 1;
+      this.kick();
     });
   }
 
@@ -243,13 +291,14 @@ export class RenderWorker {
     this.watch.mayHaveChanged();
   }
 
-  /** claimFree claims a render for every free page (`most` at most) — with `freeing` more pages whose renders are ending,
+  /** claimFree claims a render for every free page (`most` at most) — with `freeing` more pages whose renders are ending
+   * (or whose prints, begun ahead, wait for the renders queued in `tx`),
    * in `tx` when given, which `queuedNow` says queued renders (so the queue is not empty) — and counts each as running
    * at once. A claim that fails ends the round; what was claimed so far stays claimed, the rest waits for the back-off. */
   private async claimFree({ freeing = 0, tx, most = Infinity, queuedNow = false }: { freeing?: number; tx?: Tx; most?: number; queuedNow?: boolean } = {}): Promise<Claimed[]> {
     const { clock, concurrency } = this.options;
     const claimed: Claimed[] = [];
-    while (claimed.length < most && !this.stopped && !this.paused && this.faults.ready() && this.running.size + this.claiming - freeing < concurrency) {
+    while (claimed.length < most && !this.stopped && !this.paused && this.faults.ready() && this.busy() - freeing < concurrency) {
       if (!queuedNow && this.watch.knownEmpty()) break;
       const wakes = this.watch.wakes;
       let claim: Claim | null;
@@ -271,6 +320,11 @@ export class RenderWorker {
       claimed.push({ claim, running });
     }
     return claimed;
+  }
+
+  /** busy counts the pages held: by renders claimed, claims on their way and prints begun ahead. */
+  private busy(): number {
+    return this.running.size + this.claiming + this.aheads;
   }
 
   private startAll(claimed: Claimed[]): void {
@@ -305,13 +359,14 @@ export class RenderWorker {
     // held its page, is claimed by a look after it.
     let endedAfterWakes: number | undefined;
     try {
+      const ahead = this.running.get(id)?.ahead;
       // A stored job that does not parse (written by a damaged or foreign store) fails its render like any other fault.
-      const job = JSON.parse(head.job) as PrintJob | OperationJob;
+      const job = ahead?.job ?? (JSON.parse(head.job) as PrintJob | OperationJob);
       let printedAt: string | undefined;
       const producing = makeProducing(this.options, spans.phase, () => {
         printedAt = this.options.clock.now().toISOString();
         laps.lap("print");
-      });
+      }, ahead?.printed);
       const made = isOperationJob(job) ? await operate(producing, head.workspaceId, job) : await printJob(producing, head.workspaceId, job, signal);
       storing = true;
       const wakesBefore = this.faults.ready() ? this.watch.wakes : undefined;
@@ -327,7 +382,8 @@ export class RenderWorker {
       laps.lap("commit");
       endedAfterWakes = wakesBefore;
       ended(final ? "succeeded" : "cancelled");
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms };
+      // `ahead`: printed while its acceptance was written, so pool.render()'s `ms` began before the print lap did.
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms, ...(ahead && { ahead: true }) };
       // Written once the waiting request has its answer (this turn's microtasks): its ~0.1 ms is not the caller's.
       setImmediate(() => log.info(fields, "render succeeded"));
     } catch (e) {

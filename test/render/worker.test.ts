@@ -19,6 +19,7 @@ import { SpooledFiles } from "../../src/store/output-spool";
 import { openStore } from "../../src/store/open";
 import type { Store, Tx } from "../../src/store/store";
 import type { Claim } from "../../src/queue/queue";
+import type { PrintJob } from "../../src/render/job";
 import { rejection, until } from "../wait";
 
 const dataDir = mkdtempSync(join(tmpdir(), "renderd-worker-"));
@@ -30,10 +31,12 @@ afterAll(async () => {
 });
 
 /** workerOn answers a worker of `concurrency` pages (one unless told) on `store` and the files under `dir`, printing in
- * `printMs` (the stub pool). */
-function workerOn(dir: string, store: Store, clock: ManualClock, queue: StoreQueue, printMs = 0, concurrency = 1): RenderWorker {
+ * `printMs` (the stub pool), which tells `onPrint` the HTML of each print it begins. */
+function workerOn(dir: string, store: Store, clock: ManualClock, queue: StoreQueue, printMs = 0, concurrency = 1, onPrint?: (html: string) => void): RenderWorker {
   const log = createLogger("silent");
   const pool = new StubPool(poolOptions(loadConfig({ DATA_DIR: dir }), log), printMs);
+  const render = pool.render.bind(pool);
+  pool.render = (job, signal) => (onPrint?.(job.html), render(job, signal));
   const files = new SpooledFiles(new DiskFiles(dir), store, clock);
   opened.push(files);
   return new RenderWorker({ store, clock, log, files, queue, pool, concurrency, retentionDays: 30 });
@@ -330,6 +333,64 @@ test("a render accepted while a page is free is claimed in its acceptance's tran
     expect(await status("rnd_third")).toBe("processing");
     await until(async () => (await status("rnd_third")) === "succeeded", 5_000);
     expect(claims).toEqual(["rnd_first within", "rnd_second within", "rnd_undone within", "rnd_third within"]);
+  } finally {
+    await close(worker);
+  }
+});
+
+test("with a page free, a render's print begins before its acceptance is written and its claim takes it over; a refused acceptance lets the print go, frees the page, and its workspace prints ahead again only once one of its renders is claimed", async () => {
+  const { clock, dir, store, queue, render, status, close } = await queueOnStore("ahead");
+  // The order of the prints begun and the claims made, each with its render: the print ahead comes first.
+  const events: string[] = [];
+  const watched = claimsThrough(queue, async (tx, real) => {
+    const claim = await real();
+    if (claim) events.push(`claim ${claim.renderId}${tx ? "" : " own"}`);
+    return claim;
+  });
+  const worker = workerOn(dir, store, clock, watched, 100, 1, (html) => events.push(`print ${html.replace(/<\/?p>/g, "")}`));
+  // What POST /v1/renders does (renders/index.ts): print ahead when it may, queue and claim in one transaction, let go.
+  const accept = async (id: string, refuse = false) => {
+    const ahead = worker.printAhead("ws_a", { html: `<p>${id}</p>` } as PrintJob);
+    try {
+      await store.tx(async (tx) => {
+        await queue.enqueue(tx, render(id));
+        await worker.claimAccepted(tx, [id], ahead && new Map([[id, ahead]]));
+        if (refuse) throw new Error("over the allowance");
+      });
+    } finally {
+      if (ahead) worker.letGo(ahead);
+    }
+    return ahead !== undefined;
+  };
+  const lookedAtQueue = () => Bun.sleep(50);
+  try {
+    await worker.start();
+    await lookedAtQueue();
+    // Printed ahead, then claimed within its acceptance: one print, which the render's end stores.
+    expect(await accept("rnd_first")).toBe(true);
+    expect(worker.inFlight().map((r) => r.renderId)).toEqual(["rnd_first"]);
+    // The page is the first render's: the next acceptance prints nothing ahead, and its render waits in the queue.
+    expect(await accept("rnd_second")).toBe(false);
+    expect(await status("rnd_second")).toBe("queued");
+    await until(async () => (await status("rnd_second")) === "succeeded", 5_000);
+    expect(await status("rnd_first")).toBe("succeeded");
+    expect(events).toEqual(["print rnd_first", "claim rnd_first", "claim rnd_second", "print rnd_second"]);
+    // Refused after its claim: nothing stays, the print begun ahead is stopped and its page is free again.
+    await lookedAtQueue();
+    events.length = 0;
+    expect(await rejection(accept("rnd_refused", true))).toHaveProperty("message", "over the allowance");
+    expect(await status("rnd_refused")).toBeUndefined();
+    expect(worker.inFlight()).toEqual([]);
+    await lookedAtQueue();
+    // The workspace's next acceptance does not print ahead, but is claimed within it: the page was given back.
+    expect(await accept("rnd_after")).toBe(false);
+    expect(await status("rnd_after")).toBe("processing");
+    await until(async () => (await status("rnd_after")) === "succeeded", 5_000);
+    await lookedAtQueue();
+    // One of its renders claimed in its acceptance: it prints ahead again.
+    expect(await accept("rnd_again")).toBe(true);
+    await until(async () => (await status("rnd_again")) === "succeeded", 5_000);
+    expect(events).toEqual(["print rnd_refused", "claim rnd_refused", "claim rnd_after", "print rnd_after", "print rnd_again", "claim rnd_again"]);
   } finally {
     await close(worker);
   }

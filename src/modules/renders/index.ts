@@ -55,7 +55,14 @@ export function renderRoutes(app: AppContext, auth: AuthPlugin, meta: RequestMet
           // without waiting for the disk, and waitForRender answers only once it is durable (docs/rendering.md).
           const accepted = { durable: seconds === 0 };
           const plan = await planRender(d, ws, body);
-          const render = await kept(202, (tx) => createRender(d, tx, ws, plan), accepted);
+          // With a page free, Chromium prints while the acceptance is written (RenderWorker.printAhead).
+          const ahead = d.worker.printAhead(ws, plan.job);
+          let render: Render;
+          try {
+            render = await kept(202, (tx) => createRender(d, tx, ws, { ...plan, ahead }), accepted);
+          } finally {
+            if (ahead) d.worker.letGo(ahead);
+          }
           // Timed from the request's arrival, to the hundredth of a ms, for the request's log line: renderd's own
           // milliseconds at concurrency 1 are the acceptance, the wait less the print, and the answer.
           const { laps } = meta.of(ctx.request);

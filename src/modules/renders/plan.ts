@@ -10,6 +10,7 @@ import { documentJob, htmlJob, templateJob, type FindAsset, type PrintJob } from
 import { mergePdfOptions } from "../../render/pdf-options";
 import { OUTPUT_DPI } from "../../render/image-output";
 import type { OperationJob } from "../../render/operation";
+import type { Ahead } from "../../render/running";
 import { templateFor, withAssetBytes, type PlanningDeps, type TemplateRef } from "./asset-bytes";
 import { assertCertificateUsable } from "../certificates/service";
 import { checkTemplateAssets } from "../templates/service";
@@ -40,6 +41,8 @@ export interface Planned {
   data?: unknown;
   /** The result's facts known now (RenderRow.details): the image output asked for. */
   details?: string;
+  /** The print begun for its job while it is queued (RenderWorker.printAhead). */
+  ahead?: Ahead;
 }
 
 function badRequest(path: string, message: string): ApiError {

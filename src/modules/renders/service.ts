@@ -42,7 +42,7 @@ export interface RenderDeps {
 }
 
 /** RenderQueue is what the render services need of the worker. */
-export type RenderQueue = Pick<RenderWorker, "cancel" | "ended" | "waitEnded" | "claimAccepted">;
+export type RenderQueue = Pick<RenderWorker, "cancel" | "ended" | "waitEnded" | "claimAccepted" | "printAhead" | "letGo">;
 
 
 /** queue charges the allowances for every planned render and inserts them all, or nothing, in `tx`; answers the rows
@@ -99,7 +99,8 @@ export async function queue(deps: RenderDeps, tx: Tx, workspaceId: string, plans
       return [inserted, queueDeliveries(tx, now, plan.deliveries, plan.filename, { data: plan.data, metadata: plan.metadata, renderId: row.id })];
     }),
   );
-  await deps.worker.claimAccepted(tx, rows.map((row) => row.id));
+  const aheads = new Map(plans.flatMap((plan, i) => (plan.ahead ? [[rows[i]!.id, plan.ahead] as const] : [])));
+  await deps.worker.claimAccepted(tx, rows.map((row) => row.id), aheads);
   return rows;
 }
 
