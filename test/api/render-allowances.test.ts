@@ -95,6 +95,23 @@ describe("allowances at creation (spec 2.2, 8.1)", () => {
     expect((await t.call("/v1/renders", { key: ws.key, body: HTML })).status).toBe(202);
   });
 
+  test("a render refused with a page free stops the print begun for it while its acceptance was written, and keeps no page: the next render prints", async () => {
+    const ws = await workspace("Printed ahead", { rendersPerMinute: 1 });
+    const other = await workspace("Next in line");
+    // The earlier tests' renders printed: the one page is free and the queue empty, as at concurrency 1.
+    await until(async () => (await t.server.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM renders WHERE status IN ('queued', 'processing')"))!.n === 0, 30_000);
+    expect((await t.call("/v1/renders?wait=30", { key: ws.key, body: HTML })).status).toBe(200);
+    const failed = t.server.pool.stats().failed;
+    const refused = await t.call("/v1/renders?wait=30", { key: ws.key, body: HTML });
+    expect(refused.status).toBe(429);
+    // On SQLite its print began before the allowances refused it (RenderWorker.printAhead), and was stopped.
+    const stopped = t.server.store.engine === "sqlite" ? 1 : 0;
+    await until(() => t.server.pool.stats().failed === failed + stopped);
+    const next = await t.call("/v1/renders?wait=30", { key: other.key, body: HTML });
+    expect(next.status).toBe(200);
+    expect(next.body.status).toBe("succeeded");
+  });
+
   test("documentsPerMonth: 429 QUOTA_EXCEEDED, not retryable; a cancelled render gives its document back; test renders do not count", async () => {
     const ws = await workspace("Documents", { documentsPerMonth: 2 });
     await paused(async () => {
