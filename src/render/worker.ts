@@ -179,8 +179,9 @@ export class RenderWorker {
   /**
    * claimAccepted claims, in the transaction that queues renders, the next ones for the pages free now, and starts them
    * once it has committed: at concurrency 1 the render just accepted starts without a claim of its own (a transaction,
-   * and the wake-up that leads to it: ~0.45 ms of renderd's ~4.9 ms per render, docs/performance.md). The claim is the
-   * queue's fair one, as any other. Only on SQLite, whose writes take turns anyway: on a shared store it would hold the
+   * and the wake-up that leads to it: ~0.45 ms of renderd's ~4.9 ms per render, docs/performance.md). A render claimed
+   * here takes over the print begun ahead for it (`aheads`, by render id: printAhead). The claim is the queue's fair
+   * one, as any other. Only on SQLite, whose writes take turns anyway: on a shared store it would hold the
    * workspace's lock, which every acceptance of the workspace waits for, two round trips longer.
    */
   async claimAccepted(tx: Tx, queued: readonly string[], aheads?: ReadonlyMap<string, Ahead>): Promise<void> {
