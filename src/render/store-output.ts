@@ -5,10 +5,14 @@ import type { Logger } from "pino";
 import type { Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/hash";
 import type { Laps } from "../lib/laps";
-import type { RenderRow } from "../queue/queue";
+import type { Queue, RenderRow } from "../queue/queue";
+import { recordOutputs } from "../store/render-outputs";
 import { awaitFileHold, reclaimFile, releaseFile } from "../store/file-deletions";
 import { SPOOL_MAX_BYTES, type SpooledFiles } from "../store/output-spool";
 import type { Store, Tx } from "../store/store";
+import { isOperationJob, type OperationJob } from "./operation";
+import type { PrintJob } from "./job";
+import type { Made } from "./produce";
 
 export interface StoreOutputDeps {
   store: Store;
@@ -31,6 +35,17 @@ export async function storeOutputs(deps: StoreOutputDeps, renderId: string, pdfs
     if (ended !== BEING_DELETED) return ended;
   }
   return endHeld(deps, renderId, shas, pdfs, end, laps);
+}
+
+/** storeMade stores what the worker made of a render's job and ends the render succeeded (null when it was cancelled
+ * meanwhile): its first PDF's facts on the render, an operation's every output recorded beside it. */
+export function storeMade(deps: StoreOutputDeps, queue: Queue, renderId: string, job: PrintJob | OperationJob, made: Made, printedAt: string | undefined, laps: Laps): Promise<RenderRow | null> {
+  const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
+  return storeOutputs(deps, renderId, made.pdfs, async (tx, shas) => {
+    const row = await queue.complete(tx, renderId, { outputSha256: shas[0]!, pages, bytes: pdf.length, warnings: made.warnings, printedAt });
+    if (row && isOperationJob(job)) await recordOutputs(tx, renderId, shas.map((sha256, i) => ({ sha256, pages: made.pages[i]!, bytes: made.pdfs[i]!.length })), made.details);
+    return row;
+  }, laps);
 }
 
 const BEING_DELETED = Symbol("being deleted");

@@ -21,11 +21,12 @@ import type { PrintJob } from "./job";
 import { isOperationJob, type OperationJob } from "./operation";
 import { operate, printJob, type SealPdf } from "./produce";
 import { producing as makeProducing, print } from "./producing";
-import { storeOutputs, type StoreOutputDeps } from "./store-output";
-import { recordOutputs } from "../store/render-outputs";
+import { storeMade, type StoreOutputDeps } from "./store-output";
 import { GroupCommit } from "./group-commit";
 import { QueueWatch } from "./queue-watch";
 import { Cancelled, LeaseLost, Stopping, type Ahead, type Claimed, type Running } from "./running";
+import { PrintsAhead } from "./print-ahead";
+import { renewLeases, stopCancelledElsewhere } from "./leases";
 import type { RenderPool } from "./pool";
 import { sweep } from "./sweep";
 import { RenderWaits } from "./waits";
@@ -69,11 +70,8 @@ export class RenderWorker {
   private readonly fills = new SerialRunner({ job: () => this.fill(), failed: (err) => this.faults.failed(err), rerun: () => !this.stopped });
   /** Claims asked for and not answered yet: each holds a page, so that claims made at once never exceed the pages. */
   private claiming = 0;
-  /** Prints begun ahead of their acceptance (printAhead) and not adopted yet: each holds a page too. */
-  private aheads = 0;
-  /** Workspaces whose last print ahead was let go unused (an acceptance refused, rolled back): none is begun for them again
-   * until one of their renders is claimed in its acceptance, so a workspace over its allowance costs Chromium one print. */
-  private readonly noAhead = new Set<string>();
+  /** Prints begun ahead of their acceptance (printAhead): each holds a page too until a claim adopts it. */
+  private readonly aheads = new PrintsAhead();
   private stopped = true;
   /** Held by the operator (`renderd tui`'s drain, pause()): renders are accepted but none is claimed until resumed. */
   paused = false;
@@ -114,7 +112,7 @@ export class RenderWorker {
     this.poller = setInterval(() => {
       this.watch.mayHaveChanged();
       void this.guarded(async () => {
-        await this.stopCancelledElsewhere();
+        await stopCancelledElsewhere(this.queue, this.running, (id) => this.cancel(id));
         // Only a shared store has other processes whose leases run out: a SQLite file is this process's alone, and
         // start's recover() took back what an earlier one left.
         if (this.options.store.engine === "postgres") await this.queue.takeBack();
@@ -123,7 +121,7 @@ export class RenderWorker {
     }, POLL_MS);
     this.sweeper = setInterval(() => void sweep(this.options, SPILL_LATE_MS), SWEEP_EVERY_MS);
     // A third of the lease: two renewals may be missed (a stalled event loop) before another process takes a render.
-    this.renewer = setInterval(() => void this.renew(), this.queue.leaseMs / 3);
+    this.renewer = setInterval(() => void this.guarded(() => renewLeases(this.queue, this.running, (id) => this.cancel(id))), this.queue.leaseMs / 3);
     this.kick();
   }
 
@@ -197,12 +195,7 @@ export class RenderWorker {
     }
     tx.onEnd((committed) => {
       if (!committed) return this.rolledBack(claimed);
-      for (const { running } of claimed) {
-        this.noAhead.delete(running.workspaceId);
-        if (!running.ahead) continue;
-        running.ahead.settled = true;
-        this.aheads -= 1;
-      }
+      for (const { running } of claimed) this.aheads.accepted(running.workspaceId, running.ahead);
       this.startAll(claimed);
       // The fair claim may have taken older renders of other workspaces instead of those this transaction queued.
       if (queued.every((id) => this.running.get(id)?.started)) this.watch.tookAllAccepted();
@@ -218,26 +211,14 @@ export class RenderWorker {
    */
   printAhead(workspaceId: string, job: PrintJob | OperationJob): Ahead | undefined {
     if (this.options.store.engine !== "sqlite" || !this.recovered || this.stopped || this.paused || !this.faults.ready()) return undefined;
-    if (isOperationJob(job) || this.noAhead.has(workspaceId) || !this.watch.knownEmpty() || this.busy() >= this.options.concurrency) return undefined;
-    const controller = new AbortController();
-    const ahead: Ahead = { workspaceId, job, controller, printed: print(this.options, workspaceId, job, controller.signal), settled: false };
-    // Its failure is the render's, met when the render awaits it; let go unused, it is nobody's.
-    ahead.printed.catch(() => {});
-    this.aheads += 1;
-    return ahead;
+    if (isOperationJob(job) || !this.aheads.mayBegin(workspaceId) || !this.watch.knownEmpty() || this.busy() >= this.options.concurrency) return undefined;
+    return this.aheads.begin(workspaceId, job, (signal) => print(this.options, workspaceId, job, signal));
   }
 
   /** letGo ends a print begun ahead that no claim adopted (the acceptance refused or rolled back): it is stopped, and its
-   * page is free again once the pool has it back. Adopted, it is the render's now, and nothing happens. */
+   * page is looked at again once the pool has it back. Adopted, it is the render's now, and nothing happens. */
   letGo(ahead: Ahead): void {
-    if (ahead.settled) return;
-    ahead.settled = true;
-    this.noAhead.add(ahead.workspaceId);
-    ahead.controller.abort(new Cancelled("not accepted"));
-    void ahead.printed.catch(() => {}).finally(() => {
-      this.aheads -= 1;
-      this.kick();
-    });
+    this.aheads.letGo(ahead, () => this.kick());
   }
 
   /** ended tells whoever waits on a render (`?wait`) that it reached a final state, handing over `row` when it is the
@@ -325,7 +306,7 @@ export class RenderWorker {
 
   /** busy counts the pages held: by renders claimed, claims on their way and prints begun ahead. */
   private busy(): number {
-    return this.running.size + this.claiming + this.aheads;
+    return this.running.size + this.claiming + this.aheads.held;
   }
 
   private startAll(claimed: Claimed[]): void {
@@ -372,19 +353,12 @@ export class RenderWorker {
       storing = true;
       const wakesBefore = this.faults.ready() ? this.watch.wakes : undefined;
       laps.lap("finish");
-      const [pdf, pages] = [made.pdfs[0]!, made.pages[0]!];
-      final = await spans.phase("render.store", () =>
-        storeOutputs(this.storing(head.workspaceId), id, made.pdfs, async (tx, shas) => {
-          const row = await this.queue.complete(tx, id, { outputSha256: shas[0]!, pages, bytes: pdf.length, warnings: made.warnings, printedAt });
-          if (row && isOperationJob(job)) await recordOutputs(tx, id, shas.map((sha256, i) => ({ sha256, pages: made.pages[i]!, bytes: made.pdfs[i]!.length })), made.details);
-          return row;
-        }, laps),
-      );
+      final = await spans.phase("render.store", () => storeMade(this.storing(head.workspaceId), this.queue, id, job, made, printedAt, laps));
       laps.lap("commit");
       endedAfterWakes = wakesBefore;
       ended(final ? "succeeded" : "cancelled");
       // `ahead`: printed while its acceptance was written, so pool.render()'s `ms` began before the print lap did.
-      const fields = { renderId: id, workspaceId: head.workspaceId, pages, bytes: pdf.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms, ...(ahead && { ahead: true }) };
+      const fields = { renderId: id, workspaceId: head.workspaceId, pages: made.pages[0], bytes: made.pdfs[0]!.length, warnings: made.warnings.length, ms: Math.round(made.ms), phases: laps.ms, ...(ahead && { ahead: true }) };
       // Written once the waiting request has its answer (this turn's microtasks): its ~0.1 ms is not the caller's.
       setImmediate(() => log.info(fields, "render succeeded"));
     } catch (e) {
@@ -414,25 +388,6 @@ export class RenderWorker {
     const startedAt = this.running.get(head.renderId)?.startedAt;
     const queueSeconds = startedAt ? (startedAt.getTime() - Date.parse(head.createdAt)) / 1000 : undefined;
     this.options.metrics?.renderEnded({ status, test: head.test, queueSeconds, renderSeconds });
-  }
-
-  /** renew extends the leases of the renders printing here and stops printing those this process no longer holds. */
-  private async renew(): Promise<void> {
-    await this.guarded(async () => {
-      // A render cancelled elsewhere is no longer held either: it stops as cancelled, not as lost.
-      await this.stopCancelledElsewhere();
-      // Only renders whose claims are committed: on PostgreSQL a renew made while a render's end (and the next claim in
-      // it) is being committed reads the claimed row as still queued, and would stop a render it holds as lost — left
-      // processing under its lease, nobody printed it until another process took it back (bench/cluster.ts: a render
-      // 30 s late).
-      const held = [...this.running].filter(([, r]) => r.started).map(([id]) => id);
-      for (const id of await this.queue.renew(held)) this.running.get(id)?.controller.abort(new LeaseLost("lease lost"));
-    });
-  }
-
-  /** stopCancelledElsewhere stops printing renders another process (`renderd tui`) cancelled in the store. */
-  private async stopCancelledElsewhere(): Promise<void> {
-    for (const id of await this.queue.inStatusAmong([...this.running.keys()], ["cancelled"])) this.cancel(id);
   }
 
   /** storing is what storing a workspace's PDFs needs: the group commit ends them with others ending at once. */
