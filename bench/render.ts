@@ -21,10 +21,11 @@
  *
  * --quick: 3 blocks, 60 invoices at concurrency 1, 400 in all, 9 reports (under 3 minutes); it ends with issue 32's
  * table (ratios and renderd's own ms, PASS/MISS), which holds on any machine.
- * --settle N: N more invoices at concurrency 8, untimed, before the memory sample that opens the concurrency 8 blocks
- * (so every invoice count after it moves by N): the blocks then read a server whose JavaScript compilers have settled.
- * Without it they fall in the compilers' warm-up, which lasts ~1,500 invoices and costs renderd ~1–2 ms of CPU per
- * invoice there (docs/performance.md "One session per page; the compilers' warm-up").
+ * --settle N: N more invoices at concurrency 8, untimed, before the first timed block (so every invoice count after it
+ * moves by N): every block then reads a server whose JavaScript compilers have settled, as a server that has run for a
+ * while. Without it the blocks fall in the compilers' warm-up, which lasts ~1,500 invoices and costs renderd ~1–2 ms of
+ * CPU per invoice at concurrency 8 and ~0.6 ms of its own time per invoice at concurrency 1 (docs/performance.md "One
+ * session per page; the compilers' warm-up" and "Own time at concurrency 1 after the warm-up").
  * --workers: RENDER_WORKERS for the server (default: its own default, the CPU count). --docs: invoices at concurrency
  * 1, as a template and as {html} (concurrency 2 renders a quarter as many; concurrency 8 then makes the invoice count up
  * to 1000). --binary: another build (e.g. main's, for a before/after on the same machine). The server runs at its
@@ -102,7 +103,7 @@ async function main() {
   const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
   console.log(
     `renderd render benchmark: ${BINARY}, Bun ${Bun.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ` +
-      `RENDER_WORKERS ${values.workers ?? `default (${cpus().length})`}, ${SETTLE} invoices to settle before the concurrency 8 blocks, load average ${load()}`,
+      `RENDER_WORKERS ${values.workers ?? `default (${cpus().length})`}, ${SETTLE} invoices to settle before the timed blocks, load average ${load()}`,
   );
   const server = await startServer({ ...values, binary: BINARY });
   const ours = () => serverProcesses(server);
@@ -138,6 +139,8 @@ async function main() {
       // Latency: the invoice at concurrency 1, as a template and as the same HTML, against the floor (one warm page),
       // and the floor with bench/floor.ts's hand-written invoice, which the template imitates.
       await invoices(WARM_UP, 1);
+      // The compilers' warm-up (--settle), before any block is timed: the c1 blocks read renderd's own milliseconds.
+      await invoices(SETTLE, 8);
       const one = await openPages(browser, 1);
       await floorOn(one.pages, invoiceHtml, 0, invoicePdf);
       await floorOn(one.pages, INVOICE_HTML, 0);
@@ -154,7 +157,8 @@ async function main() {
       }
       c2 = await measureCpu(ours, server.pid, () => invoices(Math.ceil(DOCS / 4), 2));
       if (rendered > MEMORY_AT) throw new Error(`--docs ${DOCS} is too many: the ${MEMORY_AT}th invoice must come after the concurrency 2 series`);
-      // Up to the 500th invoice (200th with --quick; --settle more), untimed, then the pool's memory with the server idle.
+      // Up to the 500th invoice (200th with --quick; --settle more, rendered first), untimed, then the pool's memory with
+      // the server idle.
       await invoices(MEMORY_AT - rendered, 8);
       await Bun.sleep(1500);
       at500 = memory(server);
