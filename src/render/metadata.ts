@@ -6,7 +6,8 @@
  */
 import { PDFDocument, PDFHexString, PDFName, PDFString } from "pdf-lib";
 import { VERSION } from "../version";
-import { Revision, type RawDict } from "../pdf/revision";
+import type { RawDict } from "../pdf/classic-file";
+import { Revision } from "../pdf/revision";
 import type { FacturX, PdfMetadata, PdfStandard } from "./pdf-options";
 import { xmpPacket } from "./xmp";
 

@@ -1,0 +1,44 @@
+/**
+ * classic-file: a PDF with a classic cross-reference table (what Chromium writes) read from its end: the trailer, the
+ * catalog, the information dictionary and the page tree's count; any other file answers null.
+ */
+import { describe, expect, test } from "bun:test";
+import { PDFDocument } from "pdf-lib";
+import { ClassicFile } from "../../src/pdf/classic-file";
+import { Revision } from "../../src/pdf/revision";
+import { countPdfPages } from "../../src/render/pdf";
+
+async function pdf(pages: number, options: { objectStreams?: boolean; title?: string } = {}): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  for (let i = 0; i < pages; i++) doc.addPage([300, 400]).drawText(`/Type /Pages /Count 99 page ${i + 1}`, { x: 10, y: 10 });
+  if (options.title) doc.setTitle(options.title);
+  return doc.save({ useObjectStreams: options.objectStreams ?? false });
+}
+
+describe("ClassicFile", () => {
+  test("reads the trailer, the catalog, the information dictionary and the page tree's count", async () => {
+    const file = ClassicFile.open(await pdf(3, { title: "three" }))!;
+    expect(file).not.toBeNull();
+    expect(file.catalog().dict.get("Type")).toBe("/Catalog");
+    expect(file.info().get("Title")).toBe("<FEFF00740068007200650065>");
+    // The pages' own text says /Count 99: the count comes from the page tree the table points at.
+    expect(file.pageCount()).toBe(3);
+  });
+
+  test("a cross-reference stream or an updated file is not read: null, and the page count falls back to the page objects", async () => {
+    expect(ClassicFile.open(await pdf(2, { objectStreams: true }))).toBeNull();
+    const revision = Revision.open(await pdf(2))!;
+    revision.setInfo(new Map([["Title", "(updated)"]]));
+    const updated = revision.bytes();
+    expect(ClassicFile.open(updated)).toBeNull();
+    expect(countPdfPages(updated)).toBe(2);
+    expect(ClassicFile.open(new TextEncoder().encode("not a PDF"))).toBeNull();
+  });
+
+  test("a page tree whose count is not a plain number answers null", async () => {
+    const text = Buffer.from(await pdf(1)).toString("latin1");
+    // The same length, so the table's offsets still hold.
+    const damaged = new Uint8Array(Buffer.from(text.replace("/Count 1", "/Count x"), "latin1"));
+    expect(ClassicFile.open(damaged)?.pageCount()).toBeNull();
+  });
+});
