@@ -33,12 +33,7 @@ export class ClassicFile {
 
   /** open reads a PDF's last trailer and cross-reference table; null when the file is not one this reads. */
   static open(pdf: Uint8Array): ClassicFile | null {
-    try {
-      return ClassicFile.read(pdf);
-    } catch (e) {
-      if (e instanceof Unexpected) return null;
-      throw e;
-    }
+    return orNull(() => ClassicFile.read(pdf));
   }
 
   private static read(pdf: Uint8Array): ClassicFile {
@@ -89,14 +84,9 @@ export class ClassicFile {
   /** pageCount answers the /Count of the page tree the catalog names, or null when it is not a plain /Pages dictionary:
    * found through the table, so no text inside the document can pose as a page. */
   pageCount(): number | null {
-    try {
-      const pages = this.object(parseRef(this.catalog().dict.get("Pages")));
-      const count = pages.get("Count") ?? "";
-      return pages.get("Type") === "/Pages" && /^\d+$/.test(count) ? Number(count) : null;
-    } catch (e) {
-      if (e instanceof Unexpected) return null;
-      throw e;
-    }
+    const pages = orNull(() => this.object(parseRef(this.catalog().dict.get("Pages"))));
+    const count = pages?.get("Count") ?? "";
+    return pages?.get("Type") === "/Pages" && /^\d+$/.test(count) ? Number(count) : null;
   }
 
   /** object reads an indirect object that must be a dictionary; Unexpected otherwise. */
@@ -132,6 +122,16 @@ class Unexpected extends Error {}
 
 function unexpected(): never {
   throw new Unexpected();
+}
+
+/** orNull answers what `read` reads, or null when the file is not what it expects. */
+function orNull<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof Unexpected) return null;
+    throw e;
+  }
 }
 
 export function parseRef(value: string | undefined): Ref {

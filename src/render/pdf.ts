@@ -1,5 +1,5 @@
 /** pdf: what renderd needs to know about a PDF Chromium printed — how many pages it has. */
-import { ClassicFile } from "../pdf/classic-file";
+import { ClassicFile, latin1 } from "../pdf/classic-file";
 
 /**
  * countPdfPages answers the page count of a PDF: the /Count of the page tree the trailer's /Root points at, found
@@ -8,7 +8,7 @@ import { ClassicFile } from "../pdf/classic-file";
  * `/Type /Page` objects.
  */
 export function countPdfPages(pdf: Uint8Array): number {
-  return ClassicFile.open(pdf)?.pageCount() ?? countPageObjects(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString("latin1"));
+  return ClassicFile.open(pdf)?.pageCount() ?? countPageObjects(latin1(pdf));
 }
 
 /** countPageObjects counts `/Type /Page` dictionaries (not `/Pages`): the fallback. */
