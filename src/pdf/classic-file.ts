@@ -10,8 +10,10 @@ export type RawDict = Map<string, string>;
 
 /** latin1 reads bytes as text one character per byte (Buffer's latin1; TextDecoder's "latin1" is windows-1252). */
 export const latin1 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-const WHITE = /[\0\t\n\f\r ]/;
-const DELIMITER = /[\0\t\n\f\r ()<>[\]{}/%]/;
+// PDF's white space and delimiters (ISO 32000-1 7.2.2), by character code: looked up, not matched, since the reading runs
+// once per render between a print and a commit, where a regular expression per character cost several times as much.
+const WHITE = charSet("\0\t\n\f\r ");
+const DELIMITER = charSet("\0\t\n\f\r ()<>[]{}/%");
 // The tail read for the trailer: Chromium's is ~60 bytes, past its last table entry.
 const TAIL = 1024;
 // A catalog or information dictionary longer than this is not Chromium's: the caller falls back.
@@ -19,6 +21,8 @@ const MAX_OBJECT = 16 * 1024;
 // Chromium's are a few hundred bytes: a first read this long finds them whole without decoding 16 KiB of the page's
 // content as text (a third of the update's time); a longer one is read again up to MAX_OBJECT.
 const FIRST_READ = 1024;
+
+const opened = new WeakMap<Uint8Array, ClassicFile | null>();
 
 /** ClassicFile is a PDF's last trailer and cross-reference table, and its dictionary objects read on demand. */
 export class ClassicFile {
@@ -31,9 +35,13 @@ export class ClassicFile {
     readonly startxref: number,
   ) {}
 
-  /** open reads a PDF's last trailer and cross-reference table; null when the file is not one this reads. */
+  /** open reads a PDF's last trailer and cross-reference table; null when the file is not one this reads. The same bytes
+   * (the same array, never changed in place) are read once: the pool counts a printed PDF's pages, then finishing
+   * appends its metadata to it. */
   static open(pdf: Uint8Array): ClassicFile | null {
-    return orNull(() => ClassicFile.read(pdf));
+    let file = opened.get(pdf);
+    if (file === undefined) opened.set(pdf, (file = orNull(() => ClassicFile.read(pdf))));
+    return file;
   }
 
   private static read(pdf: Uint8Array): ClassicFile {
@@ -51,9 +59,13 @@ export class ClassicFile {
       if (!head) break;
       pos += head[0].length;
       const [first, count] = [Number(head[1]), Number(head[2])];
+      // Each entry is `oooooooooo ggggg n` in 20 bytes (7.5.4).
       for (let i = 0; i < count; i++, pos += 20) {
-        const entry = /^(\d{10}) (\d{5}) ([nf])/.exec(text.slice(pos, pos + 20)) ?? unexpected();
-        if (entry[3] === "n") offsets.set(first + i, { offset: Number(entry[1]), gen: Number(entry[2]) });
+        const offset = digits(text, pos, 10);
+        const gen = digits(text, pos + 11, 5);
+        const kind = text[pos + 17];
+        if (text[pos + 10] !== " " || text[pos + 16] !== " " || (kind !== "n" && kind !== "f")) unexpected();
+        if (kind === "n") offsets.set(first + i, { offset, gen });
       }
     }
     const at = /^\s*trailer\s*/.exec(text.slice(pos)) ?? unexpected();
@@ -192,11 +204,29 @@ function literalEnd(text: string, pos: number): number {
 
 function token(text: string, pos: number): string {
   let end = pos;
-  while (end < text.length && !DELIMITER.test(text[end]!)) end++;
+  while (end < text.length && DELIMITER[text.charCodeAt(end)] !== 1) end++;
   return text.slice(pos, end);
 }
 
 function skip(text: string, pos: number): number {
-  while (pos < text.length && WHITE.test(text[pos]!)) pos++;
+  while (pos < text.length && WHITE[text.charCodeAt(pos)] === 1) pos++;
   return pos;
+}
+
+/** digits reads `count` decimal digits at `pos` as a number; Unexpected if any is not one. */
+function digits(text: string, pos: number, count: number): number {
+  let n = 0;
+  for (let i = pos; i < pos + count; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (!(d >= 0 && d <= 9)) unexpected();
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/** charSet marks the codes of `chars`; a code past 255 reads as undefined, in no set. */
+function charSet(chars: string): Uint8Array {
+  const set = new Uint8Array(256);
+  for (let i = 0; i < chars.length; i++) set[chars.charCodeAt(i)] = 1;
+  return set;
 }

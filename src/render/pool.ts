@@ -287,11 +287,13 @@ export class RenderPool {
       const bytes = buffer.byteLength;
       if (bytes > maxOutputBytes)
         throw new ApiError("LIMIT_EXCEEDED", `The PDF has ${bytes} bytes; the limit is ${maxOutputBytes}.`);
-      const pages = countPdfPages(buffer);
+      // Counted on the array answered: finishing reads the same file (classic-file.ts reads one array once).
+      const pdf = new Uint8Array(buffer.buffer, buffer.byteOffset, bytes);
+      const pages = countPdfPages(pdf);
       // The page range printed stops one page past the limit, so a longer document is caught without printing it all.
       if (pages > maxPages) throw new ApiError("LIMIT_EXCEEDED", `The document has more than ${maxPages} pages.`);
       this.counters.rendered++;
-      return { pdf: new Uint8Array(buffer.buffer, buffer.byteOffset, bytes), pages, bytes, ms: performance.now() - started, warnings };
+      return { pdf, pages, bytes, ms: performance.now() - started, warnings };
     } catch (e) {
       this.counters.failed++;
       if (e instanceof ApiError && e.code === "RENDER_TIMEOUT") this.counters.timeouts++;

@@ -25,6 +25,21 @@ describe("ClassicFile", () => {
     expect(file.pageCount()).toBe(3);
   });
 
+  test("one array is read once; the same bytes in another array, or a damaged table entry, are read anew", async () => {
+    const bytes = await pdf(2);
+    const file = ClassicFile.open(bytes);
+    expect(ClassicFile.open(bytes)).toBe(file);
+    const copy = bytes.slice();
+    expect(ClassicFile.open(copy)).not.toBe(file);
+    expect(ClassicFile.open(copy)!.pageCount()).toBe(2);
+    // An entry's generation with a letter in it: not a table this reads.
+    const text = Buffer.from(bytes).toString("latin1");
+    const table = text.lastIndexOf("\nxref");
+    const entry = /\d{10} \d{5} n/.exec(text.slice(table))!;
+    const at = table + entry.index + 11;
+    expect(ClassicFile.open(Buffer.from(text.slice(0, at) + "0000x" + text.slice(at + 5), "latin1"))).toBeNull();
+  });
+
   test("a cross-reference stream or an updated file is not read: null, and the page count falls back to the page objects", async () => {
     expect(ClassicFile.open(await pdf(2, { objectStreams: true }))).toBeNull();
     const revision = Revision.open(await pdf(2))!;

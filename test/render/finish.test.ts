@@ -3,7 +3,7 @@
  * appended PDFs in order, metadata and XMP, the limits on the finished PDF, and PDF/A with an embedded file.
  */
 import { describe, expect, test } from "bun:test";
-import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString, StandardFonts } from "pdf-lib";
 import { ApiError } from "../../src/errors";
 import { finishPdf, type FinishDeps } from "../../src/render/finish";
 import { PRODUCER } from "../../src/render/metadata";
@@ -91,6 +91,20 @@ describe("finishPdf", () => {
       expect(poppler(out.pdf, (f) => ["qpdf", "--check", f])).toContain("No syntax or stream encoding errors");
     });
   }
+
+  test("the appended update writes the title as pdf-lib does, and keeps a creation date written with an offset, as Chromium writes it", async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([300, 400]);
+    const infoOf = (d: PDFDocument) => d.context.lookup(d.context.trailerInfo.Info, PDFDict);
+    infoOf(doc).set(PDFName.of("CreationDate"), PDFString.of("D:20260102050405+02'00'"));
+    const pdf = await doc.save({ useObjectStreams: false });
+    const title = "Rechnung 📄 Ünïcode \ud800 (1)";
+    const out = await finishPdf({ pdf, pages: 1, bytes: pdf.byteLength }, { ...plain, metadata: { title } }, deps({}));
+    expect(out.pdf.subarray(0, pdf.length)).toEqual(pdf);
+    const info = infoOf(await PDFDocument.load(out.pdf, { updateMetadata: false }));
+    expect(String(info.get(PDFName.of("Title")))).toBe(PDFHexString.fromText(title).toString());
+    expect(info.lookup(PDFName.of("CreationDate"), PDFString).decodeDate().toISOString()).toBe("2026-01-02T03:04:05.000Z");
+  });
 
   test("a plain render on a classic table keeps the printed bytes and appends the metadata; any other finishing rewrites the file", async () => {
     const p = await printedClassic("x");
