@@ -15,7 +15,8 @@ import { xmpPacket } from "./xmp";
 export const PRODUCER = `renderd ${VERSION}`;
 
 /** hex writes text as a hex string of UTF-16BE code units after a byte order mark — what pdf-lib's
- * `PDFHexString.fromText` writes, without its per-unit helpers (~20 µs of each render's update in a running server). */
+ * `PDFHexString.fromText` writes, without the array and the padding helper it goes through per code unit (this runs for
+ * every render's title, on the render's path). */
 function hex(text: string): string {
   let out = "<FEFF";
   for (let i = 0; i < text.length; i++) out += text.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0");

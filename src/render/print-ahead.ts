@@ -7,12 +7,16 @@ import { Cancelled, type Ahead } from "./running";
 
 /** PrintsAhead keeps the worker's prints begun ahead. */
 export class PrintsAhead {
-  /** Begun and not adopted or ended yet: each holds a page. */
-  held = 0;
+  private holding = 0;
   /** Workspaces whose last print ahead was let go unused (an acceptance refused, rolled back): none is begun for them
    * again until one of their renders is claimed in its acceptance, so a workspace going over its allowance costs
    * Chromium one stopped print each time, not one per refused request. */
   private readonly refused = new Set<string>();
+
+  /** held counts the prints begun and not adopted or ended yet: each holds a page. */
+  get held(): number {
+    return this.holding;
+  }
 
   /** mayBegin tells whether a print may be begun ahead for the workspace's render. */
   mayBegin(workspaceId: string): boolean {
@@ -25,7 +29,7 @@ export class PrintsAhead {
     const ahead: Ahead = { workspaceId, job, controller, printed: print(controller.signal), settled: false };
     // Its failure is the render's, met when the render awaits it; let go unused, it is nobody's.
     ahead.printed.catch(() => {});
-    this.held += 1;
+    this.holding += 1;
     return ahead;
   }
 
@@ -35,7 +39,7 @@ export class PrintsAhead {
     this.refused.delete(workspaceId);
     if (!ahead) return;
     ahead.settled = true;
-    this.held -= 1;
+    this.holding -= 1;
   }
 
   /** letGo stops a print no claim adopted; `freed` is told once the pool has its page back. Adopted, nothing happens. */
@@ -45,7 +49,7 @@ export class PrintsAhead {
     this.refused.add(ahead.workspaceId);
     ahead.controller.abort(new Cancelled("not accepted"));
     void ahead.printed.catch(() => {}).finally(() => {
-      this.held -= 1;
+      this.holding -= 1;
       freed();
     });
   }
