@@ -14,6 +14,7 @@ export const latin1 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byt
 // once per render between a print and a commit, where a regular expression per character cost several times as much.
 const WHITE = charSet("\0\t\n\f\r ");
 const DELIMITER = charSet("\0\t\n\f\r ()<>[]{}/%");
+const NUMBER = /^\d+$/;
 // The tail read for the trailer: Chromium's is ~60 bytes, past its last table entry.
 const TAIL = 1024;
 // A catalog or information dictionary longer than this is not Chromium's: the caller falls back.
@@ -72,7 +73,7 @@ export class ClassicFile {
     const trailer = parseDict(text, pos + at[0].length).dict;
     // Encrypted files need every string decrypted; earlier revisions or a hybrid file need the full parser.
     for (const key of ["Encrypt", "Prev", "XRefStm"]) if (trailer.has(key)) unexpected();
-    if (!/^\d+$/.test(trailer.get("Size") ?? "")) unexpected();
+    if (!NUMBER.test(trailer.get("Size") ?? "")) unexpected();
     const file = new ClassicFile(pdf, offsets, trailer, startxref);
     if (file.catalog().dict.get("Type") !== "/Catalog") unexpected();
     return file;
@@ -98,7 +99,7 @@ export class ClassicFile {
   pageCount(): number | null {
     const pages = orNull(() => this.object(parseRef(this.catalog().dict.get("Pages"))));
     const count = pages?.get("Count") ?? "";
-    return pages?.get("Type") === "/Pages" && /^\d+$/.test(count) ? Number(count) : null;
+    return pages?.get("Type") === "/Pages" && NUMBER.test(count) ? Number(count) : null;
   }
 
   /** object reads an indirect object that must be a dictionary; Unexpected otherwise. */
@@ -185,9 +186,13 @@ function valueEnd(text: string, pos: number): number {
   if (c === "/") return pos + 1 + token(text, pos + 1).length;
   const word = token(text, pos);
   if (!word) unexpected();
-  // `n g R`: a reference reads as one value.
-  const ref = /^\s+\d+\s+R(?=[\0\t\n\f\r ()<>[\]{}/%]|$)/.exec(text.slice(pos + word.length, pos + word.length + 24));
-  return pos + word.length + (/^\d+$/.test(word) && ref ? ref[0].length : 0);
+  const end = pos + word.length;
+  // `n g R`: a reference reads as one value, its parts apart by white space, its `R` a word of its own.
+  const genAt = skip(text, end);
+  const gen = token(text, genAt);
+  const rAt = skip(text, genAt + gen.length);
+  const isRef = genAt > end && rAt > genAt + gen.length && NUMBER.test(word) && NUMBER.test(gen) && token(text, rAt) === "R";
+  return isRef ? rAt + 1 : end;
 }
 
 /** literalEnd answers the end of a literal string: balanced parentheses, backslash escapes (7.3.4.2). */

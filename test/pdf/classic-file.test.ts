@@ -3,7 +3,7 @@
  * catalog, the information dictionary and the page tree's count; any other file answers null.
  */
 import { describe, expect, test } from "bun:test";
-import { PDFDocument } from "pdf-lib";
+import { PDFDocument, PDFName, PDFNumber } from "pdf-lib";
 import { ClassicFile } from "../../src/pdf/classic-file";
 import { Revision } from "../../src/pdf/revision";
 import { countPdfPages } from "../../src/render/pdf";
@@ -48,6 +48,21 @@ describe("ClassicFile", () => {
     expect(ClassicFile.open(updated)).toBeNull();
     expect(countPdfPages(updated)).toBe(2);
     expect(ClassicFile.open(new TextEncoder().encode("not a PDF"))).toBeNull();
+  });
+
+  test("a reference reads as one value; numbers in an array, or a number before a name, do not", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([300, 400]);
+    const page = doc.getPage(0).ref;
+    const info = doc.context.obj({ Box: [0, 0, 595, 842], Refs: [page, page, 7], Page: page, Num: PDFNumber.of(3), RG: PDFName.of("RGB") });
+    doc.context.trailerInfo.Info = doc.context.register(info);
+    const read = ClassicFile.open(await doc.save({ useObjectStreams: false }))!.info();
+    const ref = `${page.objectNumber} ${page.generationNumber} R`;
+    expect(read.get("Box")).toBe("[ 0 0 595 842 ]");
+    expect(read.get("Refs")).toBe(`[ ${ref} ${ref} 7 ]`);
+    expect(read.get("Page")).toBe(ref);
+    expect(read.get("Num")).toBe("3");
+    expect(read.get("RG")).toBe("/RGB");
   });
 
   test("a page tree whose count is not a plain number answers null", async () => {
