@@ -106,6 +106,9 @@ test("every render answered 202, or 200 succeeded, is still there after a kill -
   const final = await rows(dataDir);
   for (const id of accepted) expect(["succeeded", "failed"]).toContain((final.get(id))!.status);
   for (const id of succeeded) expect((final.get(id))!.status).toBe("succeeded");
-  // What a killed process left spooled, the next start wrote to its file.
-  for (const sha of spooled) expect(existsSync(`${dataDir}/${contentKey("outputs", sha)}`)).toBe(true);
+  // What a killed process left spooled, the next start wrote to its file: its first sweep does, beside the renders it
+  // recovers (render/worker.ts), so the renders can all have ended before it has.
+  const written = (sha: string) => existsSync(`${dataDir}/${contentKey("outputs", sha)}`);
+  await until(async () => [...spooled].every(written), 30_000).catch(() => {});
+  for (const sha of spooled) expect(written(sha)).toBe(true);
 }, 120_000);
