@@ -104,23 +104,34 @@ function firstSeenCommitted(events: RenderEvent[]): (txid: string) => bigint {
   };
 }
 
-/** Aborted is a transaction that rolled back and when it may have run (µs): from the first line written while it ran
- * (it began before) to the first line written after it had ended. */
+/** Aborted is a transaction that rolled back and when it may have run (µs): from the time a statement arrived whose
+ * snapshot shows its id not yet given out, to the time of a line whose snapshot shows it ended. */
 type Aborted = { txid: string; from: bigint; until: bigint };
 
-/** abortedTransactions answers, of the transactions some logged snapshot shows in progress, those that rolled back —
- * the killed process's: its last transaction, which may have been claiming (locking) a render, never committed. */
+/** abortedTransactions answers the transactions of the run that rolled back — the killed process's: its last
+ * transaction, which may have been claiming (locking) a render, never committed. Every id the logged snapshots span is
+ * asked, not only those some snapshot shows in progress: a claim skipped a render such a transaction had locked, while
+ * its own trigger's snapshot, taken later, may be the first after the transaction had ended, and no other line's fell
+ * within its life. */
 async function abortedTransactions(db: SQL, events: RenderEvent[]): Promise<Aborted[]> {
-  const ids = [...new Set(events.flatMap((e) => running(e.snap)))];
-  if (ids.length === 0) return [];
-  const rows = await db.unsafe(`SELECT x::text AS x FROM unnest(ARRAY[${ids.join(",")}]::bigint[]) AS x WHERE pg_xact_status(x::text::xid8) = 'aborted'`);
-  const byTime = [...events].sort((a, b) => (BigInt(a.at) < BigInt(b.at) ? -1 : 1));
+  const snaps = events.map((e) => {
+    const [xmin, xmax] = e.snap.split(":").slice(0, 2).map(BigInt);
+    return { txid: e.txid, arrived: BigInt(e.arrived), at: BigInt(e.at), xmin: xmin!, xmax: xmax!, running: new Set(running(e.snap)) };
+  });
+  const lowest = snaps.reduce((m, s) => (s.xmin < m ? s.xmin : m), snaps[0]!.xmin);
+  const highest = snaps.reduce((m, s) => (s.xmax > m ? s.xmax : m), snaps[0]!.xmax);
+  const rows = await db.unsafe(`SELECT x::text AS x FROM generate_series(${lowest}::bigint, ${highest - 1n}::bigint) AS x WHERE pg_xact_status(x::text::xid8) = 'aborted'`);
   return rows.map(({ x }: { x: string }) => {
-    const listed = byTime.filter((e) => running(e.snap).includes(x));
-    const last = BigInt(listed.at(-1)!.at);
-    // Ended: a later snapshot taken after its id was given out no longer shows it running.
-    const ended = byTime.find((e) => BigInt(e.at) > last && BigInt(e.snap.split(":")[1]!) > BigInt(x) && !running(e.snap).includes(x));
-    return { txid: x, from: BigInt(listed[0]!.at), until: ended ? BigInt(ended.at) : BigInt(Number.MAX_SAFE_INTEGER) };
+    const id = BigInt(x);
+    // A snapshot whose xmax is at most the id was taken before the id was given out, after its statement arrived.
+    const before = snaps.filter((s) => s.xmax <= id).map((s) => s.arrived);
+    // A snapshot past the id that does not show it in progress was taken after it ended, before its line's time.
+    const after = snaps.filter((s) => s.xmax > id && s.txid !== x && !s.running.has(x)).map((s) => s.at);
+    return {
+      txid: x,
+      from: before.reduce((m, t) => (t > m ? t : m), 0n),
+      until: after.reduce((m, t) => (t < m ? t : m), BigInt(Number.MAX_SAFE_INTEGER)),
+    };
   });
 }
 
@@ -142,7 +153,7 @@ function unfairClaims(events: RenderEvent[], aborted: readonly Aborted[]): strin
     waiting.set(ws, n);
   };
   const bySeq = new Map(events.map((e) => [e.seq, e]));
-  const lastClaim = new Map<string, RenderEvent>();
+  const claimsOf = Map.groupBy(events.filter((e) => e.status === "processing"), (e) => e.workspace_id);
   // The other workspace's next claim after `seq`, if any.
   const nextClaim = (ws: string, seq: number) => events.find((c) => c.seq > seq && c.workspace_id === ws && c.status === "processing");
   for (const e of events) {
@@ -154,24 +165,37 @@ function unfairClaims(events: RenderEvent[], aborted: readonly Aborted[]): strin
         if (other === e.workspace_id || since >= previous || (lastServed.get(other) ?? -1) >= previous) continue;
         // Not waiting for this claim: its render was not committed when the claim looked.
         if (!sees(e, bySeq.get(since)!.txid)) continue;
-        // Served at the same time: the other's next claim overlapped this one, or its last one overlapped this workspace's
-        // previous one (both took the same turn, neither seeing the other's).
+        // Served at the same time: this workspace's previous claim and this one were made at the same moment (each judged
+        // the workspace unserved, neither seeing the other's turn); the other's next claim overlapped this one; or one of
+        // its claims overlapped this workspace's previous one — a turn is written at the claim's commit, so of claims
+        // made at the same moment the one numbered first may record the later turn.
         const overlap = (a: RenderEvent, b: RenderEvent) => !sees(a, b.txid) && !sees(b, a.txid);
+        const before = bySeq.get(previous)!;
+        if (overlap(before, e)) continue;
         const next = nextClaim(other, e.seq);
         if (next && overlap(next, e)) continue;
-        const last = lastClaim.get(other);
-        if (last && overlap(last, bySeq.get(previous)!)) continue;
+        if ((claimsOf.get(other) ?? []).some((c) => c.seq < e.seq && overlap(c, before))) continue;
         // V's first was being claimed by a transaction that then rolled back (the killed process's): a claimer skips a
         // render another holds, and a claim that never committed leaves no line in the log. It may have held it while
         // this claim's statement ran.
         if (aborted.some((a) => a.from <= BigInt(e.at) && a.until >= BigInt(e.arrived))) continue;
-        broken.push(`claim #${e.seq} of ${e.workspace_id} while ${other} waited since #${since}, unserved since before #${previous}`);
+        broken.push(`claim #${e.seq} of ${e.workspace_id} while ${other} waited since #${since}, unserved since before #${previous}\n${described(events, aborted, Math.max(previous, e.seq - 12) - 2, e.seq + 4)}`);
       }
     lastServed.set(e.workspace_id, e.seq);
-    lastClaim.set(e.workspace_id, e);
     change(e.workspace_id, -1, e.seq);
   }
   return broken;
+}
+
+/** described tells the log's lines `from`..`to` and the rolled-back transactions, times in ms from the first line's
+ * arrival: what a failed fairness check needs to be judged from CI's log alone. */
+function described(events: RenderEvent[], aborted: readonly Aborted[], from: number, to: number): string {
+  const t0 = BigInt(events[0]!.arrived);
+  const ms = (us: bigint) => (us >= BigInt(Number.MAX_SAFE_INTEGER) ? "never" : (Number(us - t0) / 1000).toFixed(2));
+  const lines = events
+    .filter((e) => e.seq >= from && e.seq <= to)
+    .map((e) => `  #${e.seq} ${e.workspace_id} ${e.status} ${e.owner ?? "-"} tx ${e.txid} snap ${e.snap} ${ms(BigInt(e.arrived))}..${ms(BigInt(e.at))}`);
+  return [...lines, ...aborted.map((a) => `  rolled back: tx ${a.txid} ${ms(a.from)}..${ms(a.until)}`)].join("\n");
 }
 
 /** poll asks `condition` every 50 ms until it holds, failing after `ms` with `what`. */
