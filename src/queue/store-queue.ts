@@ -5,19 +5,13 @@ import type { ErrorCode } from "../errors";
 import type { Clock } from "../lib/clock";
 import { inList } from "../store/sql-list";
 import type { RenderStatus } from "../store/render-status";
-import type { Reads, Store, Tx } from "../store/store";
-import { fairOrder, type Head } from "./fairness";
+import type { Store, Tx } from "../store/store";
+import { ANY_WAITING, fairOrder, WAITING } from "./fairness";
 import { randomBase62 } from "../lib/ids";
 import { endRender, renewLeases, requeueRender, takeBackRenders, type Lease } from "./lifecycle";
 import type { Claim, NewRender, Printed, Queue, RenderRow } from "./queue";
 import { sweepRenders } from "./retention";
 import { noTracing, type Tracing } from "../tracing/tracing";
-
-// The renders a claim tries, best first: each workspace's first PLACES, so that processes claiming at once for one busy
-// workspace take its first, second… renders side by side instead of all but one finding its first taken; and at most
-// CANDIDATES in all, more than the processes that may claim at once.
-const PLACES = 4;
-const CANDIDATES = 16;
 
 /** StoreQueue is the Queue of one renderd process on the store's `renders` table; the fair pick's memory is in the
  * store too (`queue_turns`), shared with every process on it. */
@@ -75,59 +69,46 @@ export class StoreQueue implements Queue {
   }
 
   /**
-   * claim leases the fair next render (8.1 (5)). The waiting renders and the turns are read in one statement, so they
-   * are one moment's — but a moment before the claim, and other processes claim meanwhile: a workspace served since has
-   * a newer turn than the read shows. So the claim first takes among each workspace's first render as read, in fair
-   * order, one whose workspace still has the turn read: a workspace not served since, and those keep their order. Only when every one of them
-   * has been claimed since, or is being claimed, does it read the heads again, inside its transaction, and take the first
-   * it can of those, a workspace's second only when every first is being claimed by another process — so every
-   * workspace's first waiting render is claimed no later than any workspace's second, and a workspace served twice in a
-   * row while another waited is one whose claims were made at the same moment (docs/scale-out.md "Locks"). Each take is
-   * one `UPDATE … FOR UPDATE SKIP LOCKED` and the turn it records, in one short transaction. Not durable on its own: a
-   * claim lost in a power cut leaves the render queued, where the restart's recover() would put it anyway, and the
-   * render's end (durable) makes the claim durable first.
+   * claim leases the fair next render (8.1 (5)): the first of the waiting renders in fair order (fairness.ts) that no
+   * other process is claiming, and records its workspace's turn. The waiting renders, the turns and the pick are one
+   * statement — `UPDATE … WHERE id = (SELECT … ORDER BY <fair order> LIMIT 1 FOR UPDATE SKIP LOCKED)` — so the pick is
+   * judged on what was committed when that statement began, a render another process holds is skipped for the next in
+   * order, and one another process claimed since is no longer `queued`. Claims made at the same moment may each take
+   * their workspace's turn without the other's (docs/scale-out.md "Locks"). Not durable on its own: a claim lost in a
+   * power cut leaves the render queued, where the restart's recover() would put it anyway, and the render's end (durable)
+   * makes the claim durable first.
    */
   async claim(within?: Tx): Promise<Claim | null> {
     const { store } = this;
-    // Read before the transaction, on PostgreSQL without a lock: an empty queue opens none.
-    const heads = fairOrder(await this.heads(within ?? store));
-    if (heads.length === 0) return null;
-    const take = async (tx: Tx) => (await this.take(tx, heads.filter((h) => h.place === 1))) ?? this.take(tx, fairOrder(await this.heads(tx)));
-    return within ? take(within) : store.tx(take, { durable: false });
+    if (within) return this.take(within);
+    // Looked for before a transaction, on PostgreSQL without a lock: an empty queue opens none.
+    if (!(await store.get(ANY_WAITING))) return null;
+    return store.tx((tx) => this.take(tx), { durable: false });
   }
 
-  /** take claims the first of `candidates` (in fair order, the first CANDIDATES of them) still queued and not being
-   * claimed by another process, and records its workspace's turn; null when none is left. */
-  private async take(tx: Tx, candidates: Head[]): Promise<Claim | null> {
+  /** take claims the fair next render not being claimed by another process and records its workspace's turn; null when
+   * none is left. */
+  private async take(tx: Tx): Promise<Claim | null> {
     const { clock } = this;
-    const heads = candidates.slice(0, CANDIDATES);
-    if (heads.length === 0) return null;
-    const ids = inList("id", heads.map((h) => h.renderId), "c");
-    const rank = `CASE id ${heads.map((_, i) => `WHEN $c${i} THEN ${i}`).join(" ")} END`;
-    // A candidate still queued does not prove its workspace unserved since the read: a render of the same workspace
-    // created earlier but committed later (another request, another process) may have been its first and been claimed.
-    // The workspace's turn, unchanged since the read, does.
-    const turnAsRead = `CASE id ${heads.map((_, i) => `WHEN $c${i} THEN $t${i}`).join(" ")} END`;
-    const turns = Object.fromEntries(heads.map((h, i) => [`t${i}`, h.turn]));
-    const row = await tx.get<{ id: string; job: string; test: number; request_id: string | null; traceparent: string | null }>(
+    // `r.status = 'queued'` is asked of the row as locked: on PostgreSQL a row another process claimed and committed
+    // after this statement began is re-read at its lock, and must then be passed over.
+    const row = await tx.get<{ id: string; workspace_id: string; created_at: string; job: string; test: number; request_id: string | null; traceparent: string | null }>(
       `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
-       WHERE id = (SELECT id FROM renders r WHERE ${ids.sql} AND status = 'queued'
-                     AND COALESCE((SELECT turn FROM queue_turns t WHERE t.workspace_id = r.workspace_id), -1) = ${turnAsRead}
-                   ORDER BY ${rank} LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING id, job, test, request_id, traceparent`,
-      { ...ids.params, ...turns, now: clock.now().toISOString(), owner: this.owner, expires: this.lease().expiresAt },
+       WHERE id = (SELECT r.id FROM renders r JOIN (${WAITING}) h ON h.id = r.id WHERE r.status = 'queued'
+                   ORDER BY ${fairOrder("h")} LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+       RETURNING id, workspace_id, created_at, job, test, request_id, traceparent`,
+      { now: clock.now().toISOString(), owner: this.owner, expires: this.lease().expiresAt },
     );
     if (!row) return null;
-    const head = heads.find((h) => h.renderId === row.id)!;
     tx.write(
       `INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, (SELECT COALESCE(MAX(turn), 0) + 1 FROM queue_turns))
        ON CONFLICT (workspace_id) DO UPDATE SET turn = excluded.turn`,
-      { ws: head.workspaceId },
+      { ws: row.workspace_id },
     );
     return {
       renderId: row.id,
-      workspaceId: head.workspaceId,
-      createdAt: head.createdAt,
+      workspaceId: row.workspace_id,
+      createdAt: row.created_at,
       job: row.job,
       test: row.test === 1,
       origin: { requestId: row.request_id, traceparent: row.traceparent },
@@ -178,20 +159,5 @@ export class StoreQueue implements Queue {
   /** lease answers this process's lease of a claim made or renewed now. */
   private lease(): Lease {
     return { owner: this.owner, expiresAt: new Date(this.clock.now().getTime() + this.leaseMs).toISOString() };
-  }
-
-  /** heads answers each workspace's first PLACES queued renders with the turn the workspace was last served in (8.1 (5)),
-   * in one statement; a suspended workspace renders nothing (spec 8.1 (6)). */
-  private async heads(db: Reads): Promise<Head[]> {
-    const rows = await db.all<{ workspace_id: string; id: string; created_at: string; place: number; turn: number | null }>(
-      `SELECT q.workspace_id, q.id, q.created_at, q.place, t.turn FROM (
-         SELECT r.workspace_id, r.id, r.created_at, ROW_NUMBER() OVER (PARTITION BY r.workspace_id ORDER BY r.created_at, r.id) AS place
-         FROM renders r JOIN workspaces w ON w.id = r.workspace_id
-         WHERE r.status = 'queued' AND w.suspended = 0
-       ) q LEFT JOIN queue_turns t ON t.workspace_id = q.workspace_id
-       WHERE q.place <= $places`,
-      { places: PLACES },
-    );
-    return rows.map((r) => ({ workspaceId: r.workspace_id, renderId: r.id, createdAt: r.created_at, place: r.place, turn: r.turn ?? -1 }));
   }
 }

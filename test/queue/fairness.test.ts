@@ -1,31 +1,89 @@
+/** The fair pick of spec 8.1 (5) as a claim makes it: src/queue/fairness.ts's order inside StoreQueue's one claiming
+ * statement, on both engines. */
 import { describe, expect, test } from "bun:test";
-import { fairOrder, type Head } from "../../src/queue/fairness";
+import { CLI_ACTOR } from "../../src/auth/actor";
+import { ManualClock } from "../../src/lib/clock";
+import { createWorkspace } from "../../src/modules/workspaces/service";
+import { StoreQueue } from "../../src/queue/store-queue";
+import type { Store } from "../../src/store/store";
+import { ENGINES, testStores } from "../store/engines";
 
-const head = (workspaceId: string, renderId: string, createdAt: string): Omit<Head, "turn"> => ({ workspaceId, renderId, createdAt });
+const clock = new ManualClock("2026-01-01T00:00:00.000Z");
+const stores = testStores("fairness");
+const ctx = { actor: CLI_ACTOR, requestId: "req_fairness" };
 
-const a1 = head("ws_a", "rnd_a1", "2026-01-01T00:00:01.000Z");
-const b1 = head("ws_b", "rnd_b1", "2026-01-01T00:00:02.000Z");
-const c1 = head("ws_c", "rnd_c1", "2026-01-01T00:00:03.000Z");
-const sameTimeLow = head("ws_d", "rnd_0d", "2026-01-01T00:00:01.000Z");
+type Waiting = { ws: "a" | "b" | "c" | "d"; id: string; createdAt: string };
+const waiting = (ws: Waiting["ws"], id: string, createdAt: string): Waiting => ({ ws, id, createdAt });
 
-// spec 8.1 (5): workspaces take turns; within a turn, one never served comes first, then the oldest head.
-const cases: { name: string; heads: Omit<Head, "turn">[]; served: [string, number][]; want: Omit<Head, "turn"> | undefined }[] = [
-  { name: "nothing waits", heads: [], served: [], want: undefined },
-  { name: "one workspace gets every pick", heads: [a1], served: [["ws_a", 7]], want: a1 },
-  { name: "none served yet: the oldest head", heads: [c1, a1, b1], served: [], want: a1 },
-  { name: "a workspace never served goes before one served", heads: [a1, c1], served: [["ws_a", 1]], want: c1 },
-  { name: "the workspace served longest ago goes first", heads: [a1, b1, c1], served: [["ws_a", 3], ["ws_b", 1], ["ws_c", 2]], want: b1 },
-  { name: "served in the same turn: the oldest head", heads: [c1, b1], served: [["ws_b", 2], ["ws_c", 2]], want: b1 },
-  { name: "created at the same time: the smaller render id", heads: [a1, sameTimeLow], served: [], want: sameTimeLow },
-  { name: "memory of a workspace that waits no more changes nothing", heads: [b1, c1], served: [["ws_a", 0], ["ws_b", 5]], want: c1 },
+const a1 = waiting("a", "rnd_a1", "2026-01-01T00:00:01.000Z");
+const a2 = waiting("a", "rnd_a2", "2026-01-01T00:00:01.500Z");
+const b1 = waiting("b", "rnd_b1", "2026-01-01T00:00:02.000Z");
+const c1 = waiting("c", "rnd_c1", "2026-01-01T00:00:03.000Z");
+const sameTimeLow = waiting("d", "rnd_0d", "2026-01-01T00:00:01.000Z");
+
+// Workspaces take turns; within a turn, one never served comes first, then the oldest waiting render. `served` is the turn
+// each workspace was last served in.
+const cases: { name: string; waiting: Waiting[]; served: [Waiting["ws"], number][]; want: Waiting | undefined }[] = [
+  { name: "nothing waits", waiting: [], served: [], want: undefined },
+  { name: "one workspace gets every pick", waiting: [a1], served: [["a", 7]], want: a1 },
+  { name: "none served yet: the oldest render", waiting: [c1, a1, b1], served: [], want: a1 },
+  { name: "a workspace never served goes before one served", waiting: [a1, c1], served: [["a", 1]], want: c1 },
+  { name: "the workspace served longest ago goes first", waiting: [a1, b1, c1], served: [["a", 3], ["b", 1], ["c", 2]], want: b1 },
+  { name: "served in the same turn: the oldest render", waiting: [c1, b1], served: [["b", 2], ["c", 2]], want: b1 },
+  { name: "created at the same time: the smaller render id", waiting: [a1, sameTimeLow], served: [], want: sameTimeLow },
+  { name: "memory of a workspace that waits no more changes nothing", waiting: [b1, c1], served: [["a", 0], ["b", 5]], want: c1 },
+  { name: "a workspace's own second render waits behind its first", waiting: [a2, a1], served: [], want: a1 },
 ];
 
-// The first of the fair order is the next pick; the heads carry the turn their workspace was last served in (-1: never).
-function pickNext(heads: Omit<Head, "turn">[], served: Map<string, number>): Omit<Head, "turn"> | undefined {
-  const first = fairOrder(heads.map((h) => ({ ...h, turn: served.get(h.workspaceId) ?? -1 })))[0];
-  return first && { workspaceId: first.workspaceId, renderId: first.renderId, createdAt: first.createdAt };
-}
+for (const engine of ENGINES)
+  describe(`the fair pick on ${engine} (spec 8.1 (5))`, async () => {
+    const place = await stores.place(engine);
+    const store = await stores.open(place, clock);
+    const queue = new StoreQueue(store, clock, 30_000);
+    const workspaces: Record<Waiting["ws"], string> = { a: "", b: "", c: "", d: "" };
+    for (const ws of ["a", "b", "c", "d"] as const) workspaces[ws] = (await store.tx((tx) => createWorkspace(tx, clock, ctx, { name: `Fair ${ws}` }))).id;
 
-describe("fairOrder (spec 8.1 (5))", () => {
-  for (const c of cases) test(c.name, () => expect(pickNext(c.heads, new Map(c.served))).toEqual(c.want));
-});
+    /** setUp leaves exactly `renders` waiting and the turns `served` recorded. */
+    const setUp = (on: Store, renders: Waiting[], served: [Waiting["ws"], number][]) =>
+      on.tx(async (tx) => {
+        await tx.run("DELETE FROM renders");
+        await tx.run("DELETE FROM queue_turns");
+        for (const r of renders)
+          await queue.enqueue(tx, { id: r.id, workspaceId: workspaces[r.ws], test: false, source: "html", templateId: null, templateVersion: null, batchId: null, batchMerge: false, filename: "document.pdf", metadata: "{}", job: "{}", createdAt: r.createdAt });
+        for (const [ws, turn] of served) tx.write("INSERT INTO queue_turns (workspace_id, turn) VALUES ($ws, $turn)", { ws: workspaces[ws], turn });
+      });
+
+    for (const c of cases)
+      test(c.name, async () => {
+        await setUp(store, c.waiting, c.served);
+        expect((await queue.claim())?.renderId ?? null).toBe(c.want?.id ?? null);
+      });
+
+    test("the claim records the turn: the other workspace's first goes next", async () => {
+      await setUp(store, [a1, a2, b1], [["b", 4]]);
+      const picks: Array<string | null> = [];
+      for (let i = 0; i < 4; i++) picks.push((await queue.claim())?.renderId ?? null);
+      expect(picks).toEqual(["rnd_a1", "rnd_b1", "rnd_a2", null]);
+    });
+
+    if (engine === "postgres")
+      test("a first render another process is claiming is skipped for the next workspace's first, not for its own workspace's second", async () => {
+        await setUp(store, [a1, a2, b1], [["b", 4]]);
+        const other = await stores.open(place, clock);
+        let release = () => {};
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let locked = () => {};
+        const isLocked = new Promise<void>((resolve) => (locked = resolve));
+        const holder = other.tx(async (tx) => {
+          await tx.all("SELECT id FROM renders WHERE id = 'rnd_a1' FOR UPDATE");
+          locked();
+          await released;
+        });
+        await isLocked;
+        expect((await queue.claim())?.renderId).toBe("rnd_b1");
+        expect((await queue.claim())?.renderId).toBe("rnd_a2");
+        release();
+        await holder;
+        expect((await queue.claim())?.renderId).toBe("rnd_a1");
+      });
+  });

@@ -203,7 +203,7 @@ describe("StoreQueue fairness across processes (8.1 (5))", async () => {
     expect(await one.claim()).toMatchObject({ renderId: "rnd_f_c4" });
   });
 
-  test("a render committed after a claim's read but created before its workspace's first, and claimed meanwhile, does not give that workspace a second turn", async () => {
+  test("a render committed after a claim looked for waiting renders but created before its workspace's first, and claimed meanwhile, does not give that workspace a second turn", async () => {
     const e = (await store.tx((tx) => createWorkspace(tx, clock, ctx, { name: "Epsilon" }))).id;
     const f = (await store.tx((tx) => createWorkspace(tx, clock, ctx, { name: "Foxtrot" }))).id;
     await add("rnd_f_f1", f);
@@ -212,21 +212,21 @@ describe("StoreQueue fairness across processes (8.1 (5))", async () => {
     const before = clock.now().toISOString();
     await add("rnd_f_e2", e);
     await add("rnd_f_f2", f);
-    // Between `late`'s read of the heads and its claim, a request that began earlier commits Epsilon's render of an
-    // earlier time, and another process claims it: Epsilon has been served.
+    // Between `late`'s look for waiting renders and its claim, a request that began earlier commits Epsilon's render of
+    // an earlier time, and another process claims it: Epsilon has been served.
     let between: (() => Promise<void>) | undefined = async () => {
       await add("rnd_f_e1", e, false, before);
       expect(await two.claim()).toMatchObject({ renderId: "rnd_f_e1" });
     };
     const reads = new Proxy(store, {
       get(target, name, receiver) {
-        if (name !== "all") return Reflect.get(target, name, receiver);
-        return async (...args: Parameters<typeof store.all>) => {
-          const rows = await target.all(...args);
+        if (name !== "get") return Reflect.get(target, name, receiver);
+        return async (...args: Parameters<typeof store.get>) => {
+          const row = await target.get(...args);
           const run = between;
           between = undefined;
           await run?.();
-          return rows;
+          return row;
         };
       },
     });
