@@ -6,7 +6,7 @@ import { ManualClock } from "../../src/lib/clock";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 import { StoreQueue } from "../../src/queue/store-queue";
 import type { Store } from "../../src/store/store";
-import { ENGINES, testStores } from "../store/engines";
+import { ENGINES, holdRows, testStores } from "../store/engines";
 
 const clock = new ManualClock("2026-01-01T00:00:00.000Z");
 const stores = testStores("fairness");
@@ -70,20 +70,10 @@ for (const engine of ENGINES)
       test("a first render another process is claiming is skipped for the next workspace's first, not for its own workspace's second", async () => {
         await setUp(store, [a1, a2, b1], [["b", 4]]);
         const other = await stores.open(place, clock);
-        let release = () => {};
-        const released = new Promise<void>((resolve) => (release = resolve));
-        let locked = () => {};
-        const isLocked = new Promise<void>((resolve) => (locked = resolve));
-        const holder = other.tx(async (tx) => {
-          await tx.all("SELECT id FROM renders WHERE id = 'rnd_a1' FOR UPDATE");
-          locked();
-          await released;
-        });
-        await isLocked;
+        const claiming = await holdRows(other, "UPDATE renders SET lease_owner = 'prc_other' WHERE id = 'rnd_a1'");
         expect((await queue.claim())?.renderId).toBe("rnd_b1");
         expect((await queue.claim())?.renderId).toBe("rnd_a2");
-        release();
-        await holder;
+        await claiming.release();
         expect((await queue.claim())?.renderId).toBe("rnd_a1");
       });
   });

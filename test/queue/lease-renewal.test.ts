@@ -6,7 +6,7 @@ import { CLI_ACTOR } from "../../src/auth/actor";
 import { ManualClock } from "../../src/lib/clock";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 import { StoreQueue } from "../../src/queue/store-queue";
-import { testStores } from "../store/engines";
+import { holdRows, testStores } from "../store/engines";
 
 const clock = new ManualClock("2026-03-10T10:00:00.000Z");
 const stores = testStores("lease_renewal");
@@ -26,22 +26,12 @@ test("a renewal while another transaction holds one of the renders renews the re
   const claimed = await expiry();
 
   // Another transaction locks one of them (as an end being written does) and keeps it until told.
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let locked = () => {};
-  const isLocked = new Promise<void>((resolve) => (locked = resolve));
-  const holder = other.tx(async (tx) => {
-    await tx.run("UPDATE renders SET pages = 1 WHERE id = 'rnd_held'");
-    locked();
-    await released;
-  });
-  await isLocked;
+  const holder = await holdRows(other, "UPDATE renders SET pages = 1 WHERE id = 'rnd_held'");
 
   clock.advance(LEASE_MS / 3);
   const renewal = queue.renew(["rnd_held", "rnd_free"]).then((lost) => ({ lost }));
   const outcome = await Promise.race([renewal, Bun.sleep(2_000).then(() => "still waiting after 2 s")]);
-  release();
-  await holder;
+  await holder.release();
   expect(outcome).toEqual({ lost: [] });
   const renewed = await expiry();
   expect(renewed.rnd_held).toBe(claimed.rnd_held);

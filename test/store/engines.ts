@@ -43,3 +43,22 @@ export function testStores(prefix: string): {
     },
   };
 }
+
+/** holdRows runs `statement` in a transaction of `store` — another process locking rows — and keeps the transaction, and
+ * its locks, open until `release` is called; `release` answers once it has committed. */
+export async function holdRows(store: Store, statement: string): Promise<{ release: () => Promise<void> }> {
+  const released = Promise.withResolvers<void>();
+  const locked = Promise.withResolvers<void>();
+  const holder = store.tx(async (tx) => {
+    await tx.run(statement);
+    locked.resolve();
+    await released.promise;
+  });
+  await Promise.race([locked.promise, holder]);
+  return {
+    release: async () => {
+      released.resolve();
+      await holder;
+    },
+  };
+}
