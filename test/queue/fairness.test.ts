@@ -5,7 +5,6 @@ import { CLI_ACTOR } from "../../src/auth/actor";
 import { ManualClock } from "../../src/lib/clock";
 import { createWorkspace } from "../../src/modules/workspaces/service";
 import { StoreQueue } from "../../src/queue/store-queue";
-import type { Store } from "../../src/store/store";
 import { ENGINES, holdRows, testStores } from "../store/engines";
 
 const clock = new ManualClock("2026-01-01T00:00:00.000Z");
@@ -44,8 +43,8 @@ for (const engine of ENGINES)
     for (const ws of ["a", "b", "c", "d"] as const) workspaces[ws] = (await store.tx((tx) => createWorkspace(tx, clock, ctx, { name: `Fair ${ws}` }))).id;
 
     /** setUp leaves exactly `renders` waiting and the turns `served` recorded. */
-    const setUp = (on: Store, renders: Waiting[], served: [Waiting["ws"], number][]) =>
-      on.tx(async (tx) => {
+    const setUp = (renders: Waiting[], served: [Waiting["ws"], number][]) =>
+      store.tx(async (tx) => {
         await tx.run("DELETE FROM renders");
         await tx.run("DELETE FROM queue_turns");
         for (const r of renders)
@@ -55,12 +54,12 @@ for (const engine of ENGINES)
 
     for (const c of cases)
       test(c.name, async () => {
-        await setUp(store, c.waiting, c.served);
+        await setUp(c.waiting, c.served);
         expect((await queue.claim())?.renderId ?? null).toBe(c.want?.id ?? null);
       });
 
     test("the claim records the turn: the other workspace's first goes next", async () => {
-      await setUp(store, [a1, a2, b1], [["b", 4]]);
+      await setUp([a1, a2, b1], [["b", 4]]);
       const picks: Array<string | null> = [];
       for (let i = 0; i < 4; i++) picks.push((await queue.claim())?.renderId ?? null);
       expect(picks).toEqual(["rnd_a1", "rnd_b1", "rnd_a2", null]);
@@ -68,7 +67,7 @@ for (const engine of ENGINES)
 
     if (engine === "postgres")
       test("a first render another process is claiming is skipped for the next workspace's first, not for its own workspace's second", async () => {
-        await setUp(store, [a1, a2, b1], [["b", 4]]);
+        await setUp([a1, a2, b1], [["b", 4]]);
         const other = await stores.open(place, clock);
         const claiming = await holdRows(other, "UPDATE renders SET lease_owner = 'prc_other' WHERE id = 'rnd_a1'");
         expect((await queue.claim())?.renderId).toBe("rnd_b1");
