@@ -6,7 +6,7 @@ import type { Clock } from "../lib/clock";
 import { inList } from "../store/sql-list";
 import type { RenderStatus } from "../store/render-status";
 import type { Store, Tx } from "../store/store";
-import { ANY_WAITING, fairOrder, WAITING } from "./fairness";
+import { ANY_WAITING, FAIR_NEXT } from "./fairness";
 import { randomBase62 } from "../lib/ids";
 import { endRender, renewLeases, requeueRender, takeBackRenders, type Lease } from "./lifecycle";
 import type { Claim, NewRender, Printed, Queue, RenderRow } from "./queue";
@@ -69,11 +69,11 @@ export class StoreQueue implements Queue {
   }
 
   /**
-   * claim leases the fair next render (8.1 (5)): the first of the waiting renders in fair order (fairness.ts) that no
-   * other process is claiming, and records its workspace's turn. The waiting renders, the turns and the pick are one
-   * statement — `UPDATE … WHERE id = (SELECT … ORDER BY <fair order> LIMIT 1 FOR UPDATE SKIP LOCKED)` — so the pick is
-   * judged on what was committed when that statement began, a render another process holds is skipped for the next in
-   * order, and one another process claimed since is no longer `queued`. Claims made at the same moment may each take
+   * claim leases the fair next render (8.1 (5)): the first of the waiting renders in fair order that no other process
+   * is claiming, and records its workspace's turn. The waiting renders, the turns and the pick are one statement —
+   * `UPDATE … WHERE id = (<fairness.ts's FAIR_NEXT>)` — so the pick is judged on what was committed when that statement
+   * began, a render another process holds is skipped for the next in order, and one another process claimed since is no
+   * longer `queued`. Claims made at the same moment may each take
    * their workspace's turn without the other's (docs/scale-out.md "Locks"). Not durable on its own: a claim lost in a
    * power cut leaves the render queued, where the restart's recover() would put it anyway, and the render's end (durable)
    * makes the claim durable first.
@@ -90,12 +90,9 @@ export class StoreQueue implements Queue {
    * none is left. */
   private async take(tx: Tx): Promise<Claim | null> {
     const { clock } = this;
-    // `r.status = 'queued'` is asked of the row as locked: on PostgreSQL a row another process claimed and committed
-    // after this statement began is re-read at its lock, and must then be passed over.
     const row = await tx.get<{ id: string; workspace_id: string; created_at: string; job: string; test: number; request_id: string | null; traceparent: string | null }>(
       `UPDATE renders SET status = 'processing', started_at = $now, lease_owner = $owner, lease_expires_at = $expires
-       WHERE id = (SELECT r.id FROM renders r JOIN (${WAITING}) h ON h.id = r.id WHERE r.status = 'queued'
-                   ORDER BY ${fairOrder("h")} LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+       WHERE id = (${FAIR_NEXT})
        RETURNING id, workspace_id, created_at, job, test, request_id, traceparent`,
       { now: clock.now().toISOString(), owner: this.owner, expires: this.lease().expiresAt },
     );
