@@ -81,21 +81,30 @@ async function logRenderEvents(db: SQL): Promise<void> {
 
 type RenderEvent = { seq: number; render_id: string; workspace_id: string; status: string; owner: string | null; txid: string; snap: string; arrived: string; at: string };
 
-/** running answers the transactions a snapshot (xmin:xmax:in-progress ids) shows in progress. */
-const running = (snap: string) => (snap.split(":")[2] ?? "").split(",").filter(Boolean);
+/** Snapshot is a logged line's snapshot (xmin:xmax:in-progress ids) with the line's transaction and times (µs). */
+type Snapshot = { txid: string; arrived: bigint; at: bigint; xmin: bigint; xmax: bigint; running: Set<string> };
+
+// A time no line reaches: never seen, never ended.
+const NEVER = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** snapshots reads each line's snapshot, once for every rule that judges by them. */
+function snapshots(events: RenderEvent[]): Snapshot[] {
+  return events.map((e) => {
+    const [xmin, xmax, inProgress = ""] = e.snap.split(":");
+    return { txid: e.txid, arrived: BigInt(e.arrived), at: BigInt(e.at), xmin: BigInt(xmin!), xmax: BigInt(xmax!), running: new Set(inProgress.split(",").filter(Boolean)) };
+  });
+}
 
 /** firstSeenCommitted answers, for a transaction of the log, the first time (µs) a logged snapshot shows it committed:
  * a trigger's snapshot is taken after its statement arrived and before the line's time, so the transaction was visible
  * from that time on (another transaction's snapshot: a transaction's own does not list it in progress). Never, for one no
  * snapshot shows committed. */
-function firstSeenCommitted(events: RenderEvent[]): (txid: string) => bigint {
-  const snaps = events.map((e) => ({ txid: e.txid, at: BigInt(e.at), xmax: BigInt(e.snap.split(":")[1]!), running: new Set(running(e.snap)) }));
-  const never = BigInt(Number.MAX_SAFE_INTEGER);
+function firstSeenCommitted(snaps: readonly Snapshot[]): (txid: string) => bigint {
   const first = new Map<string, bigint>();
   return (txid) => {
     let at = first.get(txid);
     if (at === undefined) {
-      at = never;
+      at = NEVER;
       const x = BigInt(txid);
       for (const s of snaps) if (s.at < at && s.txid !== txid && x < s.xmax && !s.running.has(txid)) at = s.at;
       first.set(txid, at);
@@ -113,11 +122,7 @@ type Aborted = { txid: string; from: bigint; until: bigint };
  * asked, not only those some snapshot shows in progress: a claim skipped a render such a transaction had locked, while
  * its own trigger's snapshot, taken later, may be the first after the transaction had ended, and no other line's fell
  * within its life. */
-async function abortedTransactions(db: SQL, events: RenderEvent[]): Promise<Aborted[]> {
-  const snaps = events.map((e) => {
-    const [xmin, xmax] = e.snap.split(":").slice(0, 2).map(BigInt);
-    return { txid: e.txid, arrived: BigInt(e.arrived), at: BigInt(e.at), xmin: xmin!, xmax: xmax!, running: new Set(running(e.snap)) };
-  });
+async function abortedTransactions(db: SQL, snaps: readonly Snapshot[]): Promise<Aborted[]> {
   const lowest = snaps.reduce((m, s) => (s.xmin < m ? s.xmin : m), snaps[0]!.xmin);
   const highest = snaps.reduce((m, s) => (s.xmax > m ? s.xmax : m), snaps[0]!.xmax);
   const rows = await db.unsafe(`SELECT x::text AS x FROM generate_series(${lowest}::bigint, ${highest - 1n}::bigint) AS x WHERE pg_xact_status(x::text::xid8) = 'aborted'`);
@@ -130,17 +135,17 @@ async function abortedTransactions(db: SQL, events: RenderEvent[]): Promise<Abor
     return {
       txid: x,
       from: before.reduce((m, t) => (t > m ? t : m), 0n),
-      until: after.reduce((m, t) => (t < m ? t : m), BigInt(Number.MAX_SAFE_INTEGER)),
+      until: after.reduce((m, t) => (t < m ? t : m), NEVER),
     };
   });
 }
 
 /** unfairClaims replays the log and answers each claim that broke spec 8.1 (5): workspace W served a second time while
  * another workspace V had waited, unserved, since before W's previous claim. */
-function unfairClaims(events: RenderEvent[], aborted: readonly Aborted[]): string[] {
+function unfairClaims(events: RenderEvent[], snaps: readonly Snapshot[], aborted: readonly Aborted[]): string[] {
   // The statement that wrote `e` saw `txid`'s commit: a snapshot showed it committed before the statement arrived. Every
   // transaction of the log committed: a rolled-back one's lines rolled back with it.
-  const seenAt = firstSeenCommitted(events);
+  const seenAt = firstSeenCommitted(snaps);
   const sees = (e: RenderEvent, txid: string) => seenAt(txid) < BigInt(e.arrived);
   const waiting = new Map<string, number>();
   const waitingSince = new Map<string, number>();
@@ -155,7 +160,7 @@ function unfairClaims(events: RenderEvent[], aborted: readonly Aborted[]): strin
   const bySeq = new Map(events.map((e) => [e.seq, e]));
   const claimsOf = Map.groupBy(events.filter((e) => e.status === "processing"), (e) => e.workspace_id);
   // The other workspace's next claim after `seq`, if any.
-  const nextClaim = (ws: string, seq: number) => events.find((c) => c.seq > seq && c.workspace_id === ws && c.status === "processing");
+  const nextClaim = (ws: string, seq: number) => claimsOf.get(ws)?.find((c) => c.seq > seq);
   for (const e of events) {
     if (e.status === "queued") change(e.workspace_id, 1, e.seq);
     if (e.status !== "processing") continue;
@@ -191,7 +196,7 @@ function unfairClaims(events: RenderEvent[], aborted: readonly Aborted[]): strin
  * arrival: what a failed fairness check needs to be judged from CI's log alone. */
 function described(events: RenderEvent[], aborted: readonly Aborted[], from: number, to: number): string {
   const t0 = BigInt(events[0]!.arrived);
-  const ms = (us: bigint) => (us >= BigInt(Number.MAX_SAFE_INTEGER) ? "never" : (Number(us - t0) / 1000).toFixed(2));
+  const ms = (us: bigint) => (us >= NEVER ? "never" : (Number(us - t0) / 1000).toFixed(2));
   const lines = events
     .filter((e) => e.seq >= from && e.seq <= to)
     .map((e) => `  #${e.seq} ${e.workspace_id} ${e.status} ${e.owner ?? "-"} tx ${e.txid} snap ${e.snap} ${ms(BigInt(e.arrived))}..${ms(BigInt(e.at))}`);
@@ -294,7 +299,8 @@ test("300 renders of three workspaces on three processes, one killed with SIGKIL
   }
 
   // The fair pick held over the whole run, across the three processes and the kill.
-  expect(unfairClaims(events, await abortedTransactions(sql, events))).toEqual([]);
+  const snaps = snapshots(events);
+  expect(unfairClaims(events, snaps, await abortedTransactions(sql, snaps))).toEqual([]);
 
   // Usage (spec 2.10) counts each render once, per workspace.
   for (const [w, ws] of workspaces.entries()) {
